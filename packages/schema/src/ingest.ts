@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { ZEpochMs, ZLiveness } from './common';
+
+const count = z.number().int().nonnegative();
+const bytes = z.number().nonnegative();
+/** A limit; null means unlimited ("max"). */
+const limit = z.number().nonnegative().nullable();
+
+export const ZNodeStatusSample = z.object({
+  kind: z.literal('node_status'),
+  ts: ZEpochMs,
+  node_id: z.number().int().positive(),
+  address: z.string().max(256),
+  sql_address: z.string().max(256).default(''),
+  locality: z.string().max(512).default(''),
+  build: z.string().max(64).default(''),
+  started_at: ZEpochMs.nullable().default(null),
+  updated_at: ZEpochMs.nullable().default(null),
+  liveness: ZLiveness,
+  is_live: z.boolean(),
+  is_available: z.boolean(),
+  is_draining: z.boolean().default(false),
+  membership: z.string().max(32).default('active'),
+  replicas: count,
+  replicas_leaders: count,
+  replicas_leaseholders: count,
+  ranges: count,
+  ranges_unavailable: count,
+  ranges_underreplicated: count,
+  live_bytes: bytes,
+  key_bytes: bytes,
+  value_bytes: bytes,
+  intent_bytes: bytes,
+  system_bytes: bytes,
+  capacity: bytes,
+  capacity_available: bytes,
+  capacity_used: bytes,
+  uptime_s: z.number().nonnegative().default(0),
+});
+export type TNodeStatusSample = z.infer<typeof ZNodeStatusSample>;
+
+export const ZIoDevice = z.object({
+  device: z.string().max(32),
+  rbytes: count,
+  wbytes: count,
+  rios: count,
+  wios: count,
+  rbps_max: limit.default(null),
+  wbps_max: limit.default(null),
+  riops_max: limit.default(null),
+  wiops_max: limit.default(null),
+});
+
+/** Pressure stall info: avg10 in %, total in µs. */
+export const ZPsi = z.object({
+  cpu_some_avg10: z.number().nonnegative(),
+  cpu_some_total: count,
+  memory_some_avg10: z.number().nonnegative(),
+  memory_full_avg10: z.number().nonnegative(),
+  memory_full_total: count,
+  io_some_avg10: z.number().nonnegative(),
+  io_full_avg10: z.number().nonnegative(),
+  io_full_total: count,
+});
+
+/** Raw cgroup counters; rates are derived at query time. */
+export const ZCgroupUsageSample = z.object({
+  kind: z.literal('cgroup_usage'),
+  ts: ZEpochMs,
+  host: z.string().max(256),
+  node_id: z.number().int().positive().nullable().default(null),
+  cgroup: z.string().max(512),
+  version: z.union([z.literal(1), z.literal(2)]),
+  cpu_usage_usec: count,
+  cpu_nr_periods: count.default(0),
+  cpu_nr_throttled: count.default(0),
+  cpu_throttled_usec: count.default(0),
+  /** cpu.max quota / cfs_quota_us; null = unlimited. */
+  cpu_quota_usec: limit.default(null),
+  cpu_period_usec: count.default(100000),
+  /** cpu.weight (v2) or cpu.shares (v1). */
+  cpu_weight: count.nullable().default(null),
+  cpu_shares: count.nullable().default(null),
+  mem_current: count,
+  mem_max: limit.default(null),
+  mem_swap_current: count.default(0),
+  mem_swap_max: limit.default(null),
+  mem_anon: count.default(0),
+  mem_file: count.default(0),
+  io: z.array(ZIoDevice).max(256).default([]),
+  psi: ZPsi.nullable().default(null),
+});
+export type TCgroupUsageSample = z.infer<typeof ZCgroupUsageSample>;
+
+export const ZHostMetricsSample = z.object({
+  kind: z.literal('host_metrics'),
+  ts: ZEpochMs,
+  host: z.string().max(256),
+  node_id: z.number().int().positive().nullable().default(null),
+  cpus: z.number().int().positive(),
+  load1: z.number().nonnegative(),
+  load5: z.number().nonnegative(),
+  load15: z.number().nonnegative(),
+  mem_total: count,
+  mem_available: count,
+  disks: z
+    .array(z.object({ path: z.string().max(512), total: count, used: count, avail: count }))
+    .max(64)
+    .default([]),
+});
+export type THostMetricsSample = z.infer<typeof ZHostMetricsSample>;
+
+/** One interval line of a running benchmark: metric name -> value. */
+export const ZBenchSample = z.object({
+  kind: z.literal('bench_sample'),
+  ts: ZEpochMs,
+  run_id: z.string().min(1).max(64),
+  elapsed_s: z.number().nonnegative(),
+  values: z.record(z.string().max(64), z.number().finite()),
+});
+export type TBenchSample = z.infer<typeof ZBenchSample>;
+
+export const ZHeartbeatSample = z.object({
+  kind: z.literal('heartbeat'),
+  ts: ZEpochMs,
+  host: z.string().max(256),
+  version: z.string().max(64),
+  uptime_s: z.number().nonnegative(),
+  capabilities: z.array(z.string().max(64)).max(32).default([]),
+  outbox_bytes: count.default(0),
+  outbox_pending: count.default(0),
+  outbox_evictions: count.default(0),
+});
+export type THeartbeatSample = z.infer<typeof ZHeartbeatSample>;
+
+export const ZSample = z.discriminatedUnion('kind', [
+  ZNodeStatusSample,
+  ZCgroupUsageSample,
+  ZHostMetricsSample,
+  ZBenchSample,
+  ZHeartbeatSample,
+]);
+export type TSample = z.infer<typeof ZSample>;
+export type TSampleKind = TSample['kind'];
+
+export const INGEST_MAX_SAMPLES = 50_000;
+
+export const ZIngestBatch = z.object({
+  /** Idempotency key: a retried batch id is accepted once. */
+  batchId: z.string().min(8).max(128),
+  /** Cluster id; ignored (must match) when the token is bound to a cluster. */
+  cluster: z.string().min(1).max(64).optional(),
+  agent: z.object({ name: z.string().min(1).max(256), version: z.string().max(64) }).optional(),
+  samples: z.array(ZSample).max(INGEST_MAX_SAMPLES),
+});
+export type TIngestBatch = z.infer<typeof ZIngestBatch>;
+
+export const ZIngestAccepted = z.object({
+  accepted: z.number().int(),
+  duplicate: z.boolean(),
+});
