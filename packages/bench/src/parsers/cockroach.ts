@@ -1,0 +1,137 @@
+import type { TParseResult } from '@clusterscope/schema';
+import { ResultBuilder, splitLines, toNumber } from './result-builder';
+
+type THeader = { columns: string[]; kind: 'interval' | 'total' | 'result' | 'tpmc' };
+type TRow = { elapsed: number; op: string; values: Record<string, number | null> };
+
+const COLUMN_METRIC: Record<string, string> = {
+  errors: 'errors',
+  'ops/sec(inst)': 'ops_per_s',
+  'ops/sec(cum)': 'ops_per_s_cum',
+  'ops(total)': 'ops',
+  'avg(ms)': 'lat_avg_ms',
+  'p50(ms)': 'lat_p50_ms',
+  'p90(ms)': 'lat_p90_ms',
+  'p95(ms)': 'lat_p95_ms',
+  'p99(ms)': 'lat_p99_ms',
+  'pMax(ms)': 'lat_max_ms',
+  tpmC: 'tpmC',
+  efc: 'efc_pct',
+};
+const YCSB_OPS = new Set(['read', 'update', 'insert', 'scan', 'readModifyWrite']);
+
+function parseHeader(line: string): THeader | null {
+  if (!line.startsWith('_elapsed')) return null;
+  const names = line.split(/_+/).filter(Boolean);
+  const last = names.at(-1);
+  const kind =
+    last === 'total' ? 'total' : last === 'result' ? 'result' : names.includes('tpmC') ? 'tpmc' : 'interval';
+  if (kind === 'total' || kind === 'result') names.pop();
+  return { columns: names.slice(1), kind };
+}
+
+function parseRow(line: string, header: THeader): TRow | null {
+  const m = /^\s*([\d.]+)s\s+(.*)$/.exec(line);
+  const elapsed = toNumber(m?.[1]);
+  if (!m || elapsed === null) return null;
+  const tokens = m[2].trim().split(/\s+/);
+  if (tokens.length < header.columns.length) return null;
+  const values: Record<string, number | null> = {};
+  header.columns.forEach((col, i) => {
+    const metric = COLUMN_METRIC[col];
+    if (metric) values[metric] = toNumber(tokens[i].replace(/%$/, ''));
+  });
+  return { elapsed, op: tokens.slice(header.columns.length).join(' '), values };
+}
+
+function detectWorkload(output: string, ops: Set<string>): string {
+  const cmd = /workload run (\w+)/.exec(output);
+  if (cmd) return cmd[1];
+  if (/_tpmC_/.test(output) || ops.has('newOrder')) return 'tpcc';
+  if (ops.has('transfer')) return 'bank';
+  if (ops.has('write')) return 'kv';
+  if ([...ops].some((op) => YCSB_OPS.has(op))) return 'ycsb';
+  return 'cockroach-workload';
+}
+
+/** `cockroach workload run` (bank, kv, ycsb, tpcc, ...): per-second lines, per-op totals, result, tpmC. */
+export function parseCockroachWorkload(output: string): TParseResult {
+  const b = new ResultBuilder('cockroach-workload');
+  const intervals: TRow[] = [];
+  const totals: TRow[] = [];
+  let result: TRow | null = null;
+  let tpmc: TRow | null = null;
+  let header: THeader | null = null;
+  let auditSeen = false;
+  let auditFailures = 0;
+  for (const raw of splitLines(output)) {
+    const line = raw.trimEnd();
+    const h = parseHeader(line);
+    if (h) {
+      header = h;
+      continue;
+    }
+    const audit = /^Audit check ([\d.]+): (PASS|SKIP|FAIL)\b(.*)$/.exec(line);
+    if (audit) {
+      auditSeen = true;
+      if (audit[2] === 'FAIL') {
+        auditFailures++;
+        b.warnings.push(line.slice(0, 300));
+      }
+      continue;
+    }
+    if (/^(Error|error|ERROR)\b/.test(line)) b.warnings.push(line.slice(0, 300));
+    if (!header) continue;
+    const row = parseRow(line, header);
+    if (!row) continue;
+    if (header.kind === 'interval') intervals.push(row);
+    else if (header.kind === 'total') totals.push(row);
+    else if (header.kind === 'result') result = row;
+    else tpmc = row;
+  }
+
+  const ops = new Set([...intervals, ...totals].map((r) => r.op).filter(Boolean));
+  const multi = ops.size > 1;
+  for (const row of intervals) {
+    const { ops_per_s, errors, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms } = row.values;
+    const v = { ops_per_s, errors, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms };
+    if (!multi) {
+      b.sample(row.elapsed, v);
+      continue;
+    }
+    const prefixed = Object.fromEntries(Object.entries(v).map(([k, x]) => [`${row.op}.${k}`, x]));
+    const last = b.samples.at(-1);
+    const sameTick = last?.elapsed_s === row.elapsed;
+    const prevOps = sameTick ? (last.values.ops_per_s ?? 0) : 0;
+    const prevErr = sameTick ? (last.values.errors ?? 0) : 0;
+    b.sample(row.elapsed, {
+      ...prefixed,
+      ops_per_s: ops_per_s === null ? null : prevOps + ops_per_s,
+      errors: errors === null ? null : prevErr + errors,
+    });
+  }
+
+  const addTotals = (row: TRow, prefix: string) => {
+    for (const [k, v] of Object.entries(row.values)) {
+      b.metric(prefix + (k === 'ops_per_s_cum' ? 'ops_per_s' : k), v);
+    }
+  };
+  if (multi) for (const row of totals) addTotals(row, `${row.op}.`);
+  if (result) addTotals(result, '');
+  else if (totals.length === 1) addTotals(totals[0], '');
+  if (tpmc) {
+    b.metric('tpmC', tpmc.values.tpmC);
+    b.metric('efc_pct', tpmc.values.efc_pct);
+    // The tpmC line's latencies are those of newOrder transactions.
+    for (const [k, v] of Object.entries(tpmc.values)) {
+      if (k.startsWith('lat_') && !b.hasMetric(`newOrder.${k}`)) b.metric(`newOrder.${k}`, v);
+    }
+  }
+  if (auditSeen) b.metric('audit_failures', auditFailures);
+  if (auditFailures > 0) b.warnings.push(`${auditFailures} TPC-C audit check(s) failed`);
+
+  b.workload = detectWorkload(output, ops);
+  if (!result && !tpmc) b.markIncomplete('cockroach workload output ends before the "__result" line');
+  else if (b.workload === 'tpcc' && !tpmc) b.markIncomplete('tpcc output ends before the tpmC line');
+  return b.build('cockroach workload text, but no per-second, total or tpmC rows');
+}

@@ -1,0 +1,124 @@
+import { type TParseResult, type TTool, TOOLS, ZParseResult } from '@clusterscope/schema';
+import { ParseError } from '../errors';
+import { parseCockroachWorkload } from './cockroach';
+import { parseFio } from './fio';
+import { parseHey } from './hey';
+import { parsePgbench } from './pgbench';
+import { parseSysbench } from './sysbench';
+import { parseWrk } from './wrk';
+
+const PARSERS: Record<TTool, (output: string) => TParseResult> = {
+  sysbench: parseSysbench,
+  'cockroach-workload': parseCockroachWorkload,
+  pgbench: parsePgbench,
+  fio: parseFio,
+  wrk: parseWrk,
+  hey: parseHey,
+};
+
+/** Lines or fragments that only one tool prints. */
+const SIGNATURES: Record<TTool, RegExp[]> = {
+  sysbench: [
+    /^sysbench \d/m,
+    /^\[\s*\d+s \] (thds:|reads:|[\d.]+ MiB\/sec)/m,
+    /^SQL statistics:/m,
+    /^Threads fairness:/m,
+    /^CPU speed:/m,
+    /^\S*\s*sysbench\s/m,
+  ],
+  'cockroach-workload': [/^_elapsed_{2,}(errors|tpmC)/m, /workload run \w+/, /^Audit check [\d.]+:/m],
+  pgbench: [
+    /^pgbench \(\d/m,
+    /^progress: [\d.]+ s, [\d.]+ tps, lat/m,
+    /^transaction type: /m,
+    /^number of transactions actually processed:/m,
+    /^\S*\s*pgbench\s/m,
+  ],
+  fio: [
+    /"fio version"\s*:/,
+    /^fio-\d/m,
+    /^\S+: \(groupid=\d+, jobs=\d+\)/m,
+    /^\S+: \(g=\d+\): rw=/m,
+    /^Run status group \d/m,
+  ],
+  wrk: [/^Running [\d.]+\w+ test @ /m, /^\s+Thread Stats\s+Avg/m, /^Requests\/sec:\s/m, /^Transfer\/sec:\s/m],
+  hey: [
+    /^Summary:\s*\n\s+Total:\s/m,
+    /^Response time histogram:/m,
+    /^Status code distribution:/m,
+    /^Details \(average, fastest, slowest\):/m,
+  ],
+};
+
+function scoreTools(output: string): [TTool, number][] {
+  return TOOLS.map((t): [TTool, number] => [t, SIGNATURES[t].filter((re) => re.test(output)).length]).sort(
+    (a, b) => b[1] - a[1],
+  );
+}
+
+/** The tool that most likely produced `output`, or null when none is recognised. */
+export function detectTool(output: string): TTool | null {
+  if (typeof output !== 'string') return null;
+  const [best] = scoreTools(output);
+  return best && best[1] > 0 ? best[0] : null;
+}
+
+function describe(output: string): string {
+  const text = output.trim();
+  if (text === '') return 'nothing: the output is empty';
+  const lines = text.split(/\r?\n/).length;
+  const first = text.split(/\r?\n/, 1)[0].slice(0, 80);
+  return `${lines} line(s) from no known tool (looked for ${TOOLS.join(', ')}); first line: "${first}"`;
+}
+
+/**
+ * Parses a benchmark tool's output. Detects the tool when omitted.
+ * Throws ParseError (with `recognised`) for empty or unrecognised output; never any other error.
+ */
+export function parseOutput(output: string, tool?: TTool | null): TParseResult {
+  if (typeof output !== 'string') throw new ParseError('output must be a string', `a ${typeof output}`);
+  const chosen = tool ?? detectTool(output);
+  if (!chosen) throw new ParseError('unrecognised benchmark output', describe(output));
+  const parse = PARSERS[chosen];
+  if (!parse)
+    throw new ParseError(`unknown tool "${String(chosen)}"`, `tool must be one of ${TOOLS.join(', ')}`);
+  let result: TParseResult;
+  try {
+    result = parse(output);
+    // An interrupted run may end mid-line ("tps: 31" of "tps: 3154.62"): drop that partial last line.
+    const cut = output.lastIndexOf('\n');
+    if (result.incomplete && !/\n\s*$/.test(output) && cut > 0) {
+      try {
+        result = parse(output.slice(0, cut + 1));
+        result.warnings.push('incomplete: dropped the partial last line');
+      } catch (err) {
+        if (!(err instanceof ParseError)) throw err;
+      }
+    }
+  } catch (err) {
+    if (err instanceof ParseError) {
+      const detected = detectTool(output);
+      const hint = tool && detected && detected !== tool ? ` (the output looks like ${detected})` : '';
+      throw new ParseError(
+        err.message + hint,
+        output.trim() === '' ? describe(output) : err.recognised + hint,
+        chosen,
+      );
+    }
+    throw new ParseError(
+      `${chosen} parser failed: ${(err as Error).message}`,
+      `${chosen} output it could not read`,
+      chosen,
+    );
+  }
+  const checked = ZParseResult.safeParse(result);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new ParseError(
+      `${chosen} result is invalid at ${issue.path.join('.')}: ${issue.message}`,
+      `${chosen} output with invalid values`,
+      chosen,
+    );
+  }
+  return checked.data;
+}

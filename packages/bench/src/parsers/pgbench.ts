@@ -1,0 +1,91 @@
+import type { TParseResult, TStatementLatency } from '@clusterscope/schema';
+import { ResultBuilder, splitLines, toNumber } from './result-builder';
+
+const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(.*)$/;
+const BUILTIN: Record<string, string> = {
+  'TPC-B (sort of)': 'tpcb-like',
+  'select only': 'select-only',
+  'simple update': 'simple-update',
+};
+
+function parseWorkload(type: string): string {
+  const builtin = /^<builtin: (.*)>$/.exec(type);
+  if (builtin) return BUILTIN[builtin[1]] ?? builtin[1];
+  return type;
+}
+
+/** pgbench 9.6-17: `-P` progress lines, final summary, `-r` per-statement latencies. */
+export function parsePgbench(output: string): TParseResult {
+  const b = new ResultBuilder('pgbench');
+  const statements: TStatementLatency[] = [];
+  let statementCols = -1;
+  let prevElapsed = 0;
+  let tpsExcluding: number | null = null;
+  let tpsOther: number | null = null;
+  for (const raw of splitLines(output)) {
+    const line = raw.trimEnd();
+    if (statementCols >= 0) {
+      const m = /^\s+([\d.]+)\s+(\S.*)$/.exec(line);
+      if (m) {
+        let rest = m[2];
+        let failures: number | null = null;
+        for (let i = 0; i < statementCols; i++) {
+          const col = /^(\d+)\s+(\S.*)$/.exec(rest);
+          if (!col) break;
+          if (i === 0) failures = toNumber(col[1]);
+          rest = col[2];
+        }
+        const latency = toNumber(m[1]);
+        if (latency !== null)
+          statements.push({ statement: rest.slice(0, 4096), latency_ms: latency, failures });
+        continue;
+      }
+      statementCols = -1;
+    }
+    const progress = PROGRESS.exec(line);
+    if (progress) {
+      const elapsed = toNumber(progress[1]);
+      const rest = progress[5];
+      const failed = toNumber(/(\d+) failed/.exec(rest)?.[1]);
+      const dt = elapsed !== null ? elapsed - prevElapsed : 0;
+      b.sample(elapsed, {
+        tps: toNumber(progress[2]),
+        lat_avg_ms: toNumber(progress[3]),
+        lat_stddev_ms: toNumber(progress[4]),
+        lag_ms: toNumber(/lag ([\d.]+) ms/.exec(rest)?.[1]),
+        errors_per_s: failed !== null && dt > 0 ? failed / dt : null,
+      });
+      if (elapsed !== null) prevElapsed = elapsed;
+      continue;
+    }
+    const statementHeader = /statement latencies in milliseconds(.*):$/.exec(line);
+    if (statementHeader) {
+      statementCols = (statementHeader[1].match(/failures|retries/g) ?? []).length;
+      continue;
+    }
+    let m: RegExpExecArray | null;
+    if ((m = /^transaction type: (.*)$/.exec(line))) b.workload = parseWorkload(m[1]);
+    else if ((m = /^number of transactions actually processed: (\d+)/.exec(line)))
+      b.metric('transactions', toNumber(m[1]));
+    else if ((m = /^number of failed transactions: (\d+) \(([\d.]+)%\)/.exec(line))) {
+      b.metric('errors', toNumber(m[1]));
+      b.metric('errors_pct', toNumber(m[2]));
+    } else if ((m = /^latency average = ([\d.]+) ms/.exec(line))) b.metric('lat_avg_ms', toNumber(m[1]));
+    else if ((m = /^latency stddev = ([\d.]+) ms/.exec(line))) b.metric('lat_stddev_ms', toNumber(m[1]));
+    else if ((m = /^initial connection time = ([\d.]+) ms/.exec(line)))
+      b.metric('conn_time_ms', toNumber(m[1]));
+    else if ((m = /^rate limit schedule lag: avg ([\d.]+)/.exec(line))) b.metric('lag_ms', toNumber(m[1]));
+    else if ((m = /^tps = ([\d.]+) \((.*)\)/.exec(line))) {
+      if (/without|excluding/.test(m[2])) tpsExcluding = toNumber(m[1]);
+      else tpsOther = toNumber(m[1]);
+    } else if (/^(pgbench: (error|fatal)|client \d+ aborted|ERROR:|FATAL:)/.test(line)) {
+      b.warnings.push(line.slice(0, 300));
+    }
+  }
+  b.metric('tps', tpsExcluding ?? tpsOther);
+  b.statements = statements;
+  if (!b.workload) b.workload = 'pgbench';
+  if (tpsExcluding === null && tpsOther === null)
+    b.markIncomplete('pgbench output ends before the "tps = " line');
+  return b.build('pgbench text, but no progress lines ("progress: 1.0 s, ...") and no summary');
+}

@@ -1,0 +1,45 @@
+import type { TParseResult } from '@clusterscope/schema';
+import { ResultBuilder, splitLines, toMs, toNumber } from './result-builder';
+import { percentileMetric } from './sysbench';
+
+const SIZE_TO_KIB: Record<string, number> = { B: 1 / 1024, KB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
+
+/** wrk 4.x (and wrk2) text output, with or without `--latency`. */
+export function parseWrk(output: string): TParseResult {
+  const b = new ResultBuilder('wrk');
+  b.workload = 'http';
+  let inDistribution = false;
+  let errors: number | null = null;
+  for (const raw of splitLines(output)) {
+    const line = raw.trimEnd();
+    let m: RegExpExecArray | null;
+    if (/^\s+Latency Distribution/.test(line)) {
+      inDistribution = true;
+      continue;
+    }
+    if (inDistribution && (m = /^\s+([\d.]+)%\s+([\d.]+(?:us|ms|s|m|h))$/.exec(line))) {
+      b.metric(percentileMetric(String(Number(m[1]))), toMs(m[2]));
+      continue;
+    }
+    inDistribution = false;
+    if ((m = /^\s+Latency\s+([\d.]+\w+)\s+([\d.]+\w+)\s+([\d.]+\w+)/.exec(line))) {
+      b.metric('lat_avg_ms', toMs(m[1]));
+      b.metric('lat_stddev_ms', toMs(m[2]));
+      b.metric('lat_max_ms', toMs(m[3]));
+    } else if ((m = /^\s+(\d+) requests in ([\d.]+\w+),/.exec(line))) {
+      b.metric('requests', toNumber(m[1]));
+      const ms = toMs(m[2]);
+      b.metric('duration_s', ms === null ? null : ms / 1000);
+    } else if ((m = /^\s+Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(line))) {
+      errors = m.slice(1, 5).reduce((s, x) => s + (toNumber(x) ?? 0), 0);
+    } else if ((m = /^\s+Non-2xx or 3xx responses: (\d+)/.exec(line))) b.metric('non_2xx', toNumber(m[1]));
+    else if ((m = /^Requests\/sec:\s+([\d.]+)/.exec(line))) b.metric('rps', toNumber(m[1]));
+    else if ((m = /^Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB|TB)/.exec(line))) {
+      const v = toNumber(m[1]);
+      b.metric('transfer_kib_s', v === null ? null : v * SIZE_TO_KIB[m[2]]);
+    }
+  }
+  if (b.hasMetric('rps')) b.metric('errors', errors ?? 0);
+  else b.markIncomplete('wrk output ends before "Requests/sec:"');
+  return b.build('wrk banner, but no latency or request lines');
+}
