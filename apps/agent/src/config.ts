@@ -1,0 +1,119 @@
+/** Agent configuration: a YAML/TOML file merged with CLUSTERSCOPE_* env overrides, zod-parsed. */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { TEnv } from './env';
+import { INPUTS } from './inputs/registry';
+import { ZDurationMs, ZSizeBytes } from './lib/units';
+
+export const DEFAULT_CONFIG_PATH = '/etc/clusterscope/agent.yaml';
+
+const inputsShape = Object.fromEntries(
+  INPUTS.map((def) => [def.name, z.union([z.literal(false), def.config]).optional()]),
+) as { [K in (typeof INPUTS)[number] as K['name']]: z.ZodOptional<z.ZodUnion<[z.ZodLiteral<false>, K['config']]>> };
+
+export const ZAgentConfig = z
+  .object({
+    url: z.url({ message: 'must be the Clusterscope base URL, e.g. https://clusterscope.example.com' }),
+    token: z.string({ message: 'is required (an ingest-scope API token)' }).min(1, 'is required'),
+    cluster: z.string().min(1).max(64).optional(),
+    host: z.string().min(1).max(256).default(os.hostname()),
+    node_id: z.coerce.number().int().positive().nullable().default(null),
+    interval: ZDurationMs.pipe(z.number().min(100, 'must be at least 100ms')).default(10_000),
+    log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    outbox: z
+      .object({
+        dir: z.string().min(1).default('/var/lib/clusterscope-agent/outbox'),
+        max_bytes: ZSizeBytes.pipe(z.number().min(1024 * 1024, 'must be at least 1MiB')).default(256 * 1024 * 1024),
+        segment_bytes: ZSizeBytes.default(8 * 1024 * 1024),
+      })
+      .strict()
+      .default({ dir: '/var/lib/clusterscope-agent/outbox', max_bytes: 256 * 1024 * 1024, segment_bytes: 8 * 1024 * 1024 }),
+    delivery: z
+      .object({
+        timeout: ZDurationMs.default(30_000),
+        backoff_initial: ZDurationMs.default(1_000),
+        backoff_max: ZDurationMs.default(300_000),
+      })
+      .strict()
+      .default({ timeout: 30_000, backoff_initial: 1_000, backoff_max: 300_000 }),
+    /** Prometheus endpoint with the agent's own counters; false disables it. */
+    metrics: z
+      .object({ listen: z.union([z.literal(false), z.string().regex(/^[^\s:]*:\d+$/, 'must be host:port')]).default('127.0.0.1:9273') })
+      .strict()
+      .default({ listen: '127.0.0.1:9273' }),
+    inputs: z.object(inputsShape).strict().default({}),
+  })
+  .strict();
+export type TAgentConfig = z.output<typeof ZAgentConfig>;
+
+export class ConfigError extends Error {}
+
+/** Parse a config file's text by extension (.toml → TOML, else YAML). */
+export function parseConfigText(text: string, path: string): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = path.endsWith('.toml') ? parseToml(text) : parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`${path}: ${(e as Error).message}`);
+  }
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${path}: top level must be a mapping`);
+  return raw as Record<string, unknown>;
+}
+
+function applyEnv(raw: Record<string, unknown>, env: TEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...raw };
+  const sub = (key: string) => ({ ...((out[key] as Record<string, unknown> | undefined) ?? {}) });
+  if (env.CLUSTERSCOPE_URL) out.url = env.CLUSTERSCOPE_URL;
+  if (env.CLUSTERSCOPE_TOKEN) out.token = env.CLUSTERSCOPE_TOKEN;
+  if (env.CLUSTERSCOPE_CLUSTER) out.cluster = env.CLUSTERSCOPE_CLUSTER;
+  if (env.CLUSTERSCOPE_HOST) out.host = env.CLUSTERSCOPE_HOST;
+  if (env.CLUSTERSCOPE_NODE_ID) out.node_id = env.CLUSTERSCOPE_NODE_ID;
+  if (env.CLUSTERSCOPE_INTERVAL) out.interval = env.CLUSTERSCOPE_INTERVAL;
+  if (env.CLUSTERSCOPE_LOG_LEVEL) out.log_level = env.CLUSTERSCOPE_LOG_LEVEL;
+  if (env.CLUSTERSCOPE_OUTBOX_DIR || env.CLUSTERSCOPE_OUTBOX_MAX_BYTES) {
+    const ob = sub('outbox');
+    if (env.CLUSTERSCOPE_OUTBOX_DIR) ob.dir = env.CLUSTERSCOPE_OUTBOX_DIR;
+    if (env.CLUSTERSCOPE_OUTBOX_MAX_BYTES) ob.max_bytes = env.CLUSTERSCOPE_OUTBOX_MAX_BYTES;
+    out.outbox = ob;
+  }
+  if (env.CLUSTERSCOPE_METRICS_LISTEN) {
+    const m = sub('metrics');
+    m.listen = ['off', 'false', 'none'].includes(env.CLUSTERSCOPE_METRICS_LISTEN) ? false : env.CLUSTERSCOPE_METRICS_LISTEN;
+    out.metrics = m;
+  }
+  return out;
+}
+
+export function formatZodError(err: z.ZodError, source: string): string {
+  return err.issues
+    .map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(top level)'} ${i.message}`)
+    .join('\n');
+}
+
+/** Load, merge and validate. `path` undefined → CLUSTERSCOPE_CONFIG, then the default path if it exists. */
+export function loadConfig(env: TEnv, path?: string): { config: TAgentConfig; path: string | undefined } {
+  const file = path ?? env.CLUSTERSCOPE_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : undefined);
+  let raw: Record<string, unknown> = {};
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+    }
+    raw = parseConfigText(text, file);
+  }
+  const merged = applyEnv(raw, env);
+  const res = ZAgentConfig.safeParse(merged);
+  if (!res.success) throw new ConfigError(formatZodError(res.error, file ?? 'config (env only)'));
+  return { config: res.data, path: file };
+}
+
+/** The effective config with the token redacted (for --print-config and logs). */
+export function redactConfig(cfg: TAgentConfig): Record<string, unknown> {
+  return { ...cfg, token: cfg.token ? '(redacted)' : '' };
+}

@@ -1,0 +1,48 @@
+import type { TSample } from '@clusterscope/schema';
+import type { z } from 'zod';
+import type { Logger } from '../lib/log';
+
+export interface OutboxStats {
+  bytes: number;
+  pending: number;
+  evictions: number;
+}
+
+/** What every input gets from the agent. */
+export interface InputContext {
+  host: string;
+  nodeId: number | null;
+  version: string;
+  startedAt: number;
+  logger: Logger;
+  /** PATH used to find benchmark tools (from the env module). */
+  pathEnv?: string;
+  outboxStats(): OutboxStats;
+}
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface Input {
+  readonly name: string;
+  /** One collection; `now` is the batch timestamp (epoch ms). Throws only on total failure. */
+  collect(now: number): Promise<TSample[]>;
+  /** Reachability/readability checks for `--check`. */
+  check(): Promise<CheckResult[]>;
+}
+
+export interface InputDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  /** Enabled when absent from the config file (set `false` to disable). */
+  enabledByDefault: boolean;
+  config: S;
+  create(config: z.output<S>, ctx: InputContext): Input;
+}
+
+/** Helper keeping the config type attached to `create`. */
+export function defineInput<S extends z.ZodType>(def: InputDefinition<S>): InputDefinition<S> {
+  return def;
+}

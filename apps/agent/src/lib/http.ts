@@ -1,0 +1,76 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface HttpRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs?: number;
+  /** Response bodies beyond this are truncated (protects memory). */
+  maxBodyBytes?: number;
+}
+
+/** Thrown when the server can't be reached at all (DNS, refused, timeout). */
+export class UnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** Minimal HTTP(S) client on node:http (lighter than fetch/undici for a long-running daemon). */
+export function httpRequest(url: string, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return Promise.reject(new UnreachableError(url, new Error('invalid URL')));
+  }
+  const mod = parsed.protocol === 'https:' ? https : http;
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...opts.headers };
+    if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    const req = mod.request(
+      parsed,
+      { method: opts.method ?? 'GET', headers, agent: false, timeout: opts.timeoutMs ?? 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < maxBody) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, maxBody),
+          }),
+        );
+        res.on('error', (e) => reject(new UnreachableError(url, e)));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timed out after ${opts.timeoutMs ?? 10_000} ms`)));
+    req.on('error', (e) => reject(new UnreachableError(url, e)));
+    if (opts.body !== undefined) req.end(opts.body);
+    else req.end();
+  });
+}
+
+/** Retry-After as seconds or HTTP date → ms; undefined when absent/invalid. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
