@@ -1,0 +1,130 @@
+/**
+ * `npm start`: Postgres (embedded or DATABASE_URL) → Prisma migrations → seed → web server (which owns
+ * ClickHouse/chDB and applies its migrations) → ready line. Ctrl-C stops the server, then embedded Postgres.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createDb } from '@clusterscope/db';
+import { deployMigrations } from '@clusterscope/db/migrate';
+import { createAuth, seedDemo } from '@clusterscope/services';
+import { isEmbedded, readLaunchEnv, REPO_ROOT } from './lib/env';
+import { openPostgres } from './lib/pg';
+
+const dev = process.argv.includes('--dev');
+const env = readLaunchEnv();
+const origin = env.ORIGIN ?? `http://${env.HOST}:${env.PORT}`;
+const log = (msg: string) => console.log(`clusterscope: ${msg}`);
+const die = (msg: string): never => {
+  console.error(`clusterscope: ${msg}`);
+  process.exit(1);
+};
+
+function readSecret(): string {
+  if (env.BETTER_AUTH_SECRET) return env.BETTER_AUTH_SECRET;
+  const file = path.join(env.DATA_DIR, 'auth-secret');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(env.DATA_DIR, { recursive: true });
+    fs.writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+async function waitHealthy(child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error('web server exited during start-up');
+    try {
+      const res = await fetch(`http://127.0.0.1:${env.PORT}/api/health`);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`web server not healthy after ${timeoutMs / 1000}s`);
+}
+
+async function main() {
+  const t0 = Date.now();
+  const pg = await openPostgres(env).catch((err: Error) => die(err.message));
+  let stopping = false;
+  const stopPg = async () => {
+    if (stopping) return;
+    stopping = true;
+    await pg.stop().catch((err: Error) => console.error(`clusterscope: stopping PostgreSQL: ${err.message}`));
+  };
+
+  try {
+    const { applied } = await deployMigrations(pg.url);
+    if (applied.length) log(`applied ${applied.length} PostgreSQL migration(s): ${applied.join(', ')}`);
+  } catch (err) {
+    await stopPg();
+    die(`PostgreSQL migration failed, start aborted: ${(err as Error).message}`);
+  }
+
+  const secret = readSecret();
+  const embedded = isEmbedded(env);
+  if (env.SEED ?? embedded) {
+    const db = createDb(pg.url);
+    // Seeding only touches Postgres; ClickHouse stays owned by the web process.
+    const login = await seedDemo({ db, ch: null as never }, createAuth(db, { secret, baseURL: origin }));
+    await db.$disconnect();
+    if (login) {
+      const file = path.join(env.DATA_DIR, 'admin-login.txt');
+      fs.mkdirSync(env.DATA_DIR, { recursive: true });
+      fs.writeFileSync(file, `email: ${login.email}\npassword: ${login.password}\n`, { mode: 0o600 });
+      log(`created the demo organization and its admin (saved in ${path.relative(REPO_ROOT, file)}):`);
+      log(`  email:    ${login.email}`);
+      log(`  password: ${login.password}`);
+    }
+  }
+
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: pg.url,
+    CLICKHOUSE_PATH: path.join(env.DATA_DIR, 'clickhouse'),
+    BETTER_AUTH_SECRET: secret,
+    ORIGIN: origin,
+    PORT: String(env.PORT),
+    HOST: env.HOST,
+    DEMO: (env.DEMO ?? embedded) ? '1' : '0',
+    BODY_SIZE_LIMIT: String(16 * 1024 * 1024),
+  };
+  const webDir = path.join(REPO_ROOT, 'apps/web');
+  const child = dev
+    ? spawn(process.execPath, [path.join(webDir, 'node_modules/vite/bin/vite.js'), 'dev', '--port', String(env.PORT), '--strictPort'], {
+        cwd: webDir,
+        env: childEnv,
+        stdio: 'inherit',
+      })
+    : spawn(process.execPath, [path.join(webDir, 'build/index.js')], { cwd: webDir, env: childEnv, stdio: 'inherit' });
+
+  let signalled = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (signalled) return;
+      signalled = true;
+      log('shutting down…');
+      child.kill('SIGTERM');
+    });
+  }
+  child.on('exit', async (code, signal) => {
+    await stopPg();
+    if (!signalled && code !== 0) console.error(`clusterscope: web server exited (${signal ?? code})`);
+    process.exit(signalled ? 0 : (code ?? 1));
+  });
+
+  try {
+    await waitHealthy(child);
+    log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${origin}  (Ctrl-C to stop)`);
+  } catch (err) {
+    if (child.exitCode === null) {
+      console.error(`clusterscope: ${(err as Error).message}`);
+      child.kill('SIGTERM');
+    }
+  }
+}
+
+main().catch(async (err) => die((err as Error).stack ?? String(err)));

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === '1' || v === 'true'));
+
+/** Launcher / admin CLI configuration (documented in README); the only place these scripts read process.env. */
+const ZLaunchEnv = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  ORIGIN: z.string().url().optional(),
+  DATA_DIR: z.string().default(path.join(REPO_ROOT, '.data')),
+  DATABASE_URL: z.string().url().optional(),
+  CLICKHOUSE_URL: z.string().url().optional(),
+  CLICKHOUSE_CLUSTER: z.string().optional(),
+  BETTER_AUTH_SECRET: z.string().min(16).optional(),
+  PG_PORT: z.coerce.number().int().optional(),
+  DEMO: bool,
+  SEED: bool,
+});
+export type TLaunchEnv = z.infer<typeof ZLaunchEnv>;
+
+export function readLaunchEnv(): TLaunchEnv {
+  const res = ZLaunchEnv.safeParse(process.env);
+  if (!res.success) {
+    for (const i of res.error.issues) console.error(`clusterscope: invalid ${i.path.join('.')}: ${i.message}`);
+    process.exit(2);
+  }
+  return { ...res.data, DATA_DIR: path.resolve(res.data.DATA_DIR) };
+}
+
+/** True when both stores are the embedded defaults (seeding and the demo are on by default then). */
+export const isEmbedded = (env: TLaunchEnv) => !env.DATABASE_URL && !env.CLICKHOUSE_URL;

@@ -1,0 +1,25 @@
+import type { Handle, ServerInit } from '@sveltejs/kit';
+import { svelteKitHandler } from 'better-auth/svelte-kit';
+import { building } from '$app/environment';
+import { getServer } from '$lib/server/deps';
+
+export const init: ServerInit = async () => {
+  if (building) return;
+  try {
+    await getServer();
+  } catch (err) {
+    // One clear line, then exit: the launcher reports it and stops embedded Postgres.
+    console.error(`clusterscope: start-up failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
+};
+
+export const handle: Handle = async ({ event, resolve }) => {
+  const { auth } = await getServer();
+  event.locals.user = null;
+  if (!event.url.pathname.startsWith('/api/v1') || event.request.headers.has('cookie')) {
+    const session = await auth.api.getSession({ headers: event.request.headers }).catch(() => null);
+    if (session) event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
+  }
+  return svelteKitHandler({ event, resolve, auth, building });
+};

@@ -1,0 +1,32 @@
+import { error, type RequestEvent } from '@sveltejs/kit';
+import { TRPCError } from '@trpc/server';
+import { appRouter, createCallerFactory } from '@clusterscope/api';
+import { createContext } from './context';
+
+const factory = createCallerFactory(appRouter);
+
+/** Server-side caller for load functions, scoped to the org in the URL. */
+export async function getCaller(event: RequestEvent, org: string) {
+  const ctx = await createContext(event);
+  return factory({ ...ctx, orgSlug: org });
+}
+
+const status: Partial<Record<TRPCError['code'], number>> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  UNPROCESSABLE_CONTENT: 422,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** Runs a procedure in a load function; tRPC errors become SvelteKit error pages with the same status. */
+export async function load<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof TRPCError) error(status[err.code] ?? 500, err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,31 @@
+import { sveltekitCookies } from 'better-auth/svelte-kit';
+import { getRequestEvent } from '$app/server';
+import { createDb } from '@clusterscope/db';
+import { createAuth, type TAuth, type TDeps } from '@clusterscope/services';
+import { migrate, openClickHouse } from '@clusterscope/tsdb';
+import { getEnv } from './env';
+
+interface TServer {
+  deps: TDeps;
+  auth: TAuth;
+}
+
+const g = globalThis as unknown as { __csServer?: Promise<TServer> };
+
+/** Opens both stores once per process and applies ClickHouse migrations (chDB lives in this process only). */
+export function getServer(): Promise<TServer> {
+  g.__csServer ??= (async () => {
+    const env = getEnv();
+    const db = createDb(env.DATABASE_URL);
+    const ch = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
+    await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER });
+    const deps: TDeps = { db, ch };
+    const auth = createAuth(db, {
+      secret: env.BETTER_AUTH_SECRET,
+      baseURL: env.ORIGIN,
+      plugins: [sveltekitCookies(getRequestEvent)],
+    });
+    return { deps, auth };
+  })();
+  return g.__csServer;
+}

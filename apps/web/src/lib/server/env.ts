@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === '1' || v === 'true'));
+
+/** The web runtime's configuration; the only place process.env is read. The launcher fills these in. */
+const ZEnv = z.object({
+  DATABASE_URL: z.string().url({ message: 'DATABASE_URL must be a postgresql:// URL' }),
+  CLICKHOUSE_URL: z.string().url().optional(),
+  CLICKHOUSE_PATH: z.string().default('.data/clickhouse'),
+  CLICKHOUSE_CLUSTER: z.string().optional(),
+  BETTER_AUTH_SECRET: z.string().min(16).default('dev-secret-change-me-please-0123456789'),
+  ORIGIN: z.string().url().default('http://127.0.0.1:3000'),
+  DEMO: bool,
+  INGEST_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  INGEST_RATE_PER_S: z.coerce.number().positive().default(50),
+  APP_VERSION: z.string().default('0.1.0'),
+  NODE_ENV: z.string().default('production'),
+});
+export type TEnv = z.infer<typeof ZEnv>;
+
+let cached: TEnv | undefined;
+
+export function getEnv(): TEnv {
+  if (cached) return cached;
+  const res = ZEnv.safeParse(process.env);
+  if (!res.success) {
+    const lines = res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration: ${lines.join('; ')}`);
+  }
+  cached = res.data;
+  return cached;
+}

@@ -1,0 +1,8 @@
+import { getCaller, load as call } from '$lib/server/caller';
+import type { PageServerLoad } from './$types';
+
+export const load: PageServerLoad = async (event) => {
+  const api = await getCaller(event, event.params.org);
+  const [tokens, clusters] = await call(() => Promise.all([api.tokens.list(), api.clusters.list()]));
+  return { tokens, clusters };
+};

@@ -1,0 +1,47 @@
+import { defineConfig, devices } from '@playwright/test';
+
+export const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const DATA_DIR = new URL('./.data/', import.meta.url).pathname;
+
+const launchOptions = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  ],
+};
+
+export default defineConfig({
+  testDir: './specs',
+  outputDir: './test-results',
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  reporter: [['list'], ['html', { open: 'never', outputFolder: './playwright-report' }]],
+  use: { baseURL: `http://127.0.0.1:${PORT}`, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
+  projects: [
+    { name: 'api', testMatch: /api\/.*\.spec\.ts/, use: { launchOptions } },
+    { name: 'desktop', testMatch: /ui\/.*\.spec\.ts/, use: { ...devices['Desktop Chrome'], launchOptions } },
+    {
+      name: 'mobile',
+      testMatch: /ui\/.*\.(mobile|both)\.spec\.ts/,
+      use: { ...devices['Pixel 7'], launchOptions },
+    },
+  ],
+  webServer: {
+    // Fresh embedded databases per run; the launcher seeds the demo org and writes the admin login to DATA_DIR.
+    command: `rm -rf "${DATA_DIR}" && node ../apps/web/node_modules/tsx/dist/cli.mjs ../apps/web/scripts/launch.ts`,
+    url: `http://127.0.0.1:${PORT}/api/health`,
+    env: { PORT: String(PORT), DATA_DIR, DEMO: process.env.E2E_DEMO ?? '1' },
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  },
+});

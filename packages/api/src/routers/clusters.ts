@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import {
+  createCluster,
+  deleteCluster,
+  findClusters,
+  getClusterById,
+  updateCluster,
+  ZClusterInput,
+} from '@clusterscope/services';
+import { orgProcedure, router } from '../trpc';
+
+const ZCluster = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  demo: z.boolean(),
+  intervalS: z.number(),
+  createdAt: z.date(),
+});
+
+export const clustersRouter = router({
+  list: orgProcedure
+    .meta({ openapi: { method: 'GET', path: '/clusters', tags: ['clusters'], summary: 'List clusters' } })
+    .input(z.object({}).optional())
+    .output(z.array(ZCluster))
+    .query(({ ctx }) => findClusters(ctx.deps, ctx.caller)),
+  get: orgProcedure
+    .meta({ openapi: { method: 'GET', path: '/clusters/{id}', tags: ['clusters'], summary: 'Get a cluster' } })
+    .input(z.object({ id: z.string().min(1) }))
+    .output(ZCluster)
+    .query(({ ctx, input }) => getClusterById(ctx.deps, ctx.caller, input.id)),
+  create: orgProcedure
+    .meta({ openapi: { method: 'POST', path: '/clusters', tags: ['clusters'], summary: 'Create a cluster' } })
+    .input(ZClusterInput)
+    .output(ZCluster)
+    .mutation(({ ctx, input }) => createCluster(ctx.deps, ctx.caller, input)),
+  update: orgProcedure
+    .input(ZClusterInput.partial().extend({ id: z.string().min(1) }))
+    .mutation(({ ctx, input: { id, ...rest } }) => updateCluster(ctx.deps, ctx.caller, id, rest)),
+  delete: orgProcedure
+    .input(z.object({ id: z.string().min(1) }))
+    .mutation(({ ctx, input }) => deleteCluster(ctx.deps, ctx.caller, input.id)),
+});

@@ -1,0 +1,108 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ZodError } from 'zod';
+import {
+  AppError,
+  authenticateToken,
+  resolveUserCaller,
+  type TCaller,
+  type TDeps,
+  type TPermission,
+  assertCan,
+} from '@clusterscope/services';
+import type { TScope } from '@clusterscope/schema';
+
+/** Per-request context, built by the web app for both /api/trpc and /api/v1. */
+export interface TContext {
+  deps: TDeps;
+  /** Signed-in user from the session cookie, if any. */
+  userId: string | null;
+  /** Raw bearer token, if any. */
+  bearer: string | null;
+  /** Org slug the browser is looking at (`x-org` header); tokens carry their own org. */
+  orgSlug: string | null;
+  /** Extra handles the web runtime provides (live fan-out etc.). */
+  runtime?: Record<string, unknown>;
+}
+
+export function toTRPCError(err: unknown): TRPCError {
+  if (err instanceof TRPCError) return err;
+  if (err instanceof AppError) return new TRPCError({ code: err.code, message: err.message, cause: err });
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'internal error', cause: err });
+}
+
+const t = initTRPC
+  .context<TContext>()
+  .meta<OpenApiMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      return {
+        ...shape,
+        data: {
+          ...shape.data,
+          stack: undefined,
+          issues: cause instanceof ZodError ? cause.issues : undefined,
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Maps domain errors (AppError) to tRPC codes; logs unexpected ones. */
+const errors = t.middleware(async ({ next, path }) => {
+  const res = await next();
+  if (res.ok) return res;
+  const cause = res.error.cause;
+  if (cause instanceof AppError) return { ...res, error: toTRPCError(cause) };
+  if (res.error.code === 'INTERNAL_SERVER_ERROR')
+    console.error(JSON.stringify({ level: 'error', msg: 'procedure failed', path, err: String(cause ?? res.error) }));
+  return res;
+});
+
+export const publicProcedure = t.procedure.use(errors);
+
+/** Signed-in user (session), no org needed. */
+export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.userId) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in required' });
+  return next({ ctx: { ...ctx, userId: ctx.userId } });
+});
+
+async function resolveCaller(ctx: TContext): Promise<TCaller> {
+  try {
+    if (ctx.bearer) return await authenticateToken(ctx.deps, ctx.bearer);
+    if (!ctx.userId) throw new AppError('UNAUTHORIZED', 'sign in or send Authorization: Bearer <token>');
+    if (!ctx.orgSlug) throw new AppError('BAD_REQUEST', 'missing x-org header (organization slug)');
+    return await resolveUserCaller(ctx.deps, ctx.userId, ctx.orgSlug);
+  } catch (err) {
+    throw toTRPCError(err);
+  }
+}
+
+/** Every tenant procedure: caller resolved to exactly one organization. */
+export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const caller = await resolveCaller(ctx);
+  return next({ ctx: { ...ctx, caller } });
+});
+
+/** Org procedure requiring a permission (role for users, scope for tokens). */
+export const withPermission = (permission: TPermission) =>
+  orgProcedure.use(({ ctx, next }) => {
+    try {
+      assertCan(ctx.caller, permission);
+    } catch (err) {
+      throw toTRPCError(err);
+    }
+    return next();
+  });
+
+/** Token-only procedure requiring a scope (ingest, runs:write …). */
+export const withScope = (scope: TScope) =>
+  orgProcedure.use(({ ctx, next }) => {
+    const c = ctx.caller;
+    if (c.kind === 'token' && !c.scopes.includes(scope) && !c.scopes.includes('admin'))
+      throw new TRPCError({ code: 'FORBIDDEN', message: `token lacks the '${scope}' scope` });
+    return next();
+  });

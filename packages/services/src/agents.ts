@@ -1,0 +1,9 @@
+import { listAgents } from '@clusterscope/db';
+import type { TDeps } from './deps';
+import { assertCan, type TCaller } from './caller';
+
+export async function findAgents(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { cluster: ['read'] });
+  const rows = await listAgents(deps.db, caller.orgId);
+  return rows.map((a) => ({ ...a, outboxBytes: Number(a.outboxBytes) }));
+}

@@ -1,0 +1,60 @@
+import type { TRole, TScope } from '@clusterscope/schema';
+import { AppError } from './errors';
+import { roleCan, type TPermission } from './permissions';
+
+/** Who is calling, already resolved to exactly one organization. */
+export type TCaller =
+  | { kind: 'user'; userId: string; orgId: string; orgSlug: string; role: TRole }
+  | {
+      kind: 'token';
+      tokenId: string;
+      orgId: string;
+      orgSlug: string;
+      scopes: TScope[];
+      clusterId: string | null;
+    };
+
+/** Token scopes expressed as permissions. `admin` holds everything. */
+const scopePermissions: Record<TScope, TPermission> = {
+  read: { cluster: ['read'], run: ['read'], workload: ['read'], alert: ['read'] },
+  ingest: { cluster: ['read'] },
+  'runs:write': { run: ['read', 'write'], workload: ['read'], cluster: ['read'], alert: ['read'] },
+  admin: {
+    cluster: ['read', 'create', 'update', 'delete'],
+    token: ['read', 'create', 'revoke'],
+    run: ['read', 'write', 'start', 'cancel'],
+    workload: ['read', 'write'],
+    alert: ['read', 'ack'],
+  },
+};
+
+function tokenCan(scopes: TScope[], permission: TPermission): boolean {
+  return Object.entries(permission).every(([resource, actions]) =>
+    (actions as string[]).every((a) =>
+      scopes.some((s) => (scopePermissions[s] as Record<string, string[]>)[resource]?.includes(a)),
+    ),
+  );
+}
+
+export function can(caller: TCaller, permission: TPermission): boolean {
+  return caller.kind === 'user' ? roleCan(caller.role, permission) : tokenCan(caller.scopes, permission);
+}
+
+export function assertCan(caller: TCaller, permission: TPermission): void {
+  if (!can(caller, permission)) {
+    const need = Object.entries(permission)
+      .map(([r, a]) => `${r}:${(a as string[]).join('|')}`)
+      .join(', ');
+    const who = caller.kind === 'user' ? `role '${caller.role}'` : `token scopes [${caller.scopes.join(', ')}]`;
+    throw new AppError('FORBIDDEN', `${who} cannot ${need}`);
+  }
+}
+
+export function hasScope(caller: TCaller, scope: TScope): boolean {
+  return caller.kind === 'token' && (caller.scopes.includes(scope) || caller.scopes.includes('admin'));
+}
+
+export const actorOf = (c: TCaller) =>
+  c.kind === 'user'
+    ? { actorType: 'user' as const, actorId: c.userId }
+    : { actorType: 'token' as const, actorId: c.tokenId };

@@ -1,0 +1,45 @@
+import { createAccessControl } from 'better-auth/plugins/access';
+import { defaultStatements, ownerAc, adminAc, memberAc } from 'better-auth/plugins/organization/access';
+import type { TRole } from '@clusterscope/schema';
+
+/** Org-level permissions. One table, used by better-auth's organization plugin and by every procedure. */
+export const statements = {
+  ...defaultStatements,
+  cluster: ['read', 'create', 'update', 'delete'],
+  token: ['read', 'create', 'revoke'],
+  run: ['read', 'write', 'start', 'cancel'],
+  workload: ['read', 'write'],
+  alert: ['read', 'ack'],
+} as const;
+
+export const ac = createAccessControl(statements);
+
+const read = { cluster: ['read'], run: ['read'], workload: ['read'], alert: ['read'] } as const;
+const write = {
+  cluster: ['read', 'create', 'update'],
+  run: ['read', 'write', 'start', 'cancel'],
+  workload: ['read', 'write'],
+  alert: ['read', 'ack'],
+} as const;
+const admin = {
+  cluster: ['read', 'create', 'update', 'delete'],
+  token: ['read', 'create', 'revoke'],
+  run: ['read', 'write', 'start', 'cancel'],
+  workload: ['read', 'write'],
+  alert: ['read', 'ack'],
+} as const;
+
+export const roles = {
+  owner: ac.newRole({ ...ownerAc.statements, ...admin }),
+  admin: ac.newRole({ ...adminAc.statements, ...admin }),
+  member: ac.newRole({ ...memberAc.statements, ...write }),
+  viewer: ac.newRole({ ...read, ac: ['read'] }),
+} satisfies Record<TRole, unknown>;
+
+export type TPermission = { [K in keyof typeof statements]?: (typeof statements)[K][number][] };
+
+export function roleCan(role: string, permission: TPermission): boolean {
+  const r = roles[role as TRole];
+  if (!r) return false;
+  return r.authorize(permission as never).success;
+}
