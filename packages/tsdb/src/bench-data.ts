@@ -1,0 +1,203 @@
+import type { TCgroupUsageSample, TNodeStatusSample } from '@clusterscope/schema';
+import { toClient, type TClickHouse } from './client';
+
+export interface TBenchDataOptions {
+  orgId: string;
+  clusterId: string;
+  nodes?: number;
+  days?: number;
+  intervalS?: number;
+  /** Newest sample time (epoch ms); default now rounded down to the interval. */
+  endMs?: number;
+  /** Also load one cgroup per node into cgroup_usage. Default true. */
+  cgroups?: boolean;
+  /** Node whose liveness goes LIVE -> DRAINING -> DEAD -> LIVE once a day (for events). Default 3. */
+  flakyNode?: number;
+}
+
+export interface TBenchDataResult {
+  nodeStatusRows: number;
+  cgroupRows: number;
+  fromMs: number;
+  toMs: number;
+  ms: number;
+}
+
+/**
+ * Bulk-loads synthetic history with INSERT ... SELECT FROM numbers() inside ClickHouse (one INSERT per
+ * day, so the materialized views see bounded blocks). 50 nodes x 30 days x 10 s = 12.96M node_status rows.
+ */
+export async function loadBenchData(ch: TClickHouse, opts: TBenchDataOptions): Promise<TBenchDataResult> {
+  const client = toClient(ch);
+  const nodes = opts.nodes ?? 50;
+  const days = opts.days ?? 30;
+  const intervalS = opts.intervalS ?? 10;
+  const stepMs = intervalS * 1000;
+  const endMs = opts.endMs ?? Math.floor(Date.now() / stepMs) * stepMs;
+  const perDay = Math.floor(86_400 / intervalS);
+  const steps = perDay * days;
+  const startMs = endMs - (steps - 1) * stepMs;
+  const flaky = opts.flakyNode ?? 3;
+  const t0 = performance.now();
+  const base = {
+    org_id: opts.orgId,
+    cluster_id: opts.clusterId,
+    nodes,
+    start_ms: startMs,
+    step_ms: stepMs,
+    per_day: perDay,
+    flaky,
+  };
+  for (let day = 0; day < days; day++) {
+    const params = { ...base, first_step: day * perDay, count: perDay * nodes };
+    // n -> (step, node): node varies fastest. The flaky node drains, dies and returns each day.
+    const src = `FROM (SELECT number AS n, {first_step:UInt64} + intDiv(n, {nodes:UInt32}) AS step,
+                   toUInt32(n % {nodes:UInt32} + 1) AS node, step % {per_day:UInt64} AS sod
+                 FROM numbers({count:UInt64}))`;
+    const phase = `multiIf(node = {flaky:UInt32} AND sod BETWEEN 3000 AND 3029, 'DRAINING',
+                           node = {flaky:UInt32} AND sod BETWEEN 3030 AND 3089, 'DEAD', 'LIVE')`;
+    await client.command({
+      query: `INSERT INTO node_status (org_id, cluster_id, node_id, ts, address, sql_address, locality, build,
+                started_at, updated_at, liveness, is_live, is_available, is_draining, membership, replicas,
+                replicas_leaders, replicas_leaseholders, ranges, ranges_unavailable, ranges_underreplicated,
+                live_bytes, key_bytes, value_bytes, intent_bytes, system_bytes, capacity, capacity_available,
+                capacity_used, uptime_s)
+              SELECT {org_id:String}, {cluster_id:String}, node,
+                fromUnixTimestamp64Milli(toInt64({start_ms:Int64} + step * {step_ms:Int64}), 'UTC') AS ts,
+                concat('node', toString(node), ':26257'), concat('node', toString(node), ':26257'),
+                concat('region=r', toString(node % 3), ',zone=z', toString(node % 9)), 'v24.1.0',
+                fromUnixTimestamp64Milli(toInt64({start_ms:Int64}), 'UTC'), ts,
+                ${phase} AS lv, lv != 'DEAD', lv = 'LIVE', lv = 'DRAINING', 'active',
+                toUInt32(1000 + node * 10 + step % 50), toUInt32(300 + step % 20), toUInt32(310 + step % 20),
+                toUInt32(1000 + node * 10), toUInt32(if(lv = 'DEAD', 3, 0)), toUInt32(if(lv != 'LIVE', 40, 0)),
+                toUInt64(5e10 + step * 1000), toUInt64(1e10), toUInt64(4e10), toUInt64(0), toUInt64(1e8),
+                toUInt64(1e12), toUInt64(1e12 - 6e10 - step * 1000), toUInt64(6e10 + step * 1000),
+                toFloat64(step * {step_ms:Int64} / 1000)
+              ${src}`,
+      query_params: params,
+    });
+    if (opts.cgroups ?? true) {
+      await client.command({
+        query: `INSERT INTO cgroup_usage (org_id, cluster_id, host, node_id, cgroup, ts, version, cpu_usage_usec,
+                  cpu_nr_periods, cpu_nr_throttled, cpu_throttled_usec, cpu_quota_usec, cpu_period_usec, cpu_weight,
+                  cpu_shares, mem_current, mem_max, mem_swap_current, mem_swap_max, mem_anon, mem_file, io_device,
+                  io_rbytes, io_wbytes, io_rios, io_wios, io_rbps_max, io_wbps_max, io_riops_max, io_wiops_max)
+                SELECT {org_id:String}, {cluster_id:String}, concat('host', toString(node)), node,
+                  '/system.slice/cockroach.service',
+                  fromUnixTimestamp64Milli(toInt64({start_ms:Int64} + step * {step_ms:Int64}), 'UTC'), 2,
+                  toUInt64(step * {step_ms:Int64} * 1500), toUInt64(step * {step_ms:Int64} / 100),
+                  toUInt64(step * {step_ms:Int64} / 2000), toUInt64(step * {step_ms:Int64} * 20), 400000, 100000,
+                  100, NULL, toUInt64(6e9 + (step % 360) * 1e7), toUInt64(8e9), 0, NULL, toUInt64(5e9), toUInt64(1e9),
+                  ['8:0'], [toUInt64(step * 4096 * 50)], [toUInt64(step * 4096 * 200)], [step * 50], [step * 200],
+                  [NULL], [NULL], [NULL], [NULL]
+                ${src}`,
+        query_params: params,
+      });
+    }
+  }
+  return {
+    nodeStatusRows: steps * nodes,
+    cgroupRows: (opts.cgroups ?? true) ? steps * nodes : 0,
+    fromMs: startMs,
+    toMs: endMs,
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+const LIVE_FIELDS = { liveness: 'LIVE', is_live: true, is_available: true, is_draining: false } as const;
+
+/** Fast JS generator of node_status samples (for the ingest benchmark); deterministic. */
+export function generateNodeStatusRows(opts: {
+  nodes: number;
+  count: number;
+  startMs: number;
+  intervalMs?: number;
+}): TNodeStatusSample[] {
+  const step = opts.intervalMs ?? 10_000;
+  const out: TNodeStatusSample[] = new Array(opts.count);
+  for (let i = 0; i < opts.count; i++) {
+    const node = (i % opts.nodes) + 1;
+    const k = Math.floor(i / opts.nodes);
+    out[i] = {
+      kind: 'node_status',
+      ts: opts.startMs + k * step,
+      node_id: node,
+      address: `node${node}:26257`,
+      sql_address: `node${node}:26257`,
+      locality: `region=r${node % 3},zone=z${node % 9}`,
+      build: 'v24.1.0',
+      started_at: opts.startMs,
+      updated_at: opts.startMs + k * step,
+      ...LIVE_FIELDS,
+      membership: 'active',
+      replicas: 1000 + node * 10 + (k % 50),
+      replicas_leaders: 300 + (k % 20),
+      replicas_leaseholders: 310 + (k % 20),
+      ranges: 1000 + node * 10,
+      ranges_unavailable: 0,
+      ranges_underreplicated: k % 7 === 0 ? 1 : 0,
+      live_bytes: 5e10 + k * 1000,
+      key_bytes: 1e10,
+      value_bytes: 4e10,
+      intent_bytes: 0,
+      system_bytes: 1e8,
+      capacity: 1e12,
+      capacity_available: 1e12 - 6e10 - k * 1000,
+      capacity_used: 6e10 + k * 1000,
+      uptime_s: (k * step) / 1000,
+    };
+  }
+  return out;
+}
+
+/** cgroup samples matching generateNodeStatusRows (one cgroup per node, monotonic counters). */
+export function generateCgroupRows(opts: {
+  nodes: number;
+  count: number;
+  startMs: number;
+  intervalMs?: number;
+}): TCgroupUsageSample[] {
+  const step = opts.intervalMs ?? 10_000;
+  const out: TCgroupUsageSample[] = new Array(opts.count);
+  for (let i = 0; i < opts.count; i++) {
+    const node = (i % opts.nodes) + 1;
+    const k = Math.floor(i / opts.nodes);
+    out[i] = {
+      kind: 'cgroup_usage',
+      ts: opts.startMs + k * step,
+      host: `host${node}`,
+      node_id: node,
+      cgroup: '/system.slice/cockroach.service',
+      version: 2,
+      cpu_usage_usec: k * step * 1500,
+      cpu_nr_periods: k * 100,
+      cpu_nr_throttled: k * 5,
+      cpu_throttled_usec: k * step * 20,
+      cpu_quota_usec: 400000,
+      cpu_period_usec: 100000,
+      cpu_weight: 100,
+      cpu_shares: null,
+      mem_current: 6e9 + (k % 360) * 1e7,
+      mem_max: 8e9,
+      mem_swap_current: 0,
+      mem_swap_max: null,
+      mem_anon: 5e9,
+      mem_file: 1e9,
+      io: [
+        {
+          device: '8:0',
+          rbytes: k * 204800,
+          wbytes: k * 819200,
+          rios: k * 50,
+          wios: k * 200,
+          rbps_max: null,
+          wbps_max: null,
+          riops_max: null,
+          wiops_max: null,
+        },
+      ],
+      psi: null,
+    };
+  }
+  return out;
+}

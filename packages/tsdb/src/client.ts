@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+
+export type TChClient = ClickHouseClient;
+
+/** An open ClickHouse handle: the official client plus how it was reached. */
+export interface TTsdb {
+  client: TChClient;
+  kind: 'http' | 'chdb';
+  /** Where it points, without credentials (URL origin + database, or the chDB data directory). */
+  address: string;
+  /** Resolves `{ ok: true }` or `{ ok: false, error }` with an error naming ClickHouse and the address. */
+  ping(): Promise<TPingResult>;
+  close(): Promise<void>;
+}
+
+export type TPingResult = { ok: true } | { ok: false; error: string };
+
+/** Repositories accept either the raw client or the handle. */
+export type TClickHouse = TChClient | Pick<TTsdb, 'client'>;
+
+export function toClient(ch: TClickHouse): TChClient {
+  return 'client' in ch ? ch.client : ch;
+}
+
+/**
+ * Settings applied to every query on both backends, so rows look the same:
+ * 64-bit integers come back as JSON numbers (repositories still convert with Number()).
+ */
+export const CLICKHOUSE_SETTINGS = {
+  output_format_json_quote_64bit_integers: 0,
+} as const;
+
+type TCache = { __csChdb?: Map<string, Promise<TTsdb>> };
+const cache = globalThis as unknown as TCache;
+
+/**
+ * Opens ClickHouse over HTTP when `url` is given (CLICKHOUSE_URL, may carry user, password and
+ * database), else in-process chDB with its data in `path`. chDB handles are cached per path on
+ * globalThis (one chDB data directory per process; dev reloads reuse it); `close()` evicts it.
+ */
+export async function openClickHouse(opts: { url?: string; path: string }): Promise<TTsdb> {
+  if (opts.url) return openHttp(opts.url);
+  const dir = resolve(opts.path);
+  const map = (cache.__csChdb ??= new Map());
+  const hit = map.get(dir);
+  if (hit) return hit;
+  const other = [...map.keys()][0];
+  if (other !== undefined) {
+    throw new Error(
+      `ClickHouse (chDB) is already open at ${other} in this process; chDB allows one data directory per process (asked for ${dir})`,
+    );
+  }
+  const p = openChdb(dir).catch((err: unknown) => {
+    map.delete(dir);
+    throw err;
+  });
+  map.set(dir, p);
+  return p;
+}
+
+/** Throws an error naming ClickHouse and the address when it does not answer. */
+export async function pingClickHouse(ch: TTsdb): Promise<void> {
+  const r = await ch.ping();
+  if (!r.ok) throw new Error(r.error);
+}
+
+function openHttp(url: string): TTsdb {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(
+      'CLICKHOUSE_URL is not a valid URL (expected http(s)://user:password@host:8123/database)',
+    );
+  }
+  const db = parsed.pathname.replace(/^\//, '');
+  const address = `${parsed.protocol}//${parsed.host}${db ? `/${db}` : ''}`;
+  const client = createClient({ url, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
+  return wrap(client, 'http', address, async () => {});
+}
+
+async function openChdb(dir: string): Promise<TTsdb> {
+  mkdirSync(dir, { recursive: true });
+  // Lazy: loading the native addon at import time breaks `vite build` (worker thread segfault).
+  const { createChdbConnection } = await import('chdb/connection');
+  const connection = createChdbConnection({ path: dir }) as unknown as NonNullable<
+    ClickHouseClientConfigOptions['connection']
+  >;
+  const client = createClient({ connection, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
+  return wrap(client, 'chdb', `chdb:${dir}`, async () => {
+    cache.__csChdb?.delete(dir);
+  });
+}
+
+function wrap(client: TChClient, kind: TTsdb['kind'], address: string, onClose: () => Promise<void>): TTsdb {
+  let closed = false;
+  return {
+    client,
+    kind,
+    address,
+    async ping() {
+      const what = `ClickHouse (${kind === 'http' ? 'HTTP' : 'chDB'}) at ${address}`;
+      if (closed) return { ok: false, error: `${what} is closed` };
+      try {
+        const r = await client.ping();
+        if (r.success) return { ok: true };
+        return { ok: false, error: `${what} is unreachable: ${r.error.message}` };
+      } catch (err) {
+        return { ok: false, error: `${what} is unreachable: ${(err as Error).message ?? String(err)}` };
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await onClose();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { TClickHouse } from '../client';
+import { pickResolution, type TResolution } from './resolution';
+import { assertRange, msParam, selectRows, toNum, toNumOrNull } from './util';
+
+/**
+ * Node metrics a chart may ask for: the SQL over raw rows and over a rollup bucket.
+ * Trouble counts use the bucket max, gauges the bucket average, not_live the fraction of samples.
+ */
+export const NODE_SERIES_METRICS = {
+  ranges_underreplicated: { raw: 'ranges_underreplicated', rollup: 'max(ranges_underreplicated_max)' },
+  ranges_unavailable: { raw: 'ranges_unavailable', rollup: 'max(ranges_unavailable_max)' },
+  replicas: { raw: 'replicas', rollup: 'avgMerge(replicas_avg)' },
+  replicas_leaders: { raw: 'replicas_leaders', rollup: 'avgMerge(replicas_leaders_avg)' },
+  replicas_leaseholders: { raw: 'replicas_leaseholders', rollup: 'avgMerge(replicas_leaseholders_avg)' },
+  ranges: { raw: 'ranges', rollup: 'avgMerge(ranges_avg)' },
+  live_bytes: { raw: 'live_bytes', rollup: 'max(live_bytes_max)' },
+  capacity: { raw: 'capacity', rollup: 'max(capacity_max)' },
+  capacity_used: { raw: 'capacity_used', rollup: 'max(capacity_used_max)' },
+  capacity_available: { raw: 'capacity_available', rollup: 'min(capacity_available_min)' },
+  uptime_s: { raw: 'uptime_s', rollup: 'max(uptime_s_max)' },
+  not_live: { raw: "toUInt8(liveness != 'LIVE')", rollup: 'sum(not_live) / sum(samples)' },
+} as const;
+export type TNodeSeriesMetric = keyof typeof NODE_SERIES_METRICS;
+export const NODE_SERIES_METRIC_NAMES = Object.keys(NODE_SERIES_METRICS) as TNodeSeriesMetric[];
+
+export interface TNodeSeriesQuery {
+  orgId: string;
+  clusterId: string;
+  nodeId?: number;
+  /** [from, to) in epoch ms. */
+  from: number;
+  to: number;
+  metrics: readonly TNodeSeriesMetric[];
+  /** Forces a table; default pickResolution(from, to). */
+  resolution?: TResolution;
+}
+
+export interface TNodeSeriesPoint {
+  /** Sample time (raw) or bucket start (rollups), epoch ms. */
+  ts: number;
+  node_id: number;
+  values: Record<string, number | null>;
+}
+
+export interface TNodeSeries {
+  resolution: TResolution;
+  points: TNodeSeriesPoint[];
+}
+
+/** Time series of node metrics, read from raw, 1 m or 1 h data by the window's span. */
+export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promise<TNodeSeries> {
+  assertRange(q.from, q.to);
+  if (q.metrics.length === 0) throw new Error('metrics must name at least one metric');
+  for (const m of q.metrics) {
+    if (!Object.hasOwn(NODE_SERIES_METRICS, m)) {
+      throw new Error(`unknown metric ${JSON.stringify(m)}; known: ${NODE_SERIES_METRIC_NAMES.join(', ')}`);
+    }
+  }
+  const resolution = q.resolution ?? pickResolution(q.from, q.to);
+  const params: Record<string, unknown> = {
+    org_id: q.orgId,
+    cluster_id: q.clusterId,
+    from: q.from,
+    to: q.to,
+  };
+  const nodeFilter = q.nodeId === undefined ? '' : 'AND node_id = {node_id:UInt32}';
+  if (q.nodeId !== undefined) params.node_id = q.nodeId;
+  const cols = q.metrics.map(
+    (m, i) => `${NODE_SERIES_METRICS[m][resolution === 'raw' ? 'raw' : 'rollup']} AS m${i}`,
+  );
+  let sql: string;
+  if (resolution === 'raw') {
+    sql = `SELECT node_id, toUnixTimestamp64Milli(ts) AS t, ${cols.join(', ')}
+           FROM node_status
+           WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
+             AND ts >= ${msParam('from')} AND ts < ${msParam('to')}
+           ORDER BY node_id, ts`;
+  } else {
+    const table = resolution === '1m' ? 'node_status_1m' : 'node_status_1h';
+    const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
+    sql = `SELECT node_id, toUnixTimestamp(bucket) * 1000 AS t, ${cols.join(', ')}
+           FROM ${table}
+           WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
+             AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
+           GROUP BY node_id, bucket
+           ORDER BY node_id, bucket`;
+  }
+  const rows = await selectRows<Record<string, unknown>>(ch, sql, params);
+  return {
+    resolution,
+    points: rows.map((r) => {
+      const values: Record<string, number | null> = {};
+      q.metrics.forEach((m, i) => {
+        const v = toNumOrNull(r[`m${i}`]);
+        values[m] = v !== null && Number.isNaN(v) ? null : v;
+      });
+      return { ts: toNum(r.t), node_id: toNum(r.node_id), values };
+    }),
+  };
+}

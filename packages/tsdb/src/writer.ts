@@ -1,0 +1,194 @@
+import { Readable } from 'node:stream';
+import type { TSample } from '@clusterscope/schema';
+import { toClient, type TClickHouse } from './client';
+import { encodeSamples, escapeTsv, formatTs, INGEST_COLUMNS, INGEST_TABLES, type TEncoded } from './encode';
+
+export interface TWriteResult {
+  accepted: number;
+  duplicate: boolean;
+}
+
+export interface TWriterOptions {
+  /** Longest time a write waits for others to coalesce with (ms). Default 20. */
+  maxDelayMs?: number;
+  /** Flush at once when this many rows are pending. Default 50 000. */
+  maxRows?: number;
+  /** How many recently accepted batch ids are remembered in memory. Default 100 000. */
+  recentBatches?: number;
+}
+
+export interface TWriter {
+  /**
+   * Queues a batch; resolves after ClickHouse confirmed its rows. A batch id already accepted
+   * (in flight, in memory, or in `ingest_batches`) resolves `{ duplicate: true }` without inserting.
+   * Rejects (with every other caller in the same flush) when the insert fails.
+   */
+  write(
+    orgId: string,
+    clusterId: string | null,
+    batchId: string,
+    samples: readonly TSample[],
+    meta?: { agent?: string },
+  ): Promise<TWriteResult>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface TPending {
+  key: string;
+  orgId: string;
+  batchId: string;
+  accepted: number;
+  encoded: TEncoded;
+  rows: number;
+  resolve(r: TWriteResult): void;
+  reject(err: Error): void;
+}
+
+const keyOf = (orgId: string, batchId: string) => `${orgId}\u0000${batchId}`;
+
+/**
+ * The ingest hot path. Rows of concurrent writes are coalesced into one TabSeparated insert per table.
+ * Batch ids are recorded in `ingest_batches` only after the data inserts succeeded, so a crash (or a
+ * failed ledger insert) between the two leaves a window in which a retried batch is inserted twice.
+ * A flush that fails on its second table leaves the first table's rows in place; the retry then
+ * duplicates those rows. Both windows are tiny and accepted: the alternative is losing data.
+ */
+export function createWriter(ch: TClickHouse, opts: TWriterOptions = {}): TWriter {
+  const client = toClient(ch);
+  const maxDelayMs = opts.maxDelayMs ?? 20;
+  const maxRows = opts.maxRows ?? 50_000;
+  const recentCap = opts.recentBatches ?? 100_000;
+
+  let pending: TPending[] = [];
+  let pendingRows = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let closed = false;
+  const inflight = new Map<string, Promise<TWriteResult>>();
+  const recent = new Map<string, number>();
+
+  const remember = (key: string, accepted: number) => {
+    recent.delete(key);
+    recent.set(key, accepted);
+    if (recent.size > recentCap) recent.delete(recent.keys().next().value as string);
+  };
+
+  const clearTimer = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+
+  /** Drains pending in rounds; writes arriving during a round coalesce into the next one. */
+  const drain = (): Promise<void> => {
+    clearTimer();
+    if (running) return running;
+    running = (async () => {
+      try {
+        while (pending.length > 0) {
+          const round = pending;
+          pending = [];
+          pendingRows = 0;
+          await flushRound(round);
+        }
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+
+  async function findRecorded(round: TPending[]): Promise<Map<string, number>> {
+    const orgs = [...new Set(round.map((p) => p.orgId))];
+    const ids = [...new Set(round.map((p) => p.batchId))];
+    const rs = await client.query({
+      query: `SELECT org_id, batch_id, max(rows) AS rows FROM ingest_batches
+              WHERE org_id IN {orgs:Array(String)} AND batch_id IN {ids:Array(String)}
+              GROUP BY org_id, batch_id`,
+      query_params: { orgs, ids },
+      format: 'JSONEachRow',
+    });
+    const rows = await rs.json<{ org_id: string; batch_id: string; rows: number | string }>();
+    return new Map(rows.map((r) => [keyOf(r.org_id, r.batch_id), Number(r.rows)]));
+  }
+
+  async function insertTsv(table: string, columns: readonly string[], body: string): Promise<void> {
+    try {
+      await client.insert({
+        table,
+        columns: columns as [string, ...string[]],
+        format: 'TabSeparated',
+        values: Readable.from([body], { objectMode: false }),
+      });
+    } catch (err) {
+      throw new Error(`ClickHouse insert into ${table} failed: ${(err as Error).message}`);
+    }
+  }
+
+  async function flushRound(round: TPending[]): Promise<void> {
+    let todo = round;
+    try {
+      const recorded = await findRecorded(round);
+      todo = [];
+      for (const p of round) {
+        const n = recorded.get(p.key);
+        if (n === undefined) todo.push(p);
+        else {
+          remember(p.key, n);
+          p.resolve({ accepted: n, duplicate: true });
+        }
+      }
+      if (todo.length === 0) return;
+      for (const table of INGEST_TABLES) {
+        const body = todo.map((p) => p.encoded.bodies[table] ?? '').join('');
+        if (body.length > 0) await insertTsv(table, INGEST_COLUMNS[table], body);
+      }
+      const now = Date.now();
+      const ledger = todo
+        .map((p) => `${escapeTsv(p.orgId)}\t${escapeTsv(p.batchId)}\t${p.accepted}\t${formatTs(now)}\n`)
+        .join('');
+      await insertTsv('ingest_batches', ['org_id', 'batch_id', 'rows', 'ts'], ledger);
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      for (const p of todo) p.reject(e);
+      return;
+    }
+    for (const p of todo) {
+      remember(p.key, p.accepted);
+      p.resolve({ accepted: p.accepted, duplicate: false });
+    }
+  }
+
+  return {
+    async write(orgId, clusterId, batchId, samples, meta) {
+      if (closed) throw new Error('ClickHouse writer is closed');
+      if (typeof orgId !== 'string' || orgId === '') throw new Error('orgId is required');
+      if (typeof batchId !== 'string' || batchId === '') throw new Error('batchId is required');
+      const key = keyOf(orgId, batchId);
+      const seen = recent.get(key);
+      if (seen !== undefined) return { accepted: seen, duplicate: true };
+      const first = inflight.get(key);
+      if (first) return { accepted: (await first).accepted, duplicate: true };
+
+      const encoded = encodeSamples(orgId, clusterId, samples, meta);
+      const rows = Object.values(encoded.rows).reduce((a, n) => a + (n ?? 0), 0);
+      const promise = new Promise<TWriteResult>((resolve, reject) => {
+        pending.push({ key, orgId, batchId, accepted: samples.length, encoded, rows, resolve, reject });
+      });
+      inflight.set(key, promise);
+      const forget = () => inflight.delete(key);
+      promise.then(forget, forget);
+      pendingRows += rows;
+      if (pendingRows >= maxRows) void drain();
+      else if (!timer && !running) timer = setTimeout(() => void drain(), maxDelayMs);
+      return promise;
+    },
+    flush: async () => {
+      while (pending.length > 0 || running) await drain();
+    },
+    async close() {
+      closed = true;
+      while (pending.length > 0 || running) await drain();
+    },
+  };
+}
