@@ -1,9 +1,9 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { defineInput } from '../types';
 import { ZHeartbeatConfig } from './config';
 
-/** Resolve `name` on PATH to an absolute, executable file (symlinks followed); relative PATH entries are ignored. */
+/** Resolve `name` on PATH to the absolute path of an executable file; relative PATH entries are ignored. */
 export function findOnPath(name: string, pathEnv: string): string | undefined {
   for (const dir of pathEnv.split(':')) {
     if (!dir || !isAbsolute(dir)) continue;
@@ -11,7 +11,7 @@ export function findOnPath(name: string, pathEnv: string): string | undefined {
     try {
       if (!statSync(p).isFile()) continue;
       accessSync(p, constants.X_OK);
-      return realpathSync(p);
+      return p;
     } catch {
       /* not here */
     }
