@@ -238,7 +238,8 @@ export async function startEmbeddedPostgres(opts: TStartEmbeddedOptions): Promis
       }
       await stopOrphan(runningPid, log);
     }
-    if (existsSync(`${dataDir}/postmaster.pid`) && !isPidAlive(runningPid)) {
+    // Stale lock: its pid is gone, or was reused by an unrelated process (common in containers).
+    if (existsSync(`${dataDir}/postmaster.pid`) && !(isPidAlive(runningPid) && isPostgresPid(runningPid))) {
       log(`embedded postgres: removing stale postmaster.pid (pid ${runningPid} is gone)`);
       await unlink(`${dataDir}/postmaster.pid`).catch(() => undefined);
     }
