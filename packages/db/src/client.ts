@@ -14,7 +14,8 @@ export function createDb(url: string): TDb {
     { connectionString: url, max: 10 },
     {
       // Without a handler, a server shutdown (SIGTERM to embedded pg) crashes the process.
-      onPoolError: (err) => console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
+      onPoolError: (err) =>
+        console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
     },
   );
   const db = new PrismaClient({ adapter });

@@ -1,7 +1,10 @@
 import type { TDb } from '../client';
 
 export async function listClusters(db: TDb, orgId: string) {
-  return db.cluster.findMany({ where: { organizationId: orgId }, orderBy: [{ demo: 'asc' }, { name: 'asc' }] });
+  return db.cluster.findMany({
+    where: { organizationId: orgId },
+    orderBy: [{ demo: 'asc' }, { name: 'asc' }],
+  });
 }
 
 export async function getCluster(db: TDb, orgId: string, id: string) {
