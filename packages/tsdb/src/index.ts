@@ -11,3 +11,4 @@ export * from './queries/cgroups';
 export * from './queries/events';
 export * from './queries/bench';
 export * from './queries/environment';
+export * from './testing';

@@ -1,0 +1,56 @@
+import type { TSample } from '@clusterscope/schema';
+import { describe, expect, it } from 'vitest';
+import { encodeSamples, escapeTsv, formatTs, INGEST_COLUMNS, quoteString } from './encode';
+
+describe('escaping', () => {
+  it('escapes TabSeparated specials so a field never contains a raw tab or newline', () => {
+    expect(escapeTsv('a\tb\nc\\d\re\0f')).toBe('a\\tb\\nc\\\\d\\re\\0f');
+    expect(escapeTsv("plain 'quote'")).toBe("plain 'quote'");
+  });
+  it('quotes array strings', () => {
+    expect(quoteString("it's\t\\")).toBe("'it\\'s\\t\\\\'");
+  });
+  it('formats epoch ms exactly', () => {
+    expect(formatTs(1700000000005)).toBe('1700000000.005');
+    expect(formatTs(1700000000050)).toBe('1700000000.050');
+    expect(formatTs(1700000000999)).toBe('1700000000.999');
+    expect(() => formatTs(1.5)).toThrow(/ts must be epoch milliseconds/);
+  });
+});
+
+describe('encodeSamples', () => {
+  it('emits one line per row with as many fields as columns', () => {
+    const samples: TSample[] = [
+      { kind: 'bench_sample', ts: 1000, run_id: 'r1', elapsed_s: 1, values: { tps: 10, 'lat\tp95': 2 } },
+      {
+        kind: 'heartbeat', ts: 1000, host: 'h\n1', version: '1', uptime_s: 5, capabilities: ['a', "b'c"],
+        outbox_bytes: 0, outbox_pending: 0, outbox_evictions: 0,
+      }, // prettier-ignore
+    ];
+    const e = encodeSamples('org', null, samples, { agent: 'ag' });
+    expect(e.rows).toEqual({ bench_samples: 2, heartbeats: 1 });
+    const lines = e.bodies.bench_samples!.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(l.split('\t')).toHaveLength(INGEST_COLUMNS.bench_samples.length);
+    expect(lines[1]).toContain('lat\\tp95');
+    const hb = e.bodies.heartbeats!.trimEnd().split('\t');
+    expect(hb).toHaveLength(INGEST_COLUMNS.heartbeats.length);
+    expect(hb[3]).toBe('h\\n1');
+    expect(hb[7]).toBe("['a','b\\'c']");
+  });
+
+  it('names the sample and field of a bad value', () => {
+    const bad = [
+      { kind: 'bench_sample', ts: 1000, run_id: 'r', elapsed_s: 1, values: { tps: 1 } },
+      { kind: 'bench_sample', ts: 1000, run_id: 'r', elapsed_s: 1, values: { tps: Number.NaN } },
+    ] as TSample[];
+    expect(() => encodeSamples('org', 'c', bad)).toThrow(
+      /samples\[1\] \(bench_sample\): values\.tps must be a finite number/,
+    );
+    const neg = [{ kind: 'heartbeat', ts: -1, host: 'h', version: '1', uptime_s: 1 }] as TSample[];
+    expect(() => encodeSamples('org', 'c', neg)).toThrow(/samples\[0\] \(heartbeat\): ts must be epoch/);
+    expect(() => encodeSamples('org', 'c', [{ kind: 'nope' } as unknown as TSample])).toThrow(
+      /unknown kind "nope"/,
+    );
+  });
+});

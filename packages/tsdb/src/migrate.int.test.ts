@@ -1,0 +1,116 @@
+import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listMigrations, migrate, MIGRATIONS_DIR } from './migrate';
+import { openTempClickHouse } from './testing';
+import type { TTsdb } from './client';
+
+let ch: TTsdb;
+let cleanup: () => Promise<void>;
+const dirs: string[] = [];
+
+/** A copy of the shipped migrations plus extra files. */
+function copyMigrations(extra: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tsdb-migrations-'));
+  dirs.push(dir);
+  cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  for (const [name, sql] of Object.entries(extra)) writeFileSync(join(dir, name), sql);
+  return dir;
+}
+
+async function rows<T>(query: string): Promise<T[]> {
+  return (await ch.client.query({ query, format: 'JSONEachRow' })).json<T>();
+}
+
+beforeAll(async () => {
+  ({ ch, cleanup } = await openTempClickHouse());
+});
+afterAll(async () => {
+  await cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('migrate', () => {
+  it('applied every migration once and recorded it with its checksum', async () => {
+    const recorded = await rows<{ version: number; name: string; checksum: string }>(
+      'SELECT version, name, checksum FROM schema_migrations FINAL ORDER BY version',
+    );
+    const files = listMigrations();
+    expect(recorded.map((r) => [Number(r.version), r.name, r.checksum])).toEqual(
+      files.map((f) => [f.version, f.name, f.checksum]),
+    );
+    const tables = (
+      await rows<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase()')
+    ).map((r) => r.name);
+    for (const t of [
+      'node_status',
+      'cgroup_usage',
+      'host_metrics',
+      'heartbeats',
+      'bench_samples',
+      'bench_results',
+      'ingest_batches',
+      'node_latest',
+      'node_latest_mv',
+      'node_status_1m',
+      'node_status_1h',
+      'node_status_1m_mv',
+      'node_status_1h_mv',
+      'cgroup_usage_1m',
+      'cgroup_usage_1h',
+      'cgroup_usage_1m_mv',
+      'cgroup_usage_1h_mv',
+    ]) {
+      // prettier-ignore
+      expect(tables).toContain(t);
+    }
+  });
+
+  it('is idempotent', async () => {
+    const again = await migrate(ch);
+    expect(again.applied).toEqual([]);
+    expect(again.skipped).toHaveLength(listMigrations().length);
+    const [{ n }] = await rows<{ n: number }>('SELECT count() AS n FROM schema_migrations');
+    expect(Number(n)).toBe(listMigrations().length);
+  });
+
+  it('every table orders by org_id first and has a TTL', async () => {
+    const defs = await rows<{ name: string; sorting_key: string; engine_full: string }>(
+      `SELECT name, sorting_key, engine_full FROM system.tables
+       WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND name != 'schema_migrations'`,
+    );
+    expect(defs.length).toBeGreaterThanOrEqual(12);
+    for (const d of defs) {
+      expect(d.sorting_key, d.name).toMatch(/^org_id,/);
+      expect(d.engine_full, d.name).toMatch(/TTL /);
+    }
+  });
+
+  it('refuses an applied file whose content changed', async () => {
+    const dir = copyMigrations();
+    appendFileSync(join(dir, '0002_node_latest.up.sql'), '\n-- edited\n');
+    await expect(migrate(ch, { dir })).rejects.toThrow(
+      /0002_node_latest\.up\.sql changed after it was applied/,
+    );
+  });
+
+  it('names the file and statement of a failing migration and does not record it', async () => {
+    const dir = copyMigrations({
+      '0099_broken.up.sql':
+        'CREATE TABLE IF NOT EXISTS ok_tbl (org_id String) ENGINE = MergeTree ORDER BY org_id;\nSELECT nope FROM missing_table;\n',
+    });
+    await expect(migrate(ch, { dir })).rejects.toThrow(
+      /ClickHouse migration 0099_broken\.up\.sql failed at statement 2/,
+    );
+    const rec = await rows<{ n: number }>('SELECT count() AS n FROM schema_migrations WHERE version = 99');
+    expect(Number(rec[0].n)).toBe(0);
+  });
+
+  it('rejects mutations and badly named files', async () => {
+    const mut = copyMigrations({ '0098_mut.up.sql': 'ALTER TABLE node_status DELETE WHERE 1;\n' });
+    await expect(migrate(ch, { dir: mut })).rejects.toThrow(/0098_mut\.up\.sql statement 1 is a mutation/);
+    const badName = copyMigrations({ 'fix.sql': 'SELECT 1;' });
+    await expect(migrate(ch, { dir: badName })).rejects.toThrow(/fix\.sql must look like NNNN_name\.up\.sql/);
+  });
+});
