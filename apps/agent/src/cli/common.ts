@@ -1,0 +1,70 @@
+import { basename } from 'node:path';
+import type { TTool } from '@clusterscope/schema';
+import type { TEnv } from '../env';
+import type { TVerdict } from './api-client';
+
+export class UsageError extends Error {}
+
+/** Tool from the command line: basename of argv[0]; `cockroach workload …` → cockroach-workload. */
+export function detectToolFromArgv(argv: string[]): TTool | undefined {
+  const bin = basename(argv[0] ?? '');
+  if (bin === 'cockroach') return argv.includes('workload') ? 'cockroach-workload' : undefined;
+  const known: TTool[] = ['sysbench', 'pgbench', 'fio', 'wrk', 'hey'];
+  return known.find((t) => bin === t);
+}
+
+/** `k=v` pairs → record; names the bad one. */
+export function parseLabels(pairs: string[], flag = '--label'): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new UsageError(`${flag} "${p}" must be key=value`);
+    out[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return out;
+}
+
+export function requireServer(env: TEnv): { url: string; token: string } {
+  const missing = [!env.CLUSTERSCOPE_URL && 'CLUSTERSCOPE_URL', !env.CLUSTERSCOPE_TOKEN && 'CLUSTERSCOPE_TOKEN'].filter(Boolean);
+  if (missing.length) {
+    throw new UsageError(
+      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.\n` +
+        '  export CLUSTERSCOPE_URL=https://clusterscope.example.com   # the Clusterscope base URL\n' +
+        '  export CLUSTERSCOPE_TOKEN=<API token with the runs:write scope>',
+    );
+  }
+  try {
+    new URL(env.CLUSTERSCOPE_URL!);
+  } catch {
+    throw new UsageError(`CLUSTERSCOPE_URL "${env.CLUSTERSCOPE_URL}" is not a URL (expected e.g. https://clusterscope.example.com)`);
+  }
+  return { url: env.CLUSTERSCOPE_URL!, token: env.CLUSTERSCOPE_TOKEN! };
+}
+
+/** Git metadata from flags, else GitHub Actions / GitLab CI variables. */
+export function gitInfo(env: TEnv, flags: { repo?: string; branch?: string; sha?: string }) {
+  const repo =
+    flags.repo ??
+    (env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}` : env.CI_PROJECT_URL);
+  const branch = flags.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME ?? env.CI_COMMIT_REF_NAME;
+  const sha = flags.sha ?? env.GITHUB_SHA ?? env.CI_COMMIT_SHA;
+  return repo && branch && sha ? { repo, branch, sha } : undefined;
+}
+
+const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
+
+/** A short fixed-width table of compare verdicts. */
+export function formatVerdicts(verdicts: TVerdict[]): string {
+  const rows = [
+    ['metric', 'change', '95% CI', 'p', 'verdict'],
+    ...verdicts.map((v) => [
+      v.metric,
+      v.change_pct === null ? '—' : `${v.change_pct > 0 ? '+' : ''}${fmt(v.change_pct, 1)}%`,
+      v.ci95 ? `[${fmt(v.ci95[0], 1)}, ${fmt(v.ci95[1], 1)}]` : '—',
+      fmt(v.p_value, 3),
+      v.verdict,
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}

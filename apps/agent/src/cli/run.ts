@@ -1,0 +1,143 @@
+/** `clusterscope run`: spawn a benchmark, stream its interval samples live, post its output, finish the run. */
+import { spawn } from 'node:child_process';
+import { parseOutput } from '@clusterscope/bench';
+import type { TTool } from '@clusterscope/schema';
+import type { ApiClient } from './api-client';
+import { formatVerdicts } from './common';
+
+export interface RunOptions {
+  cluster: string;
+  workload: string;
+  tool?: TTool;
+  labels: Record<string, string>;
+  git?: { repo: string; branch: string; sha: string };
+  failOnRegression: boolean;
+  baseline?: string;
+  argv: string[];
+  /** How often the accumulated output is parsed for new interval samples. */
+  sampleEveryMs?: number;
+}
+
+export interface RunIo {
+  out: (chunk: Buffer | string) => void;
+  err: (chunk: Buffer | string) => void;
+  /** Registers a signal forwarder; returns an unregister function. */
+  onSignal?: (handler: (sig: NodeJS.Signals) => void) => () => void;
+}
+
+export const EXIT_REGRESSION = 3;
+
+const note = (io: RunIo, msg: string) => io.err(`clusterscope: ${msg}\n`);
+
+/** Returns the process exit code: the tool's, or 3 on a regression with --fail-on-regression. */
+export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo): Promise<number> {
+  const startedAt = Date.now();
+  const { id } = await api.createRun({
+    cluster: opts.cluster,
+    workload: opts.workload,
+    tool: opts.tool,
+    params: { argv: opts.argv },
+    git: opts.git,
+    labels: Object.keys(opts.labels).length ? opts.labels : undefined,
+    startedAt: new Date(startedAt).toISOString(),
+  });
+  note(io, `run ${id} created (${opts.tool ?? 'tool auto-detected'}); running ${opts.argv.join(' ')}`);
+
+  let output = '';
+  let posted = 0;
+  let parsedUpTo = -1;
+  let posting: Promise<void> = Promise.resolve();
+  let warnedPost = false;
+
+  /** Parse the complete lines seen so far and post samples not yet posted. */
+  const pushSamples = (final: boolean) => {
+    posting = posting.then(async () => {
+      const cut = final ? output.length : output.lastIndexOf('\n') + 1;
+      if (cut <= 0 || cut === parsedUpTo) return;
+      let samples;
+      try {
+        samples = parseOutput(output.slice(0, cut), opts.tool).samples;
+      } catch {
+        return; // not enough output yet to recognise the tool
+      }
+      parsedUpTo = cut;
+      const fresh = samples.slice(posted);
+      if (fresh.length === 0) return;
+      try {
+        await api.postSamples(
+          id,
+          fresh.map((s) => ({ ts: Math.round(startedAt + s.elapsed_s * 1000), elapsed_s: s.elapsed_s, values: s.values })),
+        );
+        posted += fresh.length;
+      } catch (e) {
+        parsedUpTo = -1; // retry these next time
+        if (!warnedPost) note(io, `posting live samples failed (will retry): ${(e as Error).message}`);
+        warnedPost = true;
+      }
+    });
+    return posting;
+  };
+
+  let cancelled = false;
+  const child = spawn(opts.argv[0], opts.argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'] });
+  const onData = (write: (c: Buffer) => void) => (c: Buffer) => {
+    write(c);
+    output += c.toString('utf8');
+  };
+  child.stdout.on('data', onData(io.out));
+  child.stderr.on('data', onData(io.err));
+  const unregister = io.onSignal?.((sig) => {
+    cancelled = true;
+    child.kill(sig);
+  });
+  const timer = setInterval(() => void pushSamples(false), opts.sampleEveryMs ?? 1000);
+
+  const exit = await new Promise<{ code: number; spawnError?: string }>((resolve) => {
+    child.once('error', (e: NodeJS.ErrnoException) =>
+      resolve({ code: e.code === 'ENOENT' ? 127 : 126, spawnError: e.code === 'ENOENT' ? `"${opts.argv[0]}" not found on PATH` : e.message }),
+    );
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 + signalNumber(signal) : 1) }));
+  });
+  clearInterval(timer);
+  unregister?.();
+  if (exit.spawnError) note(io, `cannot run the tool: ${exit.spawnError}`);
+  await pushSamples(true);
+
+  if (output.trim()) {
+    try {
+      const res = await api.postOutput(id, output, opts.tool);
+      const summary = Array.isArray(res?.summary) ? res.summary : [];
+      if (summary.length) note(io, `summary: ${summary.map((m) => `${m.name}=${m.value}${m.unit ? ` ${m.unit}` : ''}`).join(', ')}`);
+    } catch (e) {
+      note(io, `posting the output failed: ${(e as Error).message}`);
+    }
+  }
+  const status = cancelled ? 'cancelled' : exit.code === 0 ? 'succeeded' : 'failed';
+  try {
+    await api.finishRun(id, status, exit.code);
+  } catch (e) {
+    note(io, `finishing run ${id} failed: ${(e as Error).message}`);
+  }
+  note(io, `run ${id} ${status} (exit code ${exit.code}, ${posted} live samples posted)`);
+
+  if (opts.failOnRegression && status === 'succeeded') {
+    try {
+      const cmp = await api.compare(id, opts.baseline);
+      io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
+      if (cmp.regression) {
+        note(io, `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`);
+        return EXIT_REGRESSION;
+      }
+      note(io, 'no regression');
+    } catch (e) {
+      note(io, `comparison failed: ${(e as Error).message}`);
+      return 1;
+    }
+  }
+  return exit.code;
+}
+
+function signalNumber(sig: NodeJS.Signals): number {
+  const n: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  return n[sig] ?? 1;
+}

@@ -1,0 +1,61 @@
+/** `clusterscope submit`: post a finished benchmark's output as a run. */
+import { detectTool, parseOutput } from '@clusterscope/bench';
+import type { TTool } from '@clusterscope/schema';
+import { ApiError, type ApiClient } from './api-client';
+import { formatVerdicts } from './common';
+import { EXIT_REGRESSION, type RunIo } from './run';
+
+export interface SubmitOptions {
+  cluster: string;
+  workload: string;
+  tool?: TTool;
+  labels: Record<string, string>;
+  git?: { repo: string; branch: string; sha: string };
+  failOnRegression: boolean;
+  baseline?: string;
+  output: string;
+  source: string;
+}
+
+export async function submitOutput(api: ApiClient, opts: SubmitOptions, io: Pick<RunIo, 'out' | 'err'>): Promise<number> {
+  if (!opts.output.trim()) {
+    io.err(`clusterscope: ${opts.source} is empty; nothing to submit\n`);
+    return 1;
+  }
+  const tool = opts.tool ?? detectTool(opts.output) ?? undefined;
+  // Validate locally first so an unreadable file doesn't leave a failed run behind.
+  let local;
+  try {
+    local = parseOutput(opts.output, tool);
+  } catch (e) {
+    io.err(`clusterscope: ${opts.source}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const { id } = await api.createRun({
+    cluster: opts.cluster,
+    workload: opts.workload,
+    tool: local.tool,
+    labels: Object.keys(opts.labels).length ? opts.labels : undefined,
+    git: opts.git,
+  });
+  try {
+    await api.postOutput(id, opts.output, local.tool);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 422) {
+      // Server could not read it although we could (version skew): send our summary instead.
+      await api.postResults(id, local.summary);
+    } else {
+      await api.finishRun(id, 'failed').catch(() => undefined);
+      throw e;
+    }
+  }
+  await api.finishRun(id, 'succeeded');
+  io.out(`run ${id}: ${local.tool} ${local.workload}, ${local.samples.length} samples, ${local.summary.length} metrics\n`);
+  for (const m of local.summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
+  if (opts.failOnRegression) {
+    const cmp = await api.compare(id, opts.baseline);
+    io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
+    if (cmp.regression) return EXIT_REGRESSION;
+  }
+  return 0;
+}
