@@ -37,7 +37,8 @@ const HOSTILE = [
   '',
 ];
 
-const T0 = Date.UTC(2026, 10, 20, 12, 0, 0, 123);
+// Relative to now: rows older than the TTL would be dropped.
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 2 * 3_600_000 + 123;
 
 function nodeStatus(org: number, i: number, over: Partial<TSample & { kind: 'node_status' }> = {}): TSample {
   return {

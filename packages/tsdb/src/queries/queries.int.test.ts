@@ -1,0 +1,307 @@
+import type { TCgroupUsageSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TTsdb } from '../client';
+import { openTempClickHouse } from '../testing';
+import { createWriter } from '../writer';
+import { getBenchResults, getBenchSamples, insertBenchResults } from './bench';
+import { getCgroupSeries } from './cgroups';
+import { getEnvironment } from './environment';
+import { getNodeEvents } from './events';
+import { getClusterSummaries, getLatestNodes } from './nodes';
+import { getNodeSeries } from './series';
+
+let ch: TTsdb;
+let cleanup: () => Promise<void>;
+
+const STEP = 10_000;
+const STEPS = 720; // 2 h
+// Hour-aligned start two and a half hours ago (inside every TTL, raw resolution by default).
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000;
+const END = T0 + STEPS * STEP;
+const A = 'org-a';
+const B = 'org-b';
+
+function liveness(node: number, k: number): TNodeStatusSample['liveness'] {
+  if (node !== 2) return 'LIVE';
+  if (k >= 100 && k < 110) return 'DRAINING';
+  if (k >= 110 && k < 120) return 'DEAD';
+  return 'LIVE';
+}
+
+function nodeSample(node: number, k: number, base = 0): TNodeStatusSample {
+  const lv = liveness(node, k);
+  return {
+    kind: 'node_status', ts: T0 + k * STEP + node, node_id: node, address: `n${node}`, sql_address: '', locality: '',
+    build: 'v1', started_at: T0, updated_at: T0 + k * STEP, liveness: lv, is_live: lv !== 'DEAD',
+    is_available: lv === 'LIVE', is_draining: lv === 'DRAINING', membership: 'active',
+    replicas: base + 100 + node * 10 + (k % 13), replicas_leaders: 30, replicas_leaseholders: 30 + (k % 5), ranges: 100,
+    ranges_unavailable: lv === 'DEAD' ? 4 : 0, ranges_underreplicated: (k * node) % 7, live_bytes: 1e9 + k,
+    key_bytes: 0, value_bytes: 0, intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 1e12 - k,
+    capacity_used: k, uptime_s: k * 10,
+  }; // prettier-ignore
+}
+
+function cgroupSample(host: number, k: number): TCgroupUsageSample {
+  return {
+    kind: 'cgroup_usage', ts: T0 + k * STEP, host: `host${host}`, node_id: host, cgroup: '/crdb', version: 2,
+    cpu_usage_usec: k * STEP * 1000 * host, cpu_nr_periods: k * 100, cpu_nr_throttled: host === 2 ? k * 20 : 0,
+    cpu_throttled_usec: 0, cpu_quota_usec: 200000, cpu_period_usec: 100000, cpu_weight: null, cpu_shares: null,
+    mem_current: host === 2 ? 950 : 100, mem_max: 1000, mem_swap_current: 0, mem_swap_max: null, mem_anon: 0,
+    mem_file: 0, io: [{ device: '8:0', rbytes: k * 4096, wbytes: k * 8192, rios: k, wios: 2 * k, rbps_max: null,
+    wbps_max: null, riops_max: null, wiops_max: null }], psi: null,
+  }; // prettier-ignore
+}
+
+const nodeSamples: TNodeStatusSample[] = [];
+for (let k = 0; k < STEPS; k++) for (const n of [1, 2, 3]) nodeSamples.push(nodeSample(n, k));
+
+beforeAll(async () => {
+  ({ ch, cleanup } = await openTempClickHouse());
+  const w = createWriter(ch);
+  const cg: TSample[] = [];
+  for (let k = 0; k < STEPS; k++) for (const h of [1, 2]) cg.push(cgroupSample(h, k));
+  const bench: TSample[] = [1, 2, 3].map((i) => ({
+    kind: 'bench_sample', ts: T0 + i * 1000, run_id: 'run-1', elapsed_s: i, values: { tps: 100 * i, p95_ms: 10 / i },
+  })); // prettier-ignore
+  await Promise.all([
+    w.write(A, 'c1', 'a-nodes-1', nodeSamples.slice(0, 1000)),
+    w.write(A, 'c1', 'a-nodes-2', nodeSamples.slice(1000)),
+    w.write(A, 'c1', 'a-cgroups', cg),
+    w.write(A, null, 'a-bench-1', bench),
+    // Org B: same cluster id and node id 1, different values, always LIVE.
+    w.write(B, 'c1', 'b-nodes-1', [nodeSample(1, 5, 5000), nodeSample(1, 6, 5000)]),
+  ]);
+  await w.close();
+});
+afterAll(async () => cleanup());
+
+describe('latest state', () => {
+  it('returns the last sample per node and cluster summaries', async () => {
+    const nodes = await getLatestNodes(ch, A, 'c1');
+    expect(nodes.map((n) => [n.node_id, n.liveness, n.ts])).toEqual([
+      [1, 'LIVE', T0 + (STEPS - 1) * STEP + 1],
+      [2, 'LIVE', T0 + (STEPS - 1) * STEP + 2],
+      [3, 'LIVE', T0 + (STEPS - 1) * STEP + 3],
+    ]);
+    expect(nodes[0]).toMatchObject({ is_live: true, started_at: T0, replicas: 110 + ((STEPS - 1) % 13) });
+    const [s, empty] = await getClusterSummaries(ch, A, ['c1', 'nope'], { now: END, staleAfterMs: 60_000 });
+    expect(s).toMatchObject({
+      cluster_id: 'c1',
+      nodes: 3,
+      live: 3,
+      suspect: 0,
+      dead: 0,
+      stale: 0,
+      by_liveness: { LIVE: 3 },
+    });
+    expect(s.last_ts).toBe(T0 + (STEPS - 1) * STEP + 3);
+    expect(empty).toMatchObject({ cluster_id: 'nope', nodes: 0, last_ts: null });
+  });
+});
+
+describe('tenancy', () => {
+  it('never shows org A rows to org B', async () => {
+    const nodes = await getLatestNodes(ch, B, 'c1');
+    expect(nodes.map((n) => [n.node_id, n.replicas])).toEqual([[1, 5000 + 110 + 6]]);
+    const [s] = await getClusterSummaries(ch, B, ['c1']);
+    expect(s.nodes).toBe(1);
+    const series = await getNodeSeries(ch, {
+      orgId: B,
+      clusterId: 'c1',
+      from: T0,
+      to: END,
+      metrics: ['replicas'],
+    });
+    expect(series.points.map((p) => p.values.replicas)).toEqual([5000 + 115, 5000 + 116]);
+    for (const resolution of ['1m', '1h'] as const) {
+      const r = await getNodeSeries(ch, {
+        orgId: B,
+        clusterId: 'c1',
+        from: T0,
+        to: END,
+        metrics: ['replicas'],
+        resolution,
+      });
+      expect(r.points.every((p) => p.values.replicas! > 5000)).toBe(true);
+    }
+    expect(await getNodeEvents(ch, { orgId: B, clusterId: 'c1', from: T0, to: END })).toEqual([]);
+    expect(await getCgroupSeries(ch, { orgId: B, clusterId: 'c1', from: T0, to: END })).toEqual([]);
+    expect(await getBenchSamples(ch, B, ['run-1'])).toEqual([]);
+    const env = await getEnvironment(ch, { orgId: B, clusterId: 'c1', from: T0, to: END });
+    // B's own node reported 6 under-replicated ranges; A's dead node, unavailable ranges and cgroups stay invisible.
+    expect(env).toMatchObject({
+      reasons: ['up to 6 under-replicated ranges'],
+      nodes_not_live: [],
+      max_ranges_unavailable: 0,
+    });
+    expect([env.cgroups_throttled, env.max_throttled_ratio]).toEqual([[], null]);
+  });
+});
+
+describe('events', () => {
+  it('derives LIVE -> DRAINING -> DEAD -> LIVE', async () => {
+    const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', from: T0, to: END });
+    expect(ev).toEqual([
+      { ts: T0 + 100 * STEP + 2, node_id: 2, from: 'LIVE', to: 'DRAINING' },
+      { ts: T0 + 110 * STEP + 2, node_id: 2, from: 'DRAINING', to: 'DEAD' },
+      { ts: T0 + 120 * STEP + 2, node_id: 2, from: 'DEAD', to: 'LIVE' },
+    ]);
+  });
+  it('sees a change at the window start through the lookback', async () => {
+    const from = T0 + 110 * STEP;
+    const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', nodeId: 2, from, to: from + 60_000 });
+    expect(ev).toEqual([{ ts: from + 2, node_id: 2, from: 'DRAINING', to: 'DEAD' }]);
+  });
+});
+
+/** Expected bucket aggregates computed in JS from the inserted samples. */
+function expectedBuckets(bucket: number) {
+  const m = new Map<string, TNodeStatusSample[]>();
+  for (const s of nodeSamples) {
+    const key = `${s.node_id}@${Math.floor(s.ts / bucket) * bucket}`;
+    m.set(key, [...(m.get(key) ?? []), s]);
+  }
+  return [...m.entries()]
+    .map(([key, xs]) => {
+      const [node, ts] = key.split('@').map(Number);
+      return {
+        ts, node_id: node,
+        values: {
+          ranges_underreplicated: Math.max(...xs.map((x) => x.ranges_underreplicated)),
+          ranges_unavailable: Math.max(...xs.map((x) => x.ranges_unavailable)),
+          replicas: xs.reduce((a, x) => a + x.replicas, 0) / xs.length,
+          capacity_available: Math.min(...xs.map((x) => x.capacity_available)),
+          not_live: xs.filter((x) => x.liveness !== 'LIVE').length / xs.length,
+        },
+      }; // prettier-ignore
+    })
+    .sort((a, b) => a.node_id - b.node_id || a.ts - b.ts);
+}
+
+describe('rollups', () => {
+  const metrics = [
+    'ranges_underreplicated',
+    'ranges_unavailable',
+    'replicas',
+    'capacity_available',
+    'not_live',
+  ] as const;
+  for (const [resolution, bucket] of [
+    ['1m', 60_000],
+    ['1h', 3_600_000],
+  ] as const) {
+    it(`${resolution} rollup fed by the MV equals aggregates of the raw samples`, async () => {
+      const got = await getNodeSeries(ch, {
+        orgId: A,
+        clusterId: 'c1',
+        from: T0,
+        to: END,
+        metrics,
+        resolution,
+      });
+      expect(got.resolution).toBe(resolution);
+      const want = expectedBuckets(bucket);
+      expect(got.points.length).toBe(want.length);
+      got.points.forEach((p, i) => {
+        expect([p.ts, p.node_id]).toEqual([want[i].ts, want[i].node_id]);
+        for (const m of metrics) expect(p.values[m], `${m} @ ${p.ts}`).toBeCloseTo(want[i].values[m], 9);
+      });
+    });
+  }
+
+  it('raw series returns every sample of one node', async () => {
+    const got = await getNodeSeries(ch, {
+      orgId: A,
+      clusterId: 'c1',
+      nodeId: 3,
+      from: T0,
+      to: END,
+      metrics: ['replicas'],
+    });
+    expect(got.resolution).toBe('raw');
+    expect(got.points).toHaveLength(STEPS);
+    expect(got.points[5]).toEqual({ ts: T0 + 5 * STEP + 3, node_id: 3, values: { replicas: 130 + 5 } });
+  });
+
+  it('rejects unknown metrics and bad windows', async () => {
+    await expect(
+      getNodeSeries(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, metrics: ['nope' as 'replicas'] }),
+    ).rejects.toThrow(/unknown metric "nope"/);
+    await expect(
+      getNodeSeries(ch, { orgId: A, clusterId: 'c1', from: END, to: T0, metrics: ['replicas'] }),
+    ).rejects.toThrow(/must be after from/);
+  });
+});
+
+describe('cgroups', () => {
+  for (const resolution of ['raw', '1m', '1h'] as const) {
+    it(`derives cores, throttling and io rates (${resolution})`, async () => {
+      const pts = await getCgroupSeries(ch, {
+        orgId: A,
+        clusterId: 'c1',
+        host: 'host2',
+        from: T0,
+        to: END,
+        resolution,
+      });
+      expect(pts.length).toBeGreaterThan(1);
+      const later = pts.slice(1);
+      for (const p of later) {
+        expect(p.cpu_cores).toBeCloseTo(2, 6);
+        expect(p.throttled_ratio).toBeCloseTo(0.2, 6);
+        expect(p.io_read_bps).toBeCloseTo(409.6, 6);
+        expect(p).toMatchObject({
+          host: 'host2',
+          cgroup: '/crdb',
+          node_id: 2,
+          cpu_limit_cores: 2,
+          mem_current: 950,
+          mem_max: 1000,
+        });
+      }
+    });
+  }
+});
+
+describe('environment', () => {
+  it('flags a window with a draining node, unavailable ranges, throttling and memory near its limit', async () => {
+    for (const resolution of ['raw', '1m'] as const) {
+      const env = await getEnvironment(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, resolution });
+      expect(env.healthy).toBe(false);
+      expect(env.nodes_not_live.map((n) => [n.node_id, n.states, n.not_live_samples])).toEqual([
+        [2, ['DEAD', 'DRAINING'], 20],
+      ]);
+      expect(env.max_ranges_unavailable).toBe(4);
+      expect(env.cgroups_throttled.map((c) => c.host)).toEqual(['host2']);
+      expect(env.cgroups_near_memory_limit.map((c) => c.host)).toEqual(['host2']);
+      expect(env.reasons).toContain('node 2 was DEAD/DRAINING');
+    }
+  });
+});
+
+describe('bench', () => {
+  it('reads interval samples and stores/replaces summary results', async () => {
+    const s = await getBenchSamples(ch, A, ['run-1'], { metrics: ['tps'] });
+    expect(s.map((x) => [x.elapsed_s, x.value])).toEqual([[1, 100], [2, 200], [3, 300]]); // prettier-ignore
+    await insertBenchResults(ch, A, 'run-1', [
+      { metric: 'tps', value: 200, unit: 'tx/s', direction: 'higher' },
+      { metric: 'p95_ms', value: 5, unit: 'ms', direction: 'lower' },
+    ], T0); // prettier-ignore
+    await insertBenchResults(
+      ch,
+      A,
+      'run-1',
+      [{ metric: 'tps', value: 250, unit: 'tx/s', direction: 'higher' }],
+      T0 + 1,
+    );
+    const r = await getBenchResults(ch, A, ['run-1']);
+    expect(r.map((x) => [x.metric, x.value, x.direction])).toEqual([
+      ['p95_ms', 5, 'lower'],
+      ['tps', 250, 'higher'],
+    ]);
+    expect(await getBenchResults(ch, B, ['run-1'])).toEqual([]);
+    await expect(
+      insertBenchResults(ch, A, 'run-1', [{ metric: 'x', value: Number.NaN, unit: '', direction: 'higher' }]),
+    ).rejects.toThrow(/results\[0\]\.value must be a finite number/);
+  });
+});
