@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { compareSamples } from './compare-samples';
+import { chooseBlockSize, getBlockMeans, getLag1Autocorrelation } from './describe';
+import { createRng, drawAr1, drawNormal } from './prng';
+
+const FAST = { resamples: 400 };
+
+describe('compareSamples', () => {
+  it('keeps false regressions ≤ 5% on A/A pairs of autocorrelated samples', () => {
+    const rng = createRng(11);
+    let regressions = 0;
+    const pairs = 200;
+    for (let i = 0; i < pairs; i++) {
+      const a = drawAr1(rng, 60, 1000, 40, 0.7);
+      const b = drawAr1(rng, 60, 1000, 40, 0.7);
+      if (compareSamples(a, b, 'higher', { ...FAST, seed: i }).verdict === 'regression') regressions++;
+    }
+    expect(regressions / pairs).toBeLessThanOrEqual(0.05);
+  });
+
+  it('detects ≥ 95% of 15% slowdowns in autocorrelated samples', () => {
+    const rng = createRng(12);
+    let detected = 0;
+    const pairs = 200;
+    for (let i = 0; i < pairs; i++) {
+      const a = drawAr1(rng, 30, 1000, 60, 0.7);
+      const b = drawAr1(rng, 30, 850, 60, 0.7);
+      if (compareSamples(a, b, 'higher', { ...FAST, seed: i }).verdict === 'regression') detected++;
+    }
+    expect(detected / pairs).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('uses block means for autocorrelated samples', () => {
+    const rng = createRng(13);
+    const a = drawAr1(rng, 100, 50, 5, 0.8);
+    expect(getLag1Autocorrelation(a)).toBeGreaterThan(0.6);
+    expect(chooseBlockSize(a, a)).toBeGreaterThanOrEqual(8);
+    const iid = Array.from({ length: 100 }, () => drawNormal(rng));
+    expect(chooseBlockSize(iid, iid)).toBe(1);
+    expect(getBlockMeans([1, 2, 3, 4, 5, 6, 7], 3)).toEqual([2, 5]);
+  });
+
+  it('respects the metric direction', () => {
+    const rng = createRng(14);
+    const base = Array.from({ length: 30 }, () => 10 + drawNormal(rng) * 0.3);
+    const slower = Array.from({ length: 30 }, () => 12 + drawNormal(rng) * 0.3);
+    const lat = compareSamples(base, slower, 'lower', FAST);
+    expect(lat.verdict).toBe('regression');
+    expect(lat.change_pct).toBeCloseTo(20, -0.5);
+    expect(compareSamples(base, slower, 'higher', FAST).verdict).toBe('improvement');
+    expect(compareSamples(slower, base, 'lower', FAST).verdict).toBe('improvement');
+  });
+
+  it('reports means, change and a bootstrap CI containing the true change', () => {
+    const rng = createRng(15);
+    const a = Array.from({ length: 200 }, () => 100 + drawNormal(rng) * 5);
+    const b = Array.from({ length: 200 }, () => 110 + drawNormal(rng) * 5);
+    const r = compareSamples(a, b, 'higher', { seed: 3 });
+    expect(r.mean_a).toBeCloseTo(100, 0);
+    expect(r.mean_b).toBeCloseTo(110, 0);
+    expect(r.change_pct).toBeGreaterThan(9);
+    expect(r.change_pct).toBeLessThan(11);
+    const [lo, hi] = r.ci95 ?? [NaN, NaN];
+    expect(lo).toBeLessThan(10);
+    expect(hi).toBeGreaterThan(10);
+    expect(hi - lo).toBeLessThan(3);
+    expect(r.test).toBe('welch');
+    expect(r.p_value).toBeLessThan(1e-10);
+    expect(r.verdict).toBe('improvement');
+    // Seeded: the same inputs give the same CI.
+    expect(compareSamples(a, b, 'higher', { seed: 3 }).ci95).toEqual(r.ci95);
+  });
+
+  it('switches to Mann-Whitney for heavy-tailed samples', () => {
+    const rng = createRng(16);
+    const spiky = () => Array.from({ length: 40 }, () => Math.exp(drawNormal(rng) * 1.2) * 10);
+    const r = compareSamples(spiky(), spiky(), 'lower', FAST);
+    expect(r.test).toBe('mann-whitney');
+    expect(r.p_value).toBe(r.p_mann_whitney);
+  });
+
+  it('calls a significant but tiny change noise', () => {
+    const rng = createRng(17);
+    const a = Array.from({ length: 500 }, () => 1000 + drawNormal(rng));
+    const b = Array.from({ length: 500 }, () => 990 + drawNormal(rng));
+    const r = compareSamples(a, b, 'higher', FAST);
+    expect(r.p_value).toBeLessThan(1e-6);
+    expect(r.verdict).toBe('noise');
+    expect(r.reason).toMatch(/minimum effect/);
+    expect(compareSamples(a, b, 'higher', { ...FAST, minEffectPct: 0.5 }).verdict).toBe('regression');
+  });
+
+  it('handles too few, constant and zero-baseline samples', () => {
+    expect(compareSamples([1, 2], [3, 4, 5], 'higher')).toMatchObject({
+      test: 'none',
+      verdict: 'noise',
+      p_value: null,
+    });
+    expect(compareSamples([5, 5, 5, 5], [5, 5, 5, 5], 'higher', FAST)).toMatchObject({
+      verdict: 'noise',
+      p_value: 1,
+      change_pct: 0,
+    });
+    expect(compareSamples([5, 5, 5, 5], [4, 4, 4, 4], 'higher', FAST)).toMatchObject({
+      verdict: 'regression',
+      change_pct: -20,
+    });
+    const errs = compareSamples([0, 0, 0, 0, 0, 0], [3, 4, 2, 5, 3, 4], 'lower', FAST);
+    expect(errs.change_pct).toBeNull();
+    expect(errs.verdict).toBe('regression');
+    expect(compareSamples([1, 2, NaN, 3], [1, 2, 3, Infinity], 'higher', FAST).n_a).toBe(3);
+  });
+});

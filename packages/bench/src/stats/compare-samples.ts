@@ -1,0 +1,140 @@
+import type { TDirection } from '@clusterscope/schema';
+import { mean, sampleKurtosis, sampleSkewness } from 'simple-statistics';
+import { getBootstrapChangeCi } from './bootstrap';
+import { chooseBlockSize, getBlockMeans } from './describe';
+import { createRng } from './prng';
+import { getMannWhitneyPValue, getWelchPValue } from './tests';
+
+export type TVerdict = 'improvement' | 'regression' | 'noise';
+export type TTestName = 'welch' | 'mann-whitney' | 'none';
+
+export type TCompareOptions = {
+  /** Significance level of the test (default 0.05). */
+  alpha?: number;
+  /** Smallest |% change| that can be a regression or improvement (default 5). */
+  minEffectPct?: number;
+  /** Bootstrap resamples for the CI (default 2000). */
+  resamples?: number;
+  /** PRNG seed of the bootstrap (default 1). */
+  seed?: number;
+  /** Block length for autocorrelated samples; default from the lag-1 autocorrelation. */
+  blockSize?: number;
+};
+
+export type TCompareResult = {
+  n_a: number;
+  n_b: number;
+  mean_a: number;
+  mean_b: number;
+  /** (mean_b − mean_a) / |mean_a| · 100; null when mean_a is 0. */
+  change_pct: number | null;
+  /** Bootstrap 95% CI of change_pct. */
+  ci95: [number, number] | null;
+  /** p-value of `test`. */
+  p_value: number | null;
+  test: TTestName;
+  p_welch: number | null;
+  p_mann_whitney: number | null;
+  /** Samples averaged per block before testing (1 = none). */
+  block_size: number;
+  verdict: TVerdict;
+  reason: string;
+};
+
+const DEFAULTS = { alpha: 0.05, minEffectPct: 5, resamples: 2000, seed: 1 };
+
+function isRoughlyNormal(xs: number[]): boolean {
+  if (xs.length < 8) return true; // too few to judge; Welch is the more powerful choice here.
+  return Math.abs(sampleSkewness(xs)) <= 1 && Math.abs(sampleKurtosis(xs)) <= 3;
+}
+
+function directionalVerdict(change: number, direction: TDirection): TVerdict {
+  const better = direction === 'higher' ? change > 0 : change < 0;
+  return better ? 'improvement' : 'regression';
+}
+
+/**
+ * Compares interval samples of run A (baseline) and run B for one metric.
+ *
+ * Interval samples are autocorrelated, so the tests run on block means (block length from the
+ * lag-1 autocorrelation) and the CI comes from a moving-block bootstrap. The test is Welch's t on
+ * the block means, or Mann-Whitney U when they look non-normal (|skew| > 1 or |excess kurtosis| > 3,
+ * judged from 8 blocks up). Verdict: regression or improvement only when p < alpha, the CI
+ * excludes 0 and |change| ≥ minEffectPct; otherwise noise.
+ */
+export function compareSamples(
+  a: number[],
+  b: number[],
+  direction: TDirection,
+  opts: TCompareOptions = {},
+): TCompareResult {
+  const o = { ...DEFAULTS, ...opts };
+  const xa = a.filter(Number.isFinite);
+  const xb = b.filter(Number.isFinite);
+  const mean_a = xa.length ? mean(xa) : NaN;
+  const mean_b = xb.length ? mean(xb) : NaN;
+  const base = {
+    n_a: xa.length,
+    n_b: xb.length,
+    mean_a: Number.isFinite(mean_a) ? mean_a : 0,
+    mean_b: Number.isFinite(mean_b) ? mean_b : 0,
+  };
+  const change_pct =
+    mean_a !== 0 && Number.isFinite(mean_a) && Number.isFinite(mean_b)
+      ? ((mean_b - mean_a) / Math.abs(mean_a)) * 100
+      : null;
+  if (xa.length < 3 || xb.length < 3) {
+    return {
+      ...base,
+      change_pct,
+      ci95: null,
+      p_value: null,
+      test: 'none',
+      p_welch: null,
+      p_mann_whitney: null,
+      block_size: 1,
+      verdict: 'noise',
+      reason: 'fewer than 3 samples in a run',
+    };
+  }
+  const block = Math.max(1, Math.floor(opts.blockSize ?? chooseBlockSize(xa, xb)));
+  const ba = getBlockMeans(xa, block);
+  const bb = getBlockMeans(xb, block);
+  const p_welch = ba.length >= 2 && bb.length >= 2 ? getWelchPValue(ba, bb) : null;
+  const p_mann_whitney = getMannWhitneyPValue(ba, bb);
+  const test: TTestName =
+    p_welch !== null && isRoughlyNormal(ba) && isRoughlyNormal(bb) ? 'welch' : 'mann-whitney';
+  const p_value = test === 'welch' ? p_welch : p_mann_whitney;
+  const ci95 = getBootstrapChangeCi(xa, xb, { block, resamples: o.resamples, rng: createRng(o.seed) });
+
+  let verdict: TVerdict = 'noise';
+  let reason: string;
+  const significant = p_value !== null && p_value < o.alpha;
+  if (change_pct === null) {
+    // Baseline mean 0 (e.g. errors/s): no relative change, decide on the test alone.
+    verdict = significant ? directionalVerdict(mean_b - mean_a, direction) : 'noise';
+    reason = significant
+      ? `baseline mean is 0 and p=${p_value?.toPrecision(3)} < ${o.alpha}`
+      : 'baseline mean is 0 and the difference is not significant';
+  } else if (!significant) reason = `p=${p_value?.toPrecision(3)} ≥ ${o.alpha}`;
+  else if (ci95 && ci95[0] <= 0 && ci95[1] >= 0)
+    reason = `95% CI [${ci95[0].toFixed(2)}, ${ci95[1].toFixed(2)}]% includes 0`;
+  else if (Math.abs(change_pct) < o.minEffectPct)
+    reason = `|change| ${Math.abs(change_pct).toFixed(2)}% < ${o.minEffectPct}% minimum effect`;
+  else {
+    verdict = directionalVerdict(change_pct, direction);
+    reason = `${change_pct.toFixed(2)}% (p=${p_value?.toPrecision(3)}, ${test}, CI excludes 0)`;
+  }
+  return {
+    ...base,
+    change_pct,
+    ci95,
+    p_value,
+    test,
+    p_welch,
+    p_mann_whitney,
+    block_size: block,
+    verdict,
+    reason,
+  };
+}
