@@ -73,10 +73,17 @@ async function run(db: TDb, argv: string[]) {
         .filter(Boolean),
       expiresInDays: values['expires-days'] ? Number(values['expires-days']) : null,
     });
-    if (!input.success) throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
+    if (!input.success)
+      throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
     let clusterId: string | null = null;
     if (values.cluster) {
-      const sys = { kind: 'user', userId: 'admin-cli', orgId: org.id, orgSlug: org.slug, role: 'owner' } as const;
+      const sys = {
+        kind: 'user',
+        userId: 'admin-cli',
+        orgId: org.id,
+        orgSlug: org.slug,
+        role: 'owner',
+      } as const;
       clusterId = (await resolveCluster(deps, sys, values.cluster)).id;
     }
     const t = await createToken(deps, org.id, { ...input.data, clusterId });
@@ -86,7 +93,8 @@ async function run(db: TDb, argv: string[]) {
   }
   if (group === 'org' && action === 'create') {
     const input = ZOrgCreate.safeParse({ name: need(values.name, 'name'), slug: need(values.slug, 'slug') });
-    if (!input.success) throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
+    if (!input.success)
+      throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
     let ownerId: string | undefined;
     if (values.owner) {
       const u = await findUserByEmail(db, values.owner);

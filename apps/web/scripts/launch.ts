@@ -94,12 +94,26 @@ async function main() {
   };
   const webDir = path.join(REPO_ROOT, 'apps/web');
   const child = dev
-    ? spawn(process.execPath, [path.join(webDir, 'node_modules/vite/bin/vite.js'), 'dev', '--port', String(env.PORT), '--strictPort'], {
+    ? spawn(
+        process.execPath,
+        [
+          path.join(webDir, 'node_modules/vite/bin/vite.js'),
+          'dev',
+          '--port',
+          String(env.PORT),
+          '--strictPort',
+        ],
+        {
+          cwd: webDir,
+          env: childEnv,
+          stdio: 'inherit',
+        },
+      )
+    : spawn(process.execPath, [path.join(webDir, 'build/index.js')], {
         cwd: webDir,
         env: childEnv,
         stdio: 'inherit',
-      })
-    : spawn(process.execPath, [path.join(webDir, 'build/index.js')], { cwd: webDir, env: childEnv, stdio: 'inherit' });
+      });
 
   let signalled = false;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {

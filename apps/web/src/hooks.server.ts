@@ -19,7 +19,8 @@ export const handle: Handle = async ({ event, resolve }) => {
   event.locals.user = null;
   if (!event.url.pathname.startsWith('/api/v1') || event.request.headers.has('cookie')) {
     const session = await auth.api.getSession({ headers: event.request.headers }).catch(() => null);
-    if (session) event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
+    if (session)
+      event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
   }
   return svelteKitHandler({ event, resolve, auth, building });
 };

@@ -58,7 +58,9 @@ const errors = t.middleware(async ({ next, path }) => {
   const cause = res.error.cause;
   if (cause instanceof AppError) return { ...res, error: toTRPCError(cause) };
   if (res.error.code === 'INTERNAL_SERVER_ERROR')
-    console.error(JSON.stringify({ level: 'error', msg: 'procedure failed', path, err: String(cause ?? res.error) }));
+    console.error(
+      JSON.stringify({ level: 'error', msg: 'procedure failed', path, err: String(cause ?? res.error) }),
+    );
   return res;
 });
 

@@ -6,3 +6,4 @@ export * from './repos/agents';
 export * from './repos/audit';
 export { Prisma } from './generated/prisma/client';
 export type { RunStatus } from './generated/prisma/client';
+export * from './live';

@@ -45,7 +45,8 @@ export function assertCan(caller: TCaller, permission: TPermission): void {
     const need = Object.entries(permission)
       .map(([r, a]) => `${r}:${(a as string[]).join('|')}`)
       .join(', ');
-    const who = caller.kind === 'user' ? `role '${caller.role}'` : `token scopes [${caller.scopes.join(', ')}]`;
+    const who =
+      caller.kind === 'user' ? `role '${caller.role}'` : `token scopes [${caller.scopes.join(', ')}]`;
     throw new AppError('FORBIDDEN', `${who} cannot ${need}`);
   }
 }

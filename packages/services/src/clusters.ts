@@ -35,7 +35,8 @@ export async function getClusterById(deps: TDeps, caller: TCaller, id: string) {
 /** Accepts a cluster id or name (CI and agents usually know the name). */
 export async function resolveCluster(deps: TDeps, caller: TCaller, idOrName: string) {
   const c =
-    (await getCluster(deps.db, caller.orgId, idOrName)) ?? (await findClusterByName(deps.db, caller.orgId, idOrName));
+    (await getCluster(deps.db, caller.orgId, idOrName)) ??
+    (await findClusterByName(deps.db, caller.orgId, idOrName));
   if (!c || (caller.kind === 'token' && caller.clusterId && caller.clusterId !== c.id))
     throw notFound(`cluster '${idOrName}'`);
   return c;

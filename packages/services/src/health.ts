@@ -10,7 +10,10 @@ export interface THealth {
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string) =>
-  Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} timed out after ${ms} ms`)), ms))]);
+  Promise.race([
+    p,
+    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} timed out after ${ms} ms`)), ms)),
+  ]);
 
 /** Probes both stores; each failure names its dependency. */
 export async function checkHealth(deps: TDeps, version: string): Promise<THealth> {
@@ -22,5 +25,10 @@ export async function checkHealth(deps: TDeps, version: string): Promise<THealth
     r.status === 'fulfilled' ? 'ok' : `down: ${(r.reason as Error)?.message ?? String(r.reason)}`;
   const postgres = state(pg);
   const clickhouse = state(ch);
-  return { status: postgres === 'ok' && clickhouse === 'ok' ? 'ok' : 'degraded', postgres, clickhouse, version };
+  return {
+    status: postgres === 'ok' && clickhouse === 'ok' ? 'ok' : 'degraded',
+    postgres,
+    clickhouse,
+    version,
+  };
 }

@@ -21,7 +21,8 @@ import { roleCan } from './permissions';
 export const ZOrgCreate = z.object({ name: z.string().trim().min(1).max(100), slug: ZSlug });
 
 export async function createOrg(deps: TDeps, input: z.infer<typeof ZOrgCreate>, ownerUserId?: string) {
-  if (await findOrgBySlug(deps.db, input.slug)) throw new AppError('CONFLICT', `organization '${input.slug}' exists`);
+  if (await findOrgBySlug(deps.db, input.slug))
+    throw new AppError('CONFLICT', `organization '${input.slug}' exists`);
   const org = await createOrganization(deps.db, input);
   if (ownerUserId) await addMember(deps.db, org.id, ownerUserId, 'owner');
   return org;
@@ -36,7 +37,13 @@ export async function resolveUserCaller(deps: TDeps, userId: string, orgSlug: st
   const org = await findOrgBySlug(deps.db, orgSlug);
   const m = org && (await findMembership(deps.db, org.id, userId));
   if (!org || !m) throw notFound(`organization '${orgSlug}'`);
-  return { kind: 'user', userId, orgId: org.id, orgSlug: org.slug, role: ZRole.catch('viewer').parse(m.role) };
+  return {
+    kind: 'user',
+    userId,
+    orgId: org.id,
+    orgSlug: org.slug,
+    role: ZRole.catch('viewer').parse(m.role),
+  };
 }
 
 export async function getMembers(deps: TDeps, caller: TCaller) {

@@ -8,7 +8,10 @@ export const DEMO_ORG = { name: 'Demo', slug: 'demo' };
 export const DEMO_ADMIN_EMAIL = 'admin@clusterscope.local';
 
 /** Seeds the demo org and its admin once; returns the generated login on first call, null afterwards. */
-export async function seedDemo(deps: TDeps, auth: TAuth): Promise<{ email: string; password: string } | null> {
+export async function seedDemo(
+  deps: TDeps,
+  auth: TAuth,
+): Promise<{ email: string; password: string } | null> {
   let org = await findOrgBySlug(deps.db, DEMO_ORG.slug);
   org ??= await createOrg(deps, DEMO_ORG);
   if (await findUserByEmail(deps.db, DEMO_ADMIN_EMAIL)) return null;

@@ -84,12 +84,16 @@ export async function revokeToken(deps: TDeps, caller: TCaller, id: string) {
 const touched = new Map<string, number>();
 
 /** Resolves a bearer token to a caller, or throws UNAUTHORIZED with the reason. */
-export async function authenticateToken(deps: TDeps, raw: string): Promise<Extract<TCaller, { kind: 'token' }>> {
+export async function authenticateToken(
+  deps: TDeps,
+  raw: string,
+): Promise<Extract<TCaller, { kind: 'token' }>> {
   if (!raw.startsWith(PREFIX)) throw new AppError('UNAUTHORIZED', 'malformed API token');
   const row = await findApiTokenByHash(deps.db, hashToken(raw));
   if (!row) throw new AppError('UNAUTHORIZED', 'unknown API token');
   if (row.revokedAt) throw new AppError('UNAUTHORIZED', 'API token has been revoked');
-  if (row.expiresAt && row.expiresAt < new Date()) throw new AppError('UNAUTHORIZED', 'API token has expired');
+  if (row.expiresAt && row.expiresAt < new Date())
+    throw new AppError('UNAUTHORIZED', 'API token has expired');
   const now = Date.now();
   // lastUsedAt at most once a minute per token: the ingest hot path must not write Postgres per request.
   if ((touched.get(row.id) ?? 0) < now - 60_000) {

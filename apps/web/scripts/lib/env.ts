@@ -28,7 +28,8 @@ export type TLaunchEnv = z.infer<typeof ZLaunchEnv>;
 export function readLaunchEnv(): TLaunchEnv {
   const res = ZLaunchEnv.safeParse(process.env);
   if (!res.success) {
-    for (const i of res.error.issues) console.error(`clusterscope: invalid ${i.path.join('.')}: ${i.message}`);
+    for (const i of res.error.issues)
+      console.error(`clusterscope: invalid ${i.path.join('.')}: ${i.message}`);
     process.exit(2);
   }
   return { ...res.data, DATA_DIR: path.resolve(res.data.DATA_DIR) };

@@ -33,7 +33,10 @@ export async function probePostgres(url: string): Promise<void> {
 }
 
 /** DATABASE_URL when set, else the embedded server under DATA_DIR/postgres. */
-export async function openPostgres(env: TLaunchEnv, opts: { requireInitialised?: boolean } = {}): Promise<TPg> {
+export async function openPostgres(
+  env: TLaunchEnv,
+  opts: { requireInitialised?: boolean } = {},
+): Promise<TPg> {
   if (env.DATABASE_URL) {
     await probePostgres(env.DATABASE_URL);
     return { url: env.DATABASE_URL, embedded: null, stop: async () => undefined };

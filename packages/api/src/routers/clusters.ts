@@ -25,7 +25,9 @@ export const clustersRouter = router({
     .output(z.array(ZCluster))
     .query(({ ctx }) => findClusters(ctx.deps, ctx.caller)),
   get: orgProcedure
-    .meta({ openapi: { method: 'GET', path: '/clusters/{id}', tags: ['clusters'], summary: 'Get a cluster' } })
+    .meta({
+      openapi: { method: 'GET', path: '/clusters/{id}', tags: ['clusters'], summary: 'Get a cluster' },
+    })
     .input(z.object({ id: z.string().min(1) }))
     .output(ZCluster)
     .query(({ ctx, input }) => getClusterById(ctx.deps, ctx.caller, input.id)),

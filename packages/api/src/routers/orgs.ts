@@ -19,7 +19,9 @@ export const orgsRouter = router({
     role: ctx.caller.kind === 'user' ? ctx.caller.role : null,
   })),
   members: orgProcedure.query(({ ctx }) => getMembers(ctx.deps, ctx.caller)),
-  addMember: orgProcedure.input(ZMemberAdd).mutation(({ ctx, input }) => addMemberByEmail(ctx.deps, ctx.caller, input)),
+  addMember: orgProcedure
+    .input(ZMemberAdd)
+    .mutation(({ ctx, input }) => addMemberByEmail(ctx.deps, ctx.caller, input)),
   setRole: orgProcedure
     .input(z.object({ memberId: z.string().min(1), role: ZRole }))
     .mutation(({ ctx, input }) => setMemberRole(ctx.deps, ctx.caller, input.memberId, input.role)),

@@ -18,7 +18,7 @@ export function getServer(): Promise<TServer> {
     const env = getEnv();
     const db = createDb(env.DATABASE_URL);
     const ch = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
-    await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER });
+    await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
     const deps: TDeps = { db, ch };
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,

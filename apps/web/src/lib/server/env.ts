@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 const bool = z
@@ -11,10 +12,16 @@ const ZEnv = z.object({
   CLICKHOUSE_URL: z.string().url().optional(),
   CLICKHOUSE_PATH: z.string().default('.data/clickhouse'),
   CLICKHOUSE_CLUSTER: z.string().optional(),
+  /** Numbered SQL files; the server runs from apps/web (or its build), so resolve from the repo. */
+  CLICKHOUSE_MIGRATIONS_DIR: z.string().default(path.resolve('../../packages/tsdb/migrations')),
   BETTER_AUTH_SECRET: z.string().min(16).default('dev-secret-change-me-please-0123456789'),
   ORIGIN: z.string().url().default('http://127.0.0.1:3000'),
   DEMO: bool,
-  INGEST_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  INGEST_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   INGEST_RATE_PER_S: z.coerce.number().positive().default(50),
   APP_VERSION: z.string().default('0.1.0'),
   NODE_ENV: z.string().default('production'),

@@ -3,7 +3,8 @@ import { getCaller, load as call } from '$lib/server/caller';
 import type { LayoutServerLoad } from './$types';
 
 export const load: LayoutServerLoad = async (event) => {
-  if (!event.locals.user) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+  if (!event.locals.user)
+    redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
   const api = await getCaller(event, event.params.org);
   const [org, orgs] = await call(() => Promise.all([api.orgs.current(), api.orgs.mine()]));
   return { org, orgs };

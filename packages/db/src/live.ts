@@ -1,0 +1,81 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+
+/** A change notice fanned out to open dashboards; pages refetch what it names. */
+export interface TLiveEvent {
+  orgId: string;
+  /** e.g. 'samples', 'run', 'alert' */
+  topic: string;
+  clusterId?: string | null;
+  runId?: string | null;
+  kinds?: string[];
+  ts: number;
+}
+
+const CHANNEL = 'clusterscope_live';
+
+/**
+ * Cross-instance fan-out over Postgres LISTEN/NOTIFY: every web instance LISTENs on one connection and
+ * re-emits locally; publishing is a NOTIFY (payloads stay small: pages refetch).
+ */
+export function createLiveBus(url: string) {
+  const local = new EventEmitter();
+  local.setMaxListeners(0);
+  let listener: pg.Client | null = null;
+  let closed = false;
+  let connecting: Promise<void> | null = null;
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined);
+
+  async function listen(): Promise<void> {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: url });
+    c.on('error', () => undefined);
+    c.on('notification', (m) => {
+      if (m.channel !== CHANNEL || !m.payload) return;
+      try {
+        const e = JSON.parse(m.payload) as TLiveEvent;
+        local.emit(e.orgId, e);
+      } catch {
+        /* foreign payload */
+      }
+    });
+    c.on('end', () => {
+      listener = null;
+      // Reconnect after a Postgres restart; notices in between are lost (pages also poll slowly).
+      if (!closed) setTimeout(() => void ensure(), 1000);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${CHANNEL}`);
+    listener = c;
+  }
+
+  function ensure(): Promise<void> {
+    if (listener || closed) return Promise.resolve();
+    connecting ??= listen()
+      .catch(() => {
+        if (!closed) setTimeout(() => void ensure(), 1000);
+      })
+      .finally(() => (connecting = null));
+    return connecting;
+  }
+
+  return {
+    async publish(e: Omit<TLiveEvent, 'ts'>): Promise<void> {
+      const payload = JSON.stringify({ ...e, ts: Date.now() });
+      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+    },
+    /** Subscribes to one org's events; returns the unsubscribe function. */
+    async subscribe(orgId: string, fn: (e: TLiveEvent) => void): Promise<() => void> {
+      await ensure();
+      local.on(orgId, fn);
+      return () => local.off(orgId, fn);
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await listener?.end().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+export type TLiveBus = ReturnType<typeof createLiveBus>;
