@@ -3,7 +3,16 @@ import { ZParseResult, type TTool, TOOLS } from '@clusterscope/schema';
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../errors';
 import { readFixture } from './fixture.test-helper';
+import { parseCockroachWorkload } from './cockroach';
+import { parseFio } from './fio';
+import { parseHey } from './hey';
 import { detectTool, parseOutput } from './parse-output';
+import { parsePgbench } from './pgbench';
+import { parseSysbench } from './sysbench';
+import { parseWrk } from './wrk';
+
+// The raw parsers, without parseOutput's safety net that turns any other error into a ParseError.
+const RAW_PARSERS = [parseSysbench, parseCockroachWorkload, parsePgbench, parseFio, parseWrk, parseHey];
 
 const FIXTURES: [string, TTool, boolean][] = [
   ['cockroach_workload_bank.txt', 'cockroach-workload', false],
@@ -32,6 +41,11 @@ const FIXTURES: [string, TTool, boolean][] = [
   ['truncated_wrk_latency.txt', 'wrk', true],
   ['truncated_hey.txt', 'hey', true],
 ];
+
+function expectOnlyParseErrors(text: string, tool: TTool | undefined): void {
+  expectOnlyParseError(() => parseOutput(text, tool));
+  for (const parse of RAW_PARSERS) expectOnlyParseError(() => parse(text));
+}
 
 function expectOnlyParseError(fn: () => unknown): void {
   try {
@@ -94,17 +108,17 @@ describe('detectTool and parseOutput', () => {
     expect(() => parseOutput('{"fio version": "fio-3.33", "jobs": []}')).toThrow(ParseError);
   });
 
-  it('returns a result or throws ParseError for random text (property)', () => {
+  it('parsers return a result or throw ParseError for random text (property)', () => {
     const tool = fc.option(fc.constantFrom(...TOOLS), { nil: undefined });
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), tool, (s, t) => {
-        expectOnlyParseError(() => parseOutput(s, t));
+        expectOnlyParseErrors(s, t);
       }),
-      { numRuns: 3000, seed: 42 },
+      { numRuns: 2000, seed: 42 },
     );
   });
 
-  it('returns a result or throws ParseError for mutated fixtures (property)', () => {
+  it('parsers return a result or throw ParseError for mutated fixtures (property)', () => {
     const texts = FIXTURES.map(([f]) => readFixture(f));
     const noise = fc.constantFrom(
       '',
@@ -134,9 +148,9 @@ describe('detectTool and parseOutput', () => {
       });
     fc.assert(
       fc.property(mutated, fc.option(fc.constantFrom(...TOOLS), { nil: undefined }), (s, t) => {
-        expectOnlyParseError(() => parseOutput(s, t));
+        expectOnlyParseErrors(s, t);
       }),
-      { numRuns: 3000, seed: 7 },
+      { numRuns: 1500, seed: 7 },
     );
   });
 

@@ -20,7 +20,9 @@ describe('compareRuns', () => {
         elapsed_s: s.elapsed_s,
         values: { ...s.values, ops_per_s: s.values.ops_per_s * 0.8, lat_p95_ms: s.values.lat_p95_ms * 1.25 },
       })),
-      summary: bank.summary.map((m) => (m.name === 'lat_avg_ms' ? { ...m, value: m.value * 1.5 } : m)),
+      summary: bank.summary.map((m) =>
+        m.name === 'lat_avg_ms' || m.name === 'lat_max_ms' ? { ...m, value: m.value * 1.5 } : m,
+      ),
     };
     const rows = compareRuns(bank, slower);
     expect(rows.find((r) => r.name === 'ops_per_s')).toMatchObject({
@@ -35,6 +37,7 @@ describe('compareRuns', () => {
       verdict: 'regression',
       test: 'none',
     });
+    expect(rows.find((r) => r.name === 'lat_max_ms')).toMatchObject({ source: 'samples', verdict: 'noise' });
     expect(rows.find((r) => r.name === 'ops')).toMatchObject({
       source: 'summary',
       verdict: 'noise',
@@ -61,5 +64,17 @@ describe('compareRuns', () => {
     const tpmc = rows.find((r) => r.name === 'tpmC');
     expect(tpmc).toMatchObject({ source: 'summary', mean_a: 12, mean_b: 153, verdict: 'improvement' });
     expect(rows.find((r) => r.name === 'newOrder.lat_avg_ms')).toMatchObject({ verdict: 'regression' });
+    // A single max latency is never judged; an average is.
+    const doubled = {
+      ...a,
+      summary: a.summary.map((m) => (m.name.startsWith('lat_') ? { ...m, value: m.value * 2 } : m)),
+    };
+    const again = compareRuns(a, doubled);
+    expect(again.find((r) => r.name === 'lat_max_ms')).toMatchObject({ verdict: 'noise', change_pct: 100 });
+    expect(again.find((r) => r.name === 'lat_max_ms')?.reason).toMatch(/not judged/);
+    expect(again.find((r) => r.name === 'lat_p99_ms')).toMatchObject({
+      verdict: 'regression',
+      change_pct: 100,
+    });
   });
 });

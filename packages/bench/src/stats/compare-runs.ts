@@ -20,6 +20,9 @@ export type TMetricComparison = TCompareResult & {
   source: 'samples' | 'summary';
 };
 
+/** Single min/max values swing too much between runs to judge without samples. */
+const EXTREME = /(^|[._])(lat_max_ms|lat_min_ms)$|_lat_max_ms$/;
+
 function seriesOf(run: TRunData, name: string): number[] {
   return run.samples
     .map((s) => s.values[name])
@@ -35,7 +38,8 @@ function dropWarmup(xs: number[], warmup: number | 'auto', minSamples: number): 
  * Compares every metric present in both runs. A metric with ≥ minSamples interval samples in
  * both runs goes through compareSamples (after warm-up trimming). Otherwise, when both summaries
  * have it, the single values are compared: no test or CI, and the verdict is noise unless
- * |change| ≥ summaryThresholdPct (a single value per run carries no variance estimate, so the bar is high).
+ * |change| ≥ summaryThresholdPct (a single value per run carries no variance estimate, so the bar is high);
+ * min/max latencies compared this way are always noise.
  */
 export function compareRuns(
   runA: TRunData,
@@ -72,7 +76,8 @@ export function compareRuns(
     if (!ma || !mb) continue;
     const change = ma.value !== 0 ? ((mb.value - ma.value) / Math.abs(ma.value)) * 100 : null;
     let verdict: TVerdict = 'noise';
-    if (change !== null && Math.abs(change) >= threshold) {
+    const extreme = EXTREME.test(name);
+    if (change !== null && !extreme && Math.abs(change) >= threshold) {
       verdict = (direction === 'higher') === change > 0 ? 'improvement' : 'regression';
     }
     out.push({
@@ -92,8 +97,9 @@ export function compareRuns(
       p_mann_whitney: null,
       block_size: 1,
       verdict,
-      reason:
-        change === null
+      reason: extreme
+        ? 'summary only; a single min/max value is not judged'
+        : change === null
           ? 'summary only; baseline is 0'
           : `summary only; |change| ${Math.abs(change).toFixed(2)}% ${verdict === 'noise' ? '<' : '≥'} ${threshold}%`,
     });
