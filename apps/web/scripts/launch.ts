@@ -112,7 +112,8 @@ async function main() {
     : spawn(process.execPath, [path.join(webDir, 'build/index.js')], {
         cwd: webDir,
         env: childEnv,
-        stdio: 'inherit',
+        // The IPC channel lets the server notice when this launcher dies (even by kill -9) and exit too.
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       });
 
   let signalled = false;

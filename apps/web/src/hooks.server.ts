@@ -5,6 +5,8 @@ import { getServer } from '$lib/server/deps';
 
 export const init: ServerInit = async () => {
   if (building) return;
+  // Started by the launcher: exit with it, so a kill -9 of `npm start` leaves no orphan holding the port.
+  if (process.send) process.on('disconnect', () => process.exit(0));
   try {
     await getServer();
   } catch (err) {

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { healthy, launch, postgresPids, waitFor } from '../../fixtures/launch';
+
+// Each test starts its own launcher (own DATA_DIR and port) next to the shared e2e server.
+test.describe.configure({ mode: 'serial' });
+
+test('a wrong DATABASE_URL fails fast with one line naming PostgreSQL and the address', async () => {
+  const t0 = Date.now();
+  const l = launch({ DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/nope' }, { port: 3191 });
+  const code = await l.exited;
+  expect(code).not.toBe(0);
+  expect(Date.now() - t0).toBeLessThan(15_000);
+  expect(l.output()).toMatch(/PostgreSQL unreachable at 127\.0\.0\.1:1\/nope/);
+});
+
+test('a wrong CLICKHOUSE_URL fails start-up naming ClickHouse and the address; Postgres is stopped', async () => {
+  const l = launch({ CLICKHOUSE_URL: 'http://127.0.0.1:1' }, { port: 3192 });
+  const code = await l.exited;
+  expect(code).not.toBe(0);
+  expect(l.output()).toMatch(/start-up failed: .*ClickHouse.*127\.0\.0\.1:1/i);
+  expect(postgresPids(l.dataDir)).toEqual([]);
+});
+
+test('Ctrl-C stops embedded Postgres; kill -9 recovers; data survives restarts', async () => {
+  const port = 3193;
+  const first = launch({ SEED: '1' }, { port });
+  await waitFor(() => healthy(port), 90_000, 'first start');
+  expect(first.output()).toMatch(/password: \S+/);
+  expect(postgresPids(first.dataDir).length).toBeGreaterThan(0);
+  first.child.kill('SIGINT');
+  expect(await first.exited).toBe(0);
+  await waitFor(() => postgresPids(first.dataDir).length === 0, 15_000, 'postgres to stop after SIGINT');
+
+  const second = launch({ SEED: '1' }, { port, dataDir: first.dataDir });
+  await waitFor(() => healthy(port), 90_000, 'second start');
+  // The admin login is printed once, at first start only; the seeded data is reused.
+  expect(second.output()).not.toMatch(/password:/);
+  expect(fs.readFileSync(path.join(first.dataDir, 'admin-login.txt'), 'utf8')).toMatch(/email: admin@/);
+  second.child.kill('SIGKILL');
+  await second.exited;
+
+  const third = launch({ SEED: '1' }, { port, dataDir: first.dataDir });
+  await waitFor(() => healthy(port), 90_000, 'start after kill -9');
+  const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+  expect(await res.json()).toMatchObject({ status: 'ok', postgres: 'ok', clickhouse: 'ok' });
+  third.child.kill('SIGTERM');
+  expect(await third.exited).toBe(0);
+  await waitFor(() => postgresPids(first.dataDir).length === 0, 15_000, 'postgres to stop after SIGTERM');
+});
