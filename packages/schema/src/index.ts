@@ -1,3 +1,4 @@
 export * from './common';
 export * from './ingest';
 export * from './bench';
+export * from './compare';
