@@ -1,11 +1,53 @@
 // Bundles the daemon and the CLI into single files: dist/agent.js, dist/clusterscope.js.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const outdir = process.argv.includes('--outdir') ? process.argv[process.argv.indexOf('--outdir') + 1] : 'dist';
 
+/** zod re-exports ~40 locales (≈260 KB) through `z.locales`; only English (imported directly) is used. */
+const dropZodLocales = {
+  name: 'drop-zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'stub' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+/**
+ * The daemon needs only constants from @clusterscope/schema (LIVENESS, INGEST_MAX_SAMPLES…); loading
+ * the package would construct every zod schema (≈4 MB RSS). Evaluate the schema package at build time
+ * and give the daemon a module with its plain-data exports only. Importing a schema from the daemon
+ * then fails the build ("No matching export"), loudly.
+ */
+async function schemaConstantsPlugin() {
+  const dir = mkdtempSync(join(tmpdir(), 'cs-schema-'));
+  const out = join(dir, 'schema.mjs');
+  await build({ entryPoints: ['@clusterscope/schema'], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  const mod = await import(pathToFileURL(out).href);
+  rmSync(dir, { recursive: true, force: true });
+  const isData = (v) =>
+    v === null || ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every(isData));
+  const contents = Object.entries(mod)
+    .filter(([, v]) => isData(v))
+    .map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};`)
+    .join('\n');
+  return {
+    name: 'schema-constants',
+    setup(b) {
+      b.onResolve({ filter: /^@clusterscope\/schema$/ }, () => ({ path: 'schema-constants', namespace: 'schema-constants' }));
+      b.onLoad({ filter: /.*/, namespace: 'schema-constants' }, () => ({ contents, loader: 'js' }));
+    },
+  };
+}
+
 const common = {
+  plugins: [dropZodLocales],
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -20,6 +62,11 @@ const common = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/bin/agent.ts'], outfile: `${outdir}/agent.js` }),
+  build({
+    ...common,
+    plugins: [...common.plugins, await schemaConstantsPlugin()],
+    entryPoints: ['src/bin/agent.ts'],
+    outfile: `${outdir}/agent.js`,
+  }),
   build({ ...common, entryPoints: ['src/bin/clusterscope.ts'], outfile: `${outdir}/clusterscope.js` }),
 ]);

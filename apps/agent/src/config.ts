@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { TEnv } from './env';
 import { INPUTS } from './inputs/registry';
 import { ZDurationMs, ZSizeBytes } from './lib/units';
@@ -11,42 +11,44 @@ import { ZDurationMs, ZSizeBytes } from './lib/units';
 export const DEFAULT_CONFIG_PATH = '/etc/clusterscope/agent.yaml';
 
 const inputsShape = Object.fromEntries(
-  INPUTS.map((def) => [def.name, z.union([z.literal(false), def.config]).optional()]),
-) as { [K in (typeof INPUTS)[number] as K['name']]: z.ZodOptional<z.ZodUnion<[z.ZodLiteral<false>, K['config']]>> };
+  INPUTS.map((def) => [def.name, z.optional(z.union([z.literal(false), def.config]))]),
+) as { [K in (typeof INPUTS)[number] as K['name']]: z.ZodMiniOptional<z.ZodMiniUnion<[z.ZodMiniLiteral<false>, K['config']]>> };
 
-export const ZAgentConfig = z
-  .object({
-    url: z.url({ message: 'must be the Clusterscope base URL, e.g. https://clusterscope.example.com' }),
-    token: z.string({ message: 'is required (an ingest-scope API token)' }).min(1, 'is required'),
-    cluster: z.string().min(1).max(64).optional(),
-    host: z.string().min(1).max(256).default(os.hostname()),
-    node_id: z.coerce.number().int().positive().nullable().default(null),
-    interval: ZDurationMs.pipe(z.number().min(100, 'must be at least 100ms')).default(10_000),
-    log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-    outbox: z
-      .object({
-        dir: z.string().min(1).default('/var/lib/clusterscope-agent/outbox'),
-        max_bytes: ZSizeBytes.pipe(z.number().min(1024 * 1024, 'must be at least 1MiB')).default(256 * 1024 * 1024),
-        segment_bytes: ZSizeBytes.default(8 * 1024 * 1024),
-      })
-      .strict()
-      .default({ dir: '/var/lib/clusterscope-agent/outbox', max_bytes: 256 * 1024 * 1024, segment_bytes: 8 * 1024 * 1024 }),
-    delivery: z
-      .object({
-        timeout: ZDurationMs.default(30_000),
-        backoff_initial: ZDurationMs.default(1_000),
-        backoff_max: ZDurationMs.default(300_000),
-      })
-      .strict()
-      .default({ timeout: 30_000, backoff_initial: 1_000, backoff_max: 300_000 }),
-    /** Prometheus endpoint with the agent's own counters; false disables it. */
-    metrics: z
-      .object({ listen: z.union([z.literal(false), z.string().regex(/^[^\s:]*:\d+$/, 'must be host:port')]).default('127.0.0.1:9273') })
-      .strict()
-      .default({ listen: '127.0.0.1:9273' }),
-    inputs: z.object(inputsShape).strict().default({}),
-  })
-  .strict();
+const str = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
+
+export const ZAgentConfig = z.strictObject({
+  url: z.url({ message: 'must be the Clusterscope base URL, e.g. https://clusterscope.example.com' }),
+  token: z.string({ message: 'is required (an ingest-scope API token)' }).check(z.minLength(1, 'is required')),
+  cluster: z.optional(str(1, 64)),
+  host: z._default(str(1, 256), os.hostname()),
+  node_id: z._default(z.nullable(z.coerce.number().check(z.int(), z.positive())), null),
+  interval: z._default(z.pipe(ZDurationMs, z.number().check(z.gte(100, 'must be at least 100ms'))), 10_000),
+  log_level: z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info'),
+  outbox: z.prefault(
+    z.strictObject({
+      dir: z._default(z.string().check(z.minLength(1)), '/var/lib/clusterscope-agent/outbox'),
+      max_bytes: z._default(z.pipe(ZSizeBytes, z.number().check(z.gte(1024 * 1024, 'must be at least 1MiB'))), 256 * 1024 * 1024),
+      segment_bytes: z._default(ZSizeBytes, 8 * 1024 * 1024),
+    }),
+    {},
+  ),
+  delivery: z.prefault(
+    z.strictObject({
+      timeout: z._default(ZDurationMs, 30_000),
+      backoff_initial: z._default(ZDurationMs, 1_000),
+      backoff_max: z._default(ZDurationMs, 300_000),
+    }),
+    {},
+  ),
+  /** Prometheus endpoint with the agent's own counters; false disables it. */
+  metrics: z.prefault(
+    z.strictObject({
+      listen: z._default(z.union([z.literal(false), z.string().check(z.regex(/^[^\s:]*:\d+$/, 'must be host:port'))]), '127.0.0.1:9273'),
+    }),
+    {},
+  ),
+  inputs: z.prefault(z.strictObject(inputsShape), {}),
+});
 export type TAgentConfig = z.output<typeof ZAgentConfig>;
 
 export class ConfigError extends Error {}
@@ -88,7 +90,7 @@ function applyEnv(raw: Record<string, unknown>, env: TEnv): Record<string, unkno
   return out;
 }
 
-export function formatZodError(err: z.ZodError, source: string): string {
+export function formatZodError(err: z.core.$ZodError, source: string): string {
   return err.issues
     .map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(top level)'} ${i.message}`)
     .join('\n');

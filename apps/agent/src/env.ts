@@ -1,10 +1,10 @@
 /** The agent/CLI env module: the only place that reads process.env. */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
-const opt = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+const opt = z.pipe(
+  z.optional(z.string()),
+  z.transform((v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
+);
 
 export const ZEnv = z.object({
   CLUSTERSCOPE_CONFIG: opt,

@@ -1,5 +1,5 @@
 import type { TSample } from '@clusterscope/schema';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Logger } from '../lib/log';
 
 export interface OutboxStats {
@@ -34,7 +34,7 @@ export interface Input {
   check(): Promise<CheckResult[]>;
 }
 
-export interface InputDefinition<S extends z.ZodType = z.ZodType> {
+export interface InputDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
   name: string;
   /** Enabled when absent from the config file (set `false` to disable). */
   enabledByDefault: boolean;
@@ -43,6 +43,6 @@ export interface InputDefinition<S extends z.ZodType = z.ZodType> {
 }
 
 /** Helper keeping the config type attached to `create`. */
-export function defineInput<S extends z.ZodType>(def: InputDefinition<S>): InputDefinition<S> {
+export function defineInput<S extends z.ZodMiniType>(def: InputDefinition<S>): InputDefinition<S> {
   return def;
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const SIZE_UNITS: Record<string, number> = {
@@ -28,14 +28,17 @@ export function parseSizeBytes(v: string | number): number {
 }
 
 function refineParse<T>(parse: (v: string | number) => T) {
-  return z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
-    try {
-      return parse(v);
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      return z.NEVER;
-    }
-  });
+  return z.pipe(
+    z.union([z.number().check(z.nonnegative()), z.string()]),
+    z.transform((v: string | number, ctx) => {
+      try {
+        return parse(v);
+      } catch (e) {
+        ctx.issues.push({ code: 'custom', message: (e as Error).message, input: v });
+        return z.NEVER;
+      }
+    }),
+  );
 }
 
 /** Zod duration field (output: milliseconds). */
