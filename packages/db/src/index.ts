@@ -7,3 +7,5 @@ export * from './repos/audit';
 export { Prisma } from './generated/prisma/client';
 export type { RunStatus } from './generated/prisma/client';
 export * from './live';
+export * from './repos/thresholds';
+export * from './repos/alerts';

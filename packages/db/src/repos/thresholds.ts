@@ -1,0 +1,147 @@
+import type { TDb } from '../client';
+import { Prisma, type RunStatus } from '../generated/prisma/client';
+
+export type TThresholdRow = {
+  workloadId: string;
+  metric: string;
+  test: string;
+  limit: number;
+  minSamples: number;
+  windowSize: number;
+  branch: string;
+};
+
+export async function listThresholds(db: TDb, orgId: string, workloadId?: string) {
+  return db.threshold.findMany({
+    where: { organizationId: orgId, ...(workloadId ? { workloadId } : {}) },
+    orderBy: [{ workloadId: 'asc' }, { metric: 'asc' }],
+  });
+}
+
+export async function getThreshold(db: TDb, orgId: string, id: string) {
+  return db.threshold.findFirst({ where: { id, organizationId: orgId } });
+}
+
+/** Creates or replaces the threshold of (workload, metric). */
+export async function upsertThreshold(db: TDb, orgId: string, input: TThresholdRow) {
+  const { workloadId, metric, ...rest } = input;
+  return db.threshold.upsert({
+    where: { workloadId_metric: { workloadId, metric } },
+    create: { organizationId: orgId, workloadId, metric, ...rest },
+    update: rest,
+  });
+}
+
+export async function deleteThreshold(db: TDb, orgId: string, id: string) {
+  const res = await db.threshold.deleteMany({ where: { id, organizationId: orgId } });
+  return res.count > 0;
+}
+
+export async function getWorkload(db: TDb, orgId: string, id: string) {
+  return db.workload.findFirst({ where: { id, organizationId: orgId } });
+}
+
+export async function listWorkloadsBrief(db: TDb, orgId: string) {
+  return db.workload.findMany({
+    where: { organizationId: orgId },
+    orderBy: { name: 'asc' },
+    select: { id: true, name: true, tool: true, description: true, _count: { select: { runs: true } } },
+  });
+}
+
+// ---- run reads used by comparison, baselines, history and export ----
+
+const runBrief = {
+  include: {
+    workload: { select: { name: true } },
+    cluster: { select: { name: true } },
+  },
+} as const;
+
+export type TRunQuery = {
+  clusterId?: string;
+  /** Workload id or name. */
+  workload?: string;
+  tool?: string;
+  branch?: string;
+  labelKey?: string;
+  labelValue?: string;
+  status?: RunStatus;
+  from?: Date;
+  to?: Date;
+  limit: number;
+};
+
+export async function findRuns(db: TDb, orgId: string, q: TRunQuery) {
+  const where: Prisma.RunWhereInput = { organizationId: orgId };
+  if (q.clusterId) where.clusterId = q.clusterId;
+  if (q.workload) where.OR = [{ workloadId: q.workload }, { workload: { name: q.workload } }];
+  if (q.tool) where.tool = q.tool;
+  if (q.branch) where.gitBranch = q.branch;
+  if (q.status) where.status = q.status;
+  if (q.labelKey)
+    where.labels =
+      q.labelValue === undefined
+        ? { path: [q.labelKey], not: Prisma.AnyNull }
+        : { path: [q.labelKey], equals: q.labelValue };
+  if (q.from || q.to) where.startedAt = { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lte: q.to } : {}) };
+  return db.run.findMany({ where, orderBy: { startedAt: 'desc' }, take: q.limit, ...runBrief });
+}
+
+export async function findRunsByIds(db: TDb, orgId: string, ids: readonly string[]) {
+  return db.run.findMany({ where: { organizationId: orgId, id: { in: [...ids] } }, ...runBrief });
+}
+
+/**
+ * Baseline window: the latest succeeded runs of the same workload on `branch` that started
+ * before `before` (newest first). Runs flagged env-unhealthy are skipped.
+ */
+export async function findBaselineRuns(
+  db: TDb,
+  orgId: string,
+  q: {
+    workloadId: string | null;
+    tool: string;
+    toolWorkload: string;
+    branch: string;
+    before: Date;
+    excludeId?: string;
+    limit: number;
+  },
+) {
+  return db.run.findMany({
+    where: {
+      organizationId: orgId,
+      ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
+      gitBranch: q.branch,
+      status: 'succeeded',
+      startedAt: { lt: q.before },
+      NOT: [{ envHealthy: false }, ...(q.excludeId ? [{ id: q.excludeId }] : [])],
+    },
+    orderBy: { startedAt: 'desc' },
+    take: q.limit,
+    ...runBrief,
+  });
+}
+
+/** Succeeded runs of a workload, oldest first (history charts). */
+export async function findWorkloadHistory(db: TDb, orgId: string, workloadId: string, limit: number) {
+  const rows = await db.run.findMany({
+    where: { organizationId: orgId, workloadId, status: 'succeeded' },
+    orderBy: { startedAt: 'desc' },
+    take: limit,
+    ...runBrief,
+  });
+  return rows.reverse();
+}
+
+/** Stores the environment verdict computed when a run finished. */
+export async function setRunEnvironment(
+  db: TDb,
+  orgId: string,
+  runId: string,
+  env: Prisma.InputJsonValue,
+  healthy: boolean | null,
+) {
+  await db.run.updateMany({ where: { id: runId, organizationId: orgId }, data: { env, envHealthy: healthy } });
+}
