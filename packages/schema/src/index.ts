@@ -2,3 +2,4 @@ export * from './common';
 export * from './ingest';
 export * from './bench';
 export * from './compare';
+export * from './runs';

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { ZDirection, ZEpochMs, ZRunStatus, ZTool } from './common';
+import { ZMetric } from './bench';
+
+/** API I/O of benchmark runs (REST for CI + tRPC for the UI). */
+
+const ZIsoDate = z.iso.datetime({ offset: true });
+const ZLabels = z.record(z.string().min(1).max(64), z.string().max(256));
+
+export const ZGit = z.object({
+  repo: z.string().max(512).default(''),
+  branch: z.string().max(256).default(''),
+  sha: z.string().max(64).default(''),
+});
+
+export const ZRunCreate = z.object({
+  /** Cluster id or name. */
+  cluster: z.string().min(1).max(128),
+  /** Workload name; created (with `tool`) when the org has none by that name. */
+  workload: z.string().trim().min(1).max(128),
+  tool: ZTool.optional(),
+  params: z.record(z.string().max(128), z.unknown()).optional(),
+  git: ZGit.optional(),
+  labels: ZLabels.optional(),
+  startedAt: ZIsoDate.optional(),
+});
+export type TRunCreate = z.infer<typeof ZRunCreate>;
+
+export const ZRunId = z.object({ id: z.string().min(1).max(64) });
+
+export const ZRunSampleIn = z.object({
+  /** Epoch ms; defaults to the run's start + elapsed_s. */
+  ts: ZEpochMs.optional(),
+  elapsed_s: z.number().nonnegative(),
+  values: z.record(z.string().min(1).max(64), z.number()),
+});
+
+export const ZRunSamplesIn = ZRunId.extend({
+  /** Idempotency key for retries; the same id is stored once. */
+  batchId: z.string().min(8).max(128).optional(),
+  samples: z.array(ZRunSampleIn).min(1).max(10_000),
+});
+export type TRunSamplesIn = z.infer<typeof ZRunSamplesIn>;
+
+export const ZRunOutputIn = ZRunId.extend({
+  output: z.string().max(8 * 1024 * 1024),
+  tool: ZTool.optional(),
+});
+export type TRunOutputIn = z.infer<typeof ZRunOutputIn>;
+
+/** A structured metric; unit and direction default from the metric catalogue when it knows the name. */
+export const ZMetricIn = z.object({
+  name: z.string().min(1).max(128),
+  value: z.number(),
+  unit: z.string().max(32).optional(),
+  direction: ZDirection.optional(),
+});
+
+export const ZRunResultsIn = ZRunId.extend({ metrics: z.array(ZMetricIn).min(1).max(1000) });
+export type TRunResultsIn = z.infer<typeof ZRunResultsIn>;
+
+export const ZRunFinishIn = ZRunId.extend({
+  status: z.enum(['succeeded', 'failed', 'cancelled']),
+  exitCode: z.number().int().min(-1024).max(1024).optional(),
+  error: z.string().max(4000).optional(),
+});
+export type TRunFinishIn = z.infer<typeof ZRunFinishIn>;
+
+export const ZRunListIn = z.object({
+  /** Cluster id or name. */
+  cluster: z.string().max(128).optional(),
+  /** Workload name or id. */
+  workload: z.string().max(128).optional(),
+  tool: ZTool.optional(),
+  branch: z.string().max(256).optional(),
+  status: ZRunStatus.optional(),
+  /** `key=value`; several separated by commas (all must match). */
+  label: z.string().max(1024).optional(),
+  from: ZIsoDate.optional(),
+  to: ZIsoDate.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** `nextCursor` of the previous page. */
+  cursor: z.string().max(64).optional(),
+});
+export type TRunListIn = z.infer<typeof ZRunListIn>;
+
+export const ZRun = z.object({
+  id: z.string(),
+  clusterId: z.string().nullable(),
+  clusterName: z.string().nullable(),
+  workloadId: z.string().nullable(),
+  workloadName: z.string().nullable(),
+  tool: z.string(),
+  toolWorkload: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  git: z.object({ repo: z.string().nullable(), branch: z.string().nullable(), sha: z.string().nullable() }),
+  labels: z.record(z.string(), z.string()),
+  status: ZRunStatus,
+  exitCode: z.number().nullable(),
+  error: z.string().nullable(),
+  summary: z.array(ZMetric),
+  warnings: z.array(z.string()),
+  envHealthy: z.boolean().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type TRun = z.infer<typeof ZRun>;
+
+export const ZRunDetail = ZRun.extend({ hasRawOutput: z.boolean() });
+export type TRunDetail = z.infer<typeof ZRunDetail>;
+
+export const ZRunPage = z.object({ items: z.array(ZRun), nextCursor: z.string().nullable() });
+export type TRunPage = z.infer<typeof ZRunPage>;
+
+export const ZRunOutputResult = z.object({
+  tool: ZTool,
+  workload: z.string(),
+  summary: z.array(ZMetric),
+  warnings: z.array(z.string()),
+  incomplete: z.boolean(),
+  /** Interval samples stored from the output (0 when live samples were already posted). */
+  samples: z.number().int(),
+});
+export type TRunOutputResult = z.infer<typeof ZRunOutputResult>;
+
+export const ZRunSamplesQuery = z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(50) });
+
+/** Interval samples of one run, one point per elapsed second with every metric's value. */
+export const ZRunSeries = z.object({
+  id: z.string(),
+  metrics: z.array(z.string()),
+  points: z.array(
+    z.object({ elapsed_s: z.number(), ts: z.number(), values: z.record(z.string(), z.number()) }),
+  ),
+});
+export type TRunSeries = z.infer<typeof ZRunSeries>;
