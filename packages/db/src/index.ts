@@ -4,6 +4,7 @@ export * from './repos/tokens';
 export * from './repos/clusters';
 export * from './repos/agents';
 export * from './repos/audit';
+export * from './repos/runs';
 export { Prisma } from './generated/prisma/client';
 export type { RunStatus } from './generated/prisma/client';
 export * from './live';
