@@ -120,6 +120,7 @@ export class Agent {
     const batch = { batchId, cluster: config.cluster, agent: { name: config.host, version: AGENT_VERSION }, samples };
     const body = gzipSync(JSON.stringify(batch), { level: 6 });
     this.outbox.append(batchId, samples.length, body);
+    this.deps.logger.debug('batch enqueued', { batchId, samples: samples.length, bytes: body.length });
     this.metrics.inc('clusterscope_agent_batches_enqueued_total', 'Batches written to the outbox');
     this.delivery.wake();
   }
@@ -128,19 +129,22 @@ export class Agent {
   start(): void {
     this.delivery.start();
     const interval = this.deps.config.interval;
+    let lastSlot = 0;
     const tick = () => {
       const now = Date.now();
-      const next = interval - (now % interval);
+      // The interval boundary this collection stands for (never the same one twice).
+      const slot = Math.max(now + interval - (now % interval), lastSlot + interval);
+      lastSlot = slot;
       this.timer = setTimeout(() => {
         if (this.collecting) {
-          this.deps.logger.warn('previous collection still running; skipping this interval');
+          this.deps.logger.warn('previous collection still running; skipping this interval', { slot });
         } else {
-          this.collecting = this.collectOnce(Math.round(Date.now() / interval) * interval)
+          this.collecting = this.collectOnce(slot)
             .catch((e) => this.deps.logger.error('collection failed', { err: errorMessage(e) }))
             .finally(() => (this.collecting = undefined));
         }
         tick();
-      }, next);
+      }, slot - now);
     };
     this.collecting = this.collectOnce()
       .catch((e) => this.deps.logger.error('collection failed', { err: errorMessage(e) }))
