@@ -9,3 +9,5 @@ export * from './clusters';
 export * from './health';
 export * from './seed';
 export * from './agents';
+export * from './ingest';
+export * from './runs';

@@ -1,0 +1,168 @@
+import type { z } from 'zod';
+import { findClusterByName, getCluster, upsertAgentHeartbeat } from '@clusterscope/db';
+import {
+  ZIngestBatch,
+  type THeartbeatSample,
+  type TIngestBatch,
+  type TSample,
+  type TSampleKind,
+} from '@clusterscope/schema';
+import { createWriter, EncodeError, type TTsdb, type TWriter, type TWriterOptions } from '@clusterscope/tsdb';
+import type { TDeps } from './deps';
+import { hasScope, type TCaller } from './caller';
+import { AppError } from './errors';
+
+/** Most issues listed in a 400 answer; the rest are counted. */
+export const MAX_ISSUES = 100;
+
+export type TIssueList = { issues: string[]; total: number };
+
+/** Zod issues as `samples.3.replicas: message` lines, capped at MAX_ISSUES. */
+export function formatIssues(error: z.ZodError, prefix: readonly PropertyKey[] = []): TIssueList {
+  const all = error.issues;
+  return {
+    total: all.length,
+    issues: all.slice(0, MAX_ISSUES).map((i) => {
+      const path = [...prefix, ...i.path].map(String).join('.');
+      return `${path || '(body)'}: ${i.message}`;
+    }),
+  };
+}
+
+/** Validates an already JSON-parsed ingest body. zod 4 checks ~250k samples/s here, so no separate fast path. */
+export function validateIngestBatch(
+  body: unknown,
+): { ok: true; batch: TIngestBatch } | ({ ok: false } & TIssueList) {
+  const r = ZIngestBatch.safeParse(body);
+  return r.success ? { ok: true, batch: r.data } : { ok: false, ...formatIssues(r.error) };
+}
+
+const writers = new WeakMap<TTsdb, TWriter>();
+
+/** The process's one ingest writer for this ClickHouse handle, created on first use. */
+export function getIngestWriter(deps: Pick<TDeps, 'ch'>, opts?: TWriterOptions): TWriter {
+  let w = writers.get(deps.ch);
+  if (!w) {
+    w = createWriter(deps.ch, opts);
+    writers.set(deps.ch, w);
+  }
+  return w;
+}
+
+export interface TIngestResult {
+  accepted: number;
+  duplicate: boolean;
+  clusterId: string;
+  kinds: TSampleKind[];
+  /** Runs that got bench_sample rows (for live updates). */
+  runIds: string[];
+}
+
+/**
+ * The cluster a batch is for: the token's bound cluster, else `cluster` (id or name).
+ * A batch naming another cluster than the token's is FORBIDDEN; an unknown one NOT_FOUND.
+ */
+export async function resolveIngestCluster(
+  deps: TDeps,
+  caller: TCaller,
+  named: string | undefined,
+): Promise<string> {
+  const bound = caller.kind === 'token' ? caller.clusterId : null;
+  if (bound) {
+    if (named === undefined || named === bound) return bound;
+    const byName = await findClusterByName(deps.db, caller.orgId, named);
+    if (byName?.id === bound) return bound;
+    throw new AppError(
+      'FORBIDDEN',
+      `this token is bound to cluster ${bound}; the batch names cluster '${named}'`,
+    );
+  }
+  if (named === undefined)
+    throw new AppError(
+      'UNPROCESSABLE_CONTENT',
+      "cluster: required (send the cluster id or name in 'cluster', or use a token bound to a cluster)",
+    );
+  const c =
+    (await getCluster(deps.db, caller.orgId, named)) ??
+    (await findClusterByName(deps.db, caller.orgId, named));
+  if (!c) throw new AppError('NOT_FOUND', `cluster '${named}' not found in this organization`);
+  return c.id;
+}
+
+/** ClickHouse failures become 503 naming the dependency, so agents keep the batch and retry. */
+function toIngestError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof EncodeError) return new AppError('BAD_REQUEST', err.message);
+  const msg = err instanceof Error ? err.message : String(err);
+  return new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${msg}`, {
+    dependency: 'clickhouse',
+  });
+}
+
+/**
+ * Stores a validated batch for the caller's org (the payload never chooses the org). Resolves after
+ * ClickHouse confirmed the insert. Heartbeats then upsert the Agent row (one Postgres write per batch,
+ * never per sample).
+ */
+export async function ingestBatch(
+  deps: TDeps,
+  caller: TCaller,
+  batch: TIngestBatch,
+  writer: TWriter = getIngestWriter(deps),
+): Promise<TIngestResult> {
+  if (!hasScope(caller, 'ingest'))
+    throw new AppError(
+      'FORBIDDEN',
+      caller.kind === 'token' ? "token lacks the 'ingest' scope" : 'ingest requires an API token',
+    );
+  const clusterId = await resolveIngestCluster(deps, caller, batch.cluster);
+  let res;
+  try {
+    res = await writer.write(caller.orgId, clusterId, batch.batchId, batch.samples, {
+      agent: batch.agent?.name,
+    });
+  } catch (err) {
+    throw toIngestError(err);
+  }
+  const { kinds, runIds, heartbeat } = summarize(batch.samples);
+  if (heartbeat && !res.duplicate) await recordHeartbeat(deps, caller.orgId, clusterId, batch, heartbeat);
+  return { ...res, clusterId, kinds, runIds };
+}
+
+function summarize(samples: readonly TSample[]) {
+  const kinds = new Set<TSampleKind>();
+  const runIds = new Set<string>();
+  let heartbeat: THeartbeatSample | null = null;
+  for (const s of samples) {
+    kinds.add(s.kind);
+    if (s.kind === 'bench_sample') runIds.add(s.run_id);
+    else if (s.kind === 'heartbeat' && (!heartbeat || s.ts >= heartbeat.ts)) heartbeat = s;
+  }
+  return { kinds: [...kinds], runIds: [...runIds], heartbeat };
+}
+
+async function recordHeartbeat(
+  deps: TDeps,
+  orgId: string,
+  clusterId: string,
+  batch: TIngestBatch,
+  hb: THeartbeatSample,
+) {
+  try {
+    await upsertAgentHeartbeat(deps.db, orgId, {
+      name: batch.agent?.name ?? hb.host,
+      clusterId,
+      version: hb.version || batch.agent?.version || '',
+      capabilities: hb.capabilities,
+      outboxBytes: hb.outbox_bytes,
+      outboxEvictions: hb.outbox_evictions,
+      uptimeS: hb.uptime_s,
+      seenAt: new Date(Math.min(hb.ts, Date.now())),
+    });
+  } catch (err) {
+    // The samples are stored; a failed Agent upsert must not make the agent resend them.
+    console.error(
+      JSON.stringify({ level: 'warn', msg: 'agent heartbeat upsert failed', err: (err as Error).message }),
+    );
+  }
+}

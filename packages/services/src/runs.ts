@@ -1,0 +1,382 @@
+import { randomUUID } from 'node:crypto';
+import {
+  findOrCreateWorkload,
+  findWorkloadByIdOrName,
+  getRun,
+  insertRun,
+  listRuns,
+  updateOpenRun,
+  updateRunResults,
+  writeAudit,
+  type TRunRow,
+} from '@clusterscope/db';
+import { getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
+import {
+  TOOLS,
+  ZMetric,
+  type TBenchSample,
+  type TMetric,
+  type TRun,
+  type TRunCreate,
+  type TRunDetail,
+  type TRunFinishIn,
+  type TRunListIn,
+  type TRunOutputIn,
+  type TRunOutputResult,
+  type TRunPage,
+  type TRunResultsIn,
+  type TRunSamplesIn,
+  type TRunSeries,
+  type TTool,
+} from '@clusterscope/schema';
+import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
+import type { TDeps } from './deps';
+import { actorOf, assertCan, type TCaller } from './caller';
+import { AppError, notFound } from './errors';
+import { resolveCluster } from './clusters';
+import { getIngestWriter } from './ingest';
+
+const isTool = (t: string): t is TTool => (TOOLS as readonly string[]).includes(t);
+
+function toSummary(json: unknown): TMetric[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((m) => {
+    const r = ZMetric.safeParse(m);
+    return r.success ? [r.data] : [];
+  });
+}
+
+const asRecord = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** Run row → API shape (dates as ISO strings, summary metrics with unit + direction). */
+export function toRunDto(r: TRunRow): TRun {
+  return {
+    id: r.id,
+    clusterId: r.clusterId,
+    clusterName: r.cluster?.name ?? null,
+    workloadId: r.workloadId,
+    workloadName: r.workload?.name ?? null,
+    tool: r.tool,
+    toolWorkload: r.toolWorkload,
+    params: asRecord(r.params),
+    git: { repo: r.gitRepo, branch: r.gitBranch, sha: r.gitSha },
+    labels: Object.fromEntries(Object.entries(asRecord(r.labels)).map(([k, v]) => [k, String(v)])),
+    status: r.status,
+    exitCode: r.exitCode,
+    error: r.error,
+    summary: toSummary(r.summary),
+    warnings: r.warnings,
+    envHealthy: r.envHealthy,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/** A run of the caller's org (and of the token's bound cluster, if any), or NOT_FOUND. */
+async function loadRun(deps: TDeps, caller: TCaller, id: string): Promise<TRunRow> {
+  const r = await getRun(deps.db, caller.orgId, id);
+  if (!r || (caller.kind === 'token' && caller.clusterId && r.clusterId !== caller.clusterId))
+    throw notFound(`run '${id}'`);
+  return r;
+}
+
+export async function createRun(deps: TDeps, caller: TCaller, input: TRunCreate): Promise<{ id: string }> {
+  assertCan(caller, { run: ['write'] });
+  const cluster = await resolveCluster(deps, caller, input.cluster);
+  const workload = await findOrCreateWorkload(deps.db, caller.orgId, input.workload, input.tool ?? null);
+  if (!workload)
+    throw new AppError(
+      'UNPROCESSABLE_CONTENT',
+      `tool: required to create workload '${input.workload}' (one of ${TOOLS.join(', ')})`,
+    );
+  const run = await insertRun(deps.db, caller.orgId, {
+    clusterId: cluster.id,
+    workloadId: workload.id,
+    workloadVersion: workload.version,
+    tool: input.tool ?? workload.tool,
+    params: input.params ?? asRecord(workload.params),
+    gitRepo: input.git?.repo || null,
+    gitBranch: input.git?.branch || null,
+    gitSha: input.git?.sha || null,
+    labels: input.labels ?? {},
+    startedAt: input.startedAt ? new Date(input.startedAt) : new Date(),
+    createdById: caller.kind === 'user' ? caller.userId : null,
+  });
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'run.create',
+    targetType: 'run',
+    targetId: run.id,
+    data: { workload: workload.name, cluster: cluster.name },
+  });
+  return { id: run.id };
+}
+
+export async function getRunById(deps: TDeps, caller: TCaller, id: string): Promise<TRunDetail> {
+  assertCan(caller, { run: ['read'] });
+  const r = await loadRun(deps, caller, id);
+  return { ...toRunDto(r), hasRawOutput: r.rawOutput != null };
+}
+
+/** Raw tool output of a run ('' when none was posted). */
+export async function getRunOutput(deps: TDeps, caller: TCaller, id: string): Promise<string> {
+  assertCan(caller, { run: ['read'] });
+  const r = await loadRun(deps, caller, id);
+  return r.rawOutput ?? '';
+}
+
+function parseLabels(s: string | undefined): Record<string, string> | undefined {
+  if (!s) return undefined;
+  const out: Record<string, string> = {};
+  for (const part of s.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new AppError('BAD_REQUEST', `label: expected key=value, got '${part}'`);
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+export async function findRuns(deps: TDeps, caller: TCaller, input: TRunListIn): Promise<TRunPage> {
+  assertCan(caller, { run: ['read'] });
+  const bound = caller.kind === 'token' ? caller.clusterId : null;
+  let clusterId = bound ?? undefined;
+  if (input.cluster) clusterId = (await resolveCluster(deps, caller, input.cluster)).id;
+  let workloadId: string | undefined;
+  if (input.workload) {
+    const w = await findWorkloadByIdOrName(deps.db, caller.orgId, input.workload);
+    if (!w) return { items: [], nextCursor: null };
+    workloadId = w.id;
+  }
+  const page = await listRuns(
+    deps.db,
+    caller.orgId,
+    {
+      clusterId,
+      workloadId,
+      tool: input.tool,
+      branch: input.branch,
+      status: input.status,
+      labels: parseLabels(input.label),
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+    },
+    { limit: input.limit, cursor: input.cursor },
+  );
+  return { items: page.items.map(toRunDto), nextCursor: page.nextCursor };
+}
+
+function benchSamples(
+  run: TRunRow,
+  samples: readonly { ts?: number; elapsed_s: number; values: Record<string, number> }[],
+): TBenchSample[] {
+  const t0 = run.startedAt.getTime();
+  return samples.map((s) => ({
+    kind: 'bench_sample',
+    ts: s.ts ?? t0 + Math.round(s.elapsed_s * 1000),
+    run_id: run.id,
+    elapsed_s: s.elapsed_s,
+    values: s.values,
+  }));
+}
+
+async function writeSamples(run: TRunRow, batchId: string, samples: TBenchSample[], writer: TWriter) {
+  try {
+    return await writer.write(run.organizationId, run.clusterId, batchId, samples);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    const msg = (err as Error).message ?? String(err);
+    if (err instanceof EncodeError) throw new AppError('BAD_REQUEST', msg);
+    throw new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${msg}`, {
+      dependency: 'clickhouse',
+    });
+  }
+}
+
+/** Live interval samples from CI, written through the ingest writer as bench_sample rows. */
+export async function addRunSamples(
+  deps: TDeps,
+  caller: TCaller,
+  input: TRunSamplesIn,
+  writer: TWriter = getIngestWriter(deps),
+): Promise<{ accepted: number; duplicate: boolean; clusterId: string | null }> {
+  assertCan(caller, { run: ['write'] });
+  const run = await loadRun(deps, caller, input.id);
+  if (run.finishedAt) throw new AppError('CONFLICT', `run '${run.id}' is already finished (${run.status})`);
+  const res = await writeSamples(
+    run,
+    `run:${run.id}:${input.batchId ?? randomUUID()}`,
+    benchSamples(run, input.samples),
+    writer,
+  );
+  return { ...res, clusterId: run.clusterId };
+}
+
+function mergeSummary(old: TMetric[], add: TMetric[]): TMetric[] {
+  const by = new Map(old.map((m) => [m.name, m]));
+  for (const m of add) by.set(m.name, m);
+  return [...by.values()];
+}
+
+const INCOMPLETE = 'incomplete: the output ended before the final summary (interrupted run?)';
+
+/**
+ * Raw output from CI: parsed with @clusterscope/bench, stored raw on the run, summary into
+ * bench_results + Run.summary. Interval samples are stored only when none were posted live for the run
+ * (never both), under a fixed batch id so a retried post is stored once.
+ */
+export async function addRunOutput(
+  deps: TDeps,
+  caller: TCaller,
+  input: TRunOutputIn,
+  writer: TWriter = getIngestWriter(deps),
+): Promise<TRunOutputResult> {
+  assertCan(caller, { run: ['write'] });
+  const run = await loadRun(deps, caller, input.id);
+  let parsed;
+  try {
+    parsed = parseOutput(input.output, input.tool ?? (isTool(run.tool) ? run.tool : undefined));
+  } catch (err) {
+    if (err instanceof ParseError)
+      throw new AppError('UNPROCESSABLE_CONTENT', `output: ${err.message}; recognised: ${err.recognised}`, {
+        recognised: err.recognised,
+        tool: err.tool,
+      });
+    throw err;
+  }
+  const warnings = [...parsed.warnings];
+  if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
+
+  let stored = 0;
+  if (parsed.samples.length > 0) {
+    const live = await getBenchSamples(deps.ch, run.organizationId, [run.id]).catch((err: Error) => {
+      throw new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${err.message}`, {
+        dependency: 'clickhouse',
+      });
+    });
+    if (live.length === 0) {
+      const res = await writeSamples(run, `run:${run.id}:output`, benchSamples(run, parsed.samples), writer);
+      stored = res.duplicate ? 0 : parsed.samples.length;
+    } else warnings.push("interval samples were posted live; kept those and ignored the output's intervals");
+  }
+  await storeMetrics(deps, run, parsed.summary);
+  await updateRunResults(deps.db, run.organizationId, run.id, {
+    rawOutput: input.output,
+    toolWorkload: run.toolWorkload || parsed.workload,
+    summary: mergeSummary(toSummary(run.summary), parsed.summary),
+    warnings: [...new Set([...run.warnings, ...warnings])],
+  });
+  return {
+    tool: parsed.tool,
+    workload: parsed.workload,
+    summary: parsed.summary,
+    warnings,
+    incomplete: parsed.incomplete,
+    samples: stored,
+  };
+}
+
+async function storeMetrics(deps: TDeps, run: TRunRow, metrics: TMetric[]) {
+  try {
+    await insertBenchResults(
+      deps.ch,
+      run.organizationId,
+      run.id,
+      metrics.map((m) => ({ metric: m.name, value: m.value, unit: m.unit, direction: m.direction })),
+    );
+  } catch (err) {
+    throw new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${(err as Error).message}`, {
+      dependency: 'clickhouse',
+    });
+  }
+}
+
+/** Already-structured metrics; unit and direction come from the catalogue when omitted. */
+export async function addRunResults(
+  deps: TDeps,
+  caller: TCaller,
+  input: TRunResultsIn,
+): Promise<{ summary: TMetric[] }> {
+  assertCan(caller, { run: ['write'] });
+  const run = await loadRun(deps, caller, input.id);
+  const problems: string[] = [];
+  const metrics: TMetric[] = input.metrics.map((m, i) => {
+    const info = getMetricInfo(m.name);
+    const direction = m.direction ?? info?.direction;
+    if (!direction)
+      problems.push(`metrics.${i}.direction: required for '${m.name}' (not in the metric catalogue)`);
+    return {
+      name: m.name,
+      value: m.value,
+      unit: m.unit ?? info?.unit ?? '',
+      direction: direction ?? 'higher',
+    };
+  });
+  if (problems.length) throw new AppError('UNPROCESSABLE_CONTENT', problems.join('; '));
+  await storeMetrics(deps, run, metrics);
+  const summary = mergeSummary(toSummary(run.summary), metrics);
+  await updateRunResults(deps.db, run.organizationId, run.id, { summary });
+  return { summary };
+}
+
+/**
+ * Called once when a run reaches a final status. The regression engineer extends this to evaluate
+ * thresholds and the run window's environment health; today it has nothing more to compute.
+ */
+export async function onRunFinished(deps: TDeps, run: TRun): Promise<TRun> {
+  void deps;
+  return run;
+}
+
+export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishIn): Promise<TRun> {
+  assertCan(caller, { run: ['write'] });
+  const run = await loadRun(deps, caller, input.id);
+  if (run.finishedAt) throw new AppError('CONFLICT', `run '${run.id}' is already finished (${run.status})`);
+  const done = await updateOpenRun(deps.db, run.organizationId, run.id, {
+    status: input.status,
+    exitCode: input.exitCode ?? null,
+    error: input.error ?? null,
+    finishedAt: new Date(),
+  });
+  if (!done) throw new AppError('CONFLICT', `run '${run.id}' is already finished`);
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'run.finish',
+    targetType: 'run',
+    targetId: run.id,
+    data: { status: input.status, exitCode: input.exitCode ?? null },
+  });
+  return onRunFinished(deps, toRunDto(done));
+}
+
+/** Interval samples per run, pivoted to one point per elapsed second (for charts and comparisons). */
+export async function getRunSamples(
+  deps: TDeps,
+  caller: TCaller,
+  ids: readonly string[],
+): Promise<TRunSeries[]> {
+  assertCan(caller, { run: ['read'] });
+  const runs = await Promise.all([...new Set(ids)].map((id) => loadRun(deps, caller, id)));
+  const rows = await getBenchSamples(
+    deps.ch,
+    caller.orgId,
+    runs.map((r) => r.id),
+  );
+  return runs.map((r) => {
+    const metrics = new Set<string>();
+    const points = new Map<number, { elapsed_s: number; ts: number; values: Record<string, number> }>();
+    for (const row of rows) {
+      if (row.run_id !== r.id) continue;
+      metrics.add(row.metric);
+      let p = points.get(row.elapsed_s);
+      if (!p) points.set(row.elapsed_s, (p = { elapsed_s: row.elapsed_s, ts: row.ts, values: {} }));
+      p.values[row.metric] = row.value;
+    }
+    return {
+      id: r.id,
+      metrics: [...metrics].sort(),
+      points: [...points.values()].sort((a, b) => a.elapsed_s - b.elapsed_s),
+    };
+  });
+}
