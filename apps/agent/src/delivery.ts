@@ -65,6 +65,8 @@ export function backoffMs(attempt: number, initial: number, max: number, rnd = M
 export class Delivery {
   private running = false;
   private wakeup: (() => void) | undefined;
+  /** A wake() that arrived while no sleep was pending (not lost). */
+  private woken = false;
   private loop: Promise<void> | undefined;
   private attempt = 0;
   /** Epoch ms of the last 2xx (for --check/metrics). */
@@ -145,9 +147,12 @@ export class Delivery {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
+        this.woken = false;
         const out = await this.step();
         if (!this.running) break;
-        if (out === undefined) await this.sleep(Infinity);
+        if (out === undefined) {
+          if (!this.woken) await this.sleep(Infinity);
+        }
         else if (out.kind === 'retry') {
           const wait = out.afterMs ?? backoffMs(this.attempt, this.opts.backoffInitialMs, this.opts.backoffMaxMs);
           this.attempt++;
@@ -159,7 +164,9 @@ export class Delivery {
 
   /** New batch appended: resume if idle (does not cut a backoff short). */
   wake(): void {
-    if (this.attempt === 0) this.wakeup?.();
+    if (this.attempt !== 0) return;
+    this.woken = true;
+    this.wakeup?.();
   }
 
   private sleep(ms: number): Promise<void> {

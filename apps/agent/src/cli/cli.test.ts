@@ -1,0 +1,206 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, ApiError } from './api-client';
+import { detectToolFromArgv, formatVerdicts, gitInfo, parseLabels, requireServer, UsageError } from './common';
+import { runBenchmark } from './run';
+import { submitOutput } from './submit';
+import { readEnv } from '../env';
+
+interface Call {
+  method: string;
+  url: string;
+  body: unknown;
+  at: number;
+}
+
+/** Fake of the runs REST API; `regression` controls the compare verdict. */
+async function startFakeApi(opts: { regression?: boolean; outputStatus?: number } = {}) {
+  const calls: Call[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = raw ? JSON.parse(raw) : undefined;
+      calls.push({ method: req.method!, url: req.url!, body, at: Date.now() });
+      const send = (status: number, b: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(b));
+      };
+      if (req.headers.authorization !== 'Bearer t0k') return send(401, { error: 'bad token' });
+      if (req.method === 'POST' && req.url === '/api/v1/runs') return send(201, { id: 'run_1' });
+      if (req.url === '/api/v1/runs/run_1/samples') return send(202, {});
+      if (req.url === '/api/v1/runs/run_1/output')
+        return opts.outputStatus ? send(opts.outputStatus, { error: 'unrecognised' }) : send(200, { summary: [{ name: 'tps', value: 1, unit: 'tx/s', direction: 'higher' }] });
+      if (req.url === '/api/v1/runs/run_1/results') return send(202, {});
+      if (req.url === '/api/v1/runs/run_1/finish') return send(200, {});
+      if (req.url?.startsWith('/api/v1/runs/run_1/compare'))
+        return send(200, {
+          regression: opts.regression ?? false,
+          verdicts: [{ metric: 'events_per_s', change_pct: opts.regression ? -12.5 : 0.4, ci95: [-15, -10], p_value: 0.001, verdict: opts.regression ? 'regression' : 'noise' }],
+        });
+      send(404, { error: 'no route' });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+const capture = () => {
+  let out = '';
+  let err = '';
+  return { io: { out: (c: Buffer | string) => void (out += c), err: (c: Buffer | string) => void (err += c) }, out: () => out, err: () => err };
+};
+
+describe('clusterscope run', () => {
+  it('runs real sysbench, streams live samples, posts output and finishes with its exit code', async () => {
+    const api = await startFakeApi();
+    close = api.close;
+    const cap = capture();
+    const code = await runBenchmark(
+      new ApiClient(api.url, 't0k'),
+      {
+        cluster: 'ci',
+        workload: 'cpu',
+        tool: detectToolFromArgv(['sysbench']),
+        labels: { pr: '42' },
+        failOnRegression: true,
+        baseline: 'main',
+        argv: ['sysbench', 'cpu', '--time=3', '--report-interval=1', '--threads=1', 'run'],
+        sampleEveryMs: 300,
+      },
+      cap.io,
+    );
+    expect(code).toBe(0);
+    expect(cap.out()).toMatch(/\[ 1s \] thds: 1 eps:/); // passed through
+    const routes = api.calls.map((c) => `${c.method} ${c.url.replace(/\?.*/, '')}`);
+    expect(routes[0]).toBe('POST /api/v1/runs');
+    expect(api.calls[0].body).toMatchObject({ cluster: 'ci', workload: 'cpu', tool: 'sysbench', labels: { pr: '42' } });
+    const samplePosts = api.calls.filter((c) => c.url.endsWith('/samples'));
+    // Live: the first samples arrive while the tool still runs (before /output).
+    const outputAt = api.calls.find((c) => c.url.endsWith('/output'))!.at;
+    expect(samplePosts.length).toBeGreaterThanOrEqual(2);
+    expect(samplePosts[0].at).toBeLessThan(outputAt - 500);
+    const posted = samplePosts.flatMap((c) => (c.body as { samples: { elapsed_s: number; values: Record<string, number> }[] }).samples);
+    // Each interval line the tool printed was posted exactly once, in order.
+    const printed = [...cap.out().matchAll(/^\[ (\d+)s \]/gm)].map((m) => Number(m[1]));
+    expect(printed.length).toBeGreaterThanOrEqual(2);
+    expect(posted.map((s) => s.elapsed_s)).toEqual(printed);
+    expect(posted[0].values).toHaveProperty('events_per_s');
+    expect(api.calls.find((c) => c.url.endsWith('/output'))!.body).toMatchObject({ tool: 'sysbench', output: expect.stringContaining('events per second') });
+    expect(api.calls.find((c) => c.url.endsWith('/finish'))!.body).toEqual({ status: 'succeeded', exitCode: 0 });
+    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?baseline=main');
+    expect(cap.err()).toMatch(/events_per_s\s+\+0\.4%/);
+  }, 30_000);
+
+  it('exits 3 on a regression', async () => {
+    const api = await startFakeApi({ regression: true });
+    close = api.close;
+    const cap = capture();
+    const code = await runBenchmark(
+      new ApiClient(api.url, 't0k'),
+      { cluster: 'ci', workload: 'cpu', tool: 'sysbench', labels: {}, failOnRegression: true, argv: ['sysbench', 'cpu', '--time=1', 'run'] },
+      cap.io,
+    );
+    expect(code).toBe(3);
+    expect(cap.err()).toMatch(/regression/);
+  }, 30_000);
+
+  it('propagates a failing tool exit code and a missing binary', async () => {
+    const api = await startFakeApi();
+    close = api.close;
+    const cap = capture();
+    const client = new ApiClient(api.url, 't0k');
+    const base = { cluster: 'ci', workload: 'x', labels: {}, failOnRegression: true };
+    expect(await runBenchmark(client, { ...base, argv: ['sh', '-c', 'echo boom >&2; exit 7'] }, cap.io)).toBe(7);
+    expect(cap.err()).toContain('boom');
+    expect(api.calls.filter((c) => c.url.endsWith('/finish')).at(-1)!.body).toEqual({ status: 'failed', exitCode: 7 });
+    expect(api.calls.some((c) => c.url.includes('/compare'))).toBe(false);
+    expect(await runBenchmark(client, { ...base, argv: ['/nonexistent/tool'] }, cap.io)).toBe(127);
+    expect(cap.err()).toContain('"/nonexistent/tool" not found on PATH');
+  });
+});
+
+describe('clusterscope submit', () => {
+  const output = readFileSync(fileURLToPath(new URL('../../test/fixtures/sysbench_oltp_write_only_pgsql.txt', import.meta.url)), 'utf8');
+
+  it('creates a run, posts the output and finishes it', async () => {
+    const api = await startFakeApi();
+    close = api.close;
+    const cap = capture();
+    const code = await submitOutput(
+      new ApiClient(api.url, 't0k'),
+      { cluster: 'ci', workload: 'oltp_write_only', labels: {}, failOnRegression: false, output, source: 'out.txt' },
+      cap.io,
+    );
+    expect(code).toBe(0);
+    expect(api.calls.map((c) => c.url)).toEqual(['/api/v1/runs', '/api/v1/runs/run_1/output', '/api/v1/runs/run_1/finish']);
+    expect(api.calls[0].body).toMatchObject({ tool: 'sysbench' });
+    expect(cap.out()).toMatch(/run run_1: sysbench/);
+  });
+
+  it('falls back to /results on 422 and rejects unreadable output before creating a run', async () => {
+    const api = await startFakeApi({ outputStatus: 422 });
+    close = api.close;
+    const cap = capture();
+    const client = new ApiClient(api.url, 't0k');
+    const base = { cluster: 'ci', workload: 'w', labels: {}, failOnRegression: false, source: 'f.txt' };
+    expect(await submitOutput(client, { ...base, output }, cap.io)).toBe(0);
+    expect(api.calls.map((c) => c.url)).toContain('/api/v1/runs/run_1/results');
+    const n = api.calls.length;
+    expect(await submitOutput(client, { ...base, output: 'hello world\n' }, cap.io)).toBe(1);
+    expect(cap.err()).toMatch(/f\.txt: unrecognised benchmark output/);
+    expect(api.calls.length).toBe(n);
+  });
+
+  it('shows HTTP error bodies with a hint', async () => {
+    const api = await startFakeApi();
+    close = api.close;
+    const err = await new ApiClient(api.url, 'wrong').createRun({ cluster: 'c', workload: 'w' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as Error).message).toMatch(/HTTP 401: \{"error":"bad token"\}\n.*CLUSTERSCOPE_TOKEN/);
+  });
+});
+
+describe('cli helpers', () => {
+  it('detects tools from argv', () => {
+    expect(detectToolFromArgv(['/usr/bin/pgbench', '-T', '5'])).toBe('pgbench');
+    expect(detectToolFromArgv(['cockroach', 'workload', 'run', 'tpcc'])).toBe('cockroach-workload');
+    expect(detectToolFromArgv(['cockroach', 'sql'])).toBeUndefined();
+    expect(detectToolFromArgv(['./mytool'])).toBeUndefined();
+  });
+
+  it('parses labels and names the bad one', () => {
+    expect(parseLabels(['a=1', 'b=x=y'])).toEqual({ a: '1', b: 'x=y' });
+    expect(() => parseLabels(['novalue'])).toThrow('--label "novalue" must be key=value');
+  });
+
+  it('says which env vars are missing', () => {
+    expect(() => requireServer(readEnv({}))).toThrow(/CLUSTERSCOPE_URL and CLUSTERSCOPE_TOKEN are not set/);
+    expect(() => requireServer(readEnv({ CLUSTERSCOPE_URL: 'nope', CLUSTERSCOPE_TOKEN: 'x' }))).toThrow(UsageError);
+  });
+
+  it('reads git metadata from GitHub Actions', () => {
+    expect(gitInfo(readEnv({ GITHUB_REPOSITORY: 'o/r', GITHUB_REF_NAME: 'main', GITHUB_SHA: 'abc' }), {})).toEqual({
+      repo: 'https://github.com/o/r',
+      branch: 'main',
+      sha: 'abc',
+    });
+    expect(gitInfo(readEnv({}), {})).toBeUndefined();
+  });
+
+  it('formats verdicts', () => {
+    expect(formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }])).toBe(
+      'metric  change  95% CI  p  verdict\ntps     -3.1%   —       —  noise',
+    );
+  });
+});
