@@ -37,11 +37,11 @@ export async function deleteThreshold(db: TDb, orgId: string, id: string) {
   return res.count > 0;
 }
 
-export async function getWorkload(db: TDb, orgId: string, id: string) {
+export async function findThresholdWorkload(db: TDb, orgId: string, id: string) {
   return db.workload.findFirst({ where: { id, organizationId: orgId } });
 }
 
-export async function listWorkloadsBrief(db: TDb, orgId: string) {
+export async function listWorkloadOverview(db: TDb, orgId: string) {
   return db.workload.findMany({
     where: { organizationId: orgId },
     orderBy: { name: 'asc' },
@@ -72,7 +72,7 @@ export type TRunQuery = {
   limit: number;
 };
 
-export async function findRuns(db: TDb, orgId: string, q: TRunQuery) {
+export async function searchRuns(db: TDb, orgId: string, q: TRunQuery) {
   const where: Prisma.RunWhereInput = { organizationId: orgId };
   if (q.clusterId) where.clusterId = q.clusterId;
   if (q.workload) where.OR = [{ workloadId: q.workload }, { workload: { name: q.workload } }];
@@ -84,7 +84,8 @@ export async function findRuns(db: TDb, orgId: string, q: TRunQuery) {
       q.labelValue === undefined
         ? { path: [q.labelKey], not: Prisma.AnyNull }
         : { path: [q.labelKey], equals: q.labelValue };
-  if (q.from || q.to) where.startedAt = { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lte: q.to } : {}) };
+  if (q.from || q.to)
+    where.startedAt = { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lte: q.to } : {}) };
   return db.run.findMany({ where, orderBy: { startedAt: 'desc' }, take: q.limit, ...runBrief });
 }
 
@@ -143,5 +144,8 @@ export async function setRunEnvironment(
   env: Prisma.InputJsonValue,
   healthy: boolean | null,
 ) {
-  await db.run.updateMany({ where: { id: runId, organizationId: orgId }, data: { env, envHealthy: healthy } });
+  await db.run.updateMany({
+    where: { id: runId, organizationId: orgId },
+    data: { env, envHealthy: healthy },
+  });
 }

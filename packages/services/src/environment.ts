@@ -1,0 +1,73 @@
+import { findRunsByIds, setRunEnvironment } from '@clusterscope/db';
+import { getEnvironment, getNodeEvents, type TEnvironment, type TNodeEvent } from '@clusterscope/tsdb';
+import type { TDeps } from './deps';
+import { assertCan, type TCaller } from './caller';
+import { notFound } from './errors';
+
+type TRunWindow = {
+  id: string;
+  clusterId: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  updatedAt?: Date;
+};
+
+export type TRunEnvironment = {
+  /** null: the run has no cluster, or the cluster sent no data in the run window. */
+  healthy: boolean | null;
+  reasons: string[];
+  env: TEnvironment | null;
+  /** Liveness changes seen in the window. */
+  events: TNodeEvent[];
+};
+
+/** Window of a run: start to finish (or now while running); at least one second. */
+export function getRunWindow(run: TRunWindow, now = Date.now()): { from: number; to: number } {
+  const from = run.startedAt.getTime();
+  const to = Math.max(from + 1000, run.finishedAt?.getTime() ?? now);
+  return { from, to };
+}
+
+/** Cluster health during a run window from node_status + cgroup data (tsdb getEnvironment). */
+export async function computeRunEnvironment(
+  deps: TDeps,
+  orgId: string,
+  run: TRunWindow,
+): Promise<TRunEnvironment> {
+  if (!run.clusterId) return { healthy: null, reasons: ['run has no cluster'], env: null, events: [] };
+  const { from, to } = getRunWindow(run);
+  const [env, events] = await Promise.all([
+    getEnvironment(deps.ch, { orgId, clusterId: run.clusterId, from, to }),
+    getNodeEvents(deps.ch, { orgId, clusterId: run.clusterId, from, to, lookbackMs: 60_000, limit: 200 }),
+  ]);
+  const noData = !env.has_node_data && env.max_throttled_ratio === null && env.max_mem_ratio === null;
+  return {
+    healthy: noData ? null : env.healthy,
+    reasons: noData ? ['no cluster data in the run window'] : env.reasons,
+    env,
+    events,
+  };
+}
+
+/** Computes the run's environment and stores it on Run.env / Run.envHealthy (called when a run finishes). */
+export async function refreshRunEnvironment(deps: TDeps, orgId: string, runId: string) {
+  const [run] = await findRunsByIds(deps.db, orgId, [runId]);
+  if (!run) throw notFound('run');
+  const res = await computeRunEnvironment(deps, orgId, run);
+  await setRunEnvironment(
+    deps.db,
+    orgId,
+    runId,
+    JSON.parse(JSON.stringify({ reasons: res.reasons, events: res.events, ...(res.env ?? {}) })),
+    res.healthy,
+  );
+  return res;
+}
+
+/** "Environment during the run" for the run page (computed live, so late agent data counts). */
+export async function getRunEnvironment(deps: TDeps, caller: TCaller, runId: string) {
+  assertCan(caller, { run: ['read'], cluster: ['read'] });
+  const [run] = await findRunsByIds(deps.db, caller.orgId, [runId]);
+  if (!run) throw notFound('run');
+  return computeRunEnvironment(deps, caller.orgId, run);
+}

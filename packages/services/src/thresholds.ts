@@ -1,0 +1,254 @@
+import { detectChangePoints, directionOf, evaluateThreshold, getMetricInfo } from '@clusterscope/bench';
+import {
+  createAlert,
+  deleteThreshold as removeThreshold,
+  findBaselineRuns,
+  findRunsByIds,
+  findWorkloadHistory,
+  getThreshold,
+  findThresholdWorkload,
+  listAlerts,
+  listThresholds,
+  upsertThreshold,
+  writeAudit,
+} from '@clusterscope/db';
+import {
+  ZThresholdInput,
+  type TDirection,
+  type TThreshold,
+  type TThresholdInput,
+  type TThresholdTest,
+} from '@clusterscope/schema';
+import type { TDeps } from './deps';
+import { actorOf, assertCan, type TCaller } from './caller';
+import { loadRunData, toRunBrief, type TRunRow } from './compare';
+import { refreshRunEnvironment } from './environment';
+import { toAlert } from './alerts';
+import { notFound } from './errors';
+
+type TThresholdRow = Awaited<ReturnType<typeof listThresholds>>[number];
+
+export function toThreshold(t: TThresholdRow): TThreshold {
+  return { ...t, test: t.test as TThresholdTest };
+}
+
+export async function findThresholds(deps: TDeps, caller: TCaller, workloadId?: string) {
+  assertCan(caller, { workload: ['read'] });
+  return (await listThresholds(deps.db, caller.orgId, workloadId)).map(toThreshold);
+}
+
+/** Creates or replaces the threshold of (workload, metric). */
+export async function saveThreshold(deps: TDeps, caller: TCaller, input: TThresholdInput) {
+  assertCan(caller, { workload: ['write'] });
+  const t = ZThresholdInput.parse(input);
+  if (!(await findThresholdWorkload(deps.db, caller.orgId, t.workloadId))) throw notFound('workload');
+  const row = await upsertThreshold(deps.db, caller.orgId, t);
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'threshold.save',
+    targetType: 'threshold',
+    targetId: row.id,
+    data: t,
+  });
+  return toThreshold(row);
+}
+
+export async function deleteThreshold(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { workload: ['write'] });
+  const t = await getThreshold(deps.db, caller.orgId, id);
+  if (!t || !(await removeThreshold(deps.db, caller.orgId, id))) throw notFound('threshold');
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'threshold.delete',
+    targetType: 'threshold',
+    targetId: id,
+    data: { workloadId: t.workloadId, metric: t.metric },
+  });
+  return { id, deleted: true };
+}
+
+type TValue = { value: number; unit: string; direction: TDirection };
+
+/** Per-run metric values: the summary, else the mean of the interval samples. */
+async function getMetricValues(deps: TDeps, orgId: string, runs: readonly TRunRow[]) {
+  const data = await loadRunData(deps, orgId, runs);
+  const out = new Map<string, Map<string, TValue>>();
+  for (const r of runs) {
+    const d = data.get(r.id)!;
+    const m = new Map<string, TValue>();
+    const sums = new Map<string, { s: number; n: number }>();
+    for (const s of d.samples)
+      for (const [k, v] of Object.entries(s.values)) {
+        const a = sums.get(k) ?? { s: 0, n: 0 };
+        a.s += v;
+        a.n++;
+        sums.set(k, a);
+      }
+    for (const [k, a] of sums)
+      m.set(k, { value: a.s / a.n, unit: getMetricInfo(k)?.unit ?? '', direction: directionOf(k) });
+    for (const x of d.summary) m.set(x.name, { value: x.value, unit: x.unit, direction: x.direction });
+    out.set(r.id, m);
+  }
+  return out;
+}
+
+export type TThresholdEvaluation = {
+  thresholdId: string;
+  metric: string;
+  status: 'ok' | 'crossed' | 'insufficient' | 'missing';
+  reason: string;
+  alertId: string | null;
+};
+
+/**
+ * Evaluates a finished run against each threshold of its workload: the baseline window is the
+ * latest `windowSize` succeeded runs on the threshold's branch before this run (env-unhealthy runs
+ * skipped). A crossing creates an Alert unless the run's environment was unhealthy.
+ */
+export async function evaluateRunThresholds(
+  deps: TDeps,
+  orgId: string,
+  runId: string,
+): Promise<TThresholdEvaluation[]> {
+  const [run] = await findRunsByIds(deps.db, orgId, [runId]);
+  if (!run || run.status !== 'succeeded' || !run.workloadId) return [];
+  const thresholds = await listThresholds(deps.db, orgId, run.workloadId);
+  const out: TThresholdEvaluation[] = [];
+  const own = (await getMetricValues(deps, orgId, [run])).get(run.id)!;
+  for (const t of thresholds) {
+    const mine = own.get(t.metric);
+    if (!mine) {
+      out.push({
+        thresholdId: t.id,
+        metric: t.metric,
+        status: 'missing',
+        reason: 'run lacks the metric',
+        alertId: null,
+      });
+      continue;
+    }
+    const base = await findBaselineRuns(deps.db, orgId, {
+      workloadId: run.workloadId,
+      tool: run.tool,
+      toolWorkload: run.toolWorkload,
+      branch: t.branch,
+      before: run.startedAt,
+      excludeId: run.id,
+      limit: t.windowSize,
+    });
+    const vals = await getMetricValues(deps, orgId, base);
+    const xs = base
+      .map((b) => vals.get(b.id)?.get(t.metric)?.value)
+      .filter((v): v is number => v !== undefined);
+    const res = evaluateThreshold(
+      { test: t.test as TThresholdTest, limit: t.limit, minSamples: t.minSamples },
+      xs,
+      mine.value,
+      mine.direction,
+    );
+    let alertId: string | null = null;
+    let reason = res.reason;
+    if (res.crossed && run.envHealthy === false) reason += ' (no alert: environment unhealthy)';
+    else if (res.crossed) {
+      const a = await createAlert(deps.db, orgId, {
+        runId: run.id,
+        thresholdId: t.id,
+        metric: t.metric,
+        value: mine.value,
+        baseline: res.baseline_mean,
+        message: `${t.metric} ${mine.value.toPrecision(4)}${mine.unit ? ` ${mine.unit}` : ''} vs baseline ${res.baseline_mean?.toPrecision(4)} on ${t.branch}: ${res.reason}`,
+      });
+      alertId = a.id;
+    }
+    out.push({ thresholdId: t.id, metric: t.metric, status: res.status, reason, alertId });
+  }
+  return out;
+}
+
+/**
+ * The work done when a run finishes (called by the runs service's onRunFinished hook):
+ * environment health, then thresholds. Never throws; failures are logged.
+ */
+export async function handleRunFinished(deps: TDeps, orgId: string, runId: string) {
+  try {
+    const env = await refreshRunEnvironment(deps, orgId, runId);
+    const thresholds = await evaluateRunThresholds(deps, orgId, runId);
+    return { envHealthy: env.healthy, thresholds };
+  } catch (err) {
+    console.error(
+      JSON.stringify({ level: 'error', msg: 'run finish evaluation failed', runId, err: String(err) }),
+    );
+    return null;
+  }
+}
+
+/** A workload's metric history (x = run time) with change points, threshold bands and alerts. */
+export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadId: string, limit = 200) {
+  assertCan(caller, { workload: ['read'], run: ['read'] });
+  const workload = await findThresholdWorkload(deps.db, caller.orgId, workloadId);
+  if (!workload) throw notFound('workload');
+  const [runs, thresholds, alerts] = await Promise.all([
+    findWorkloadHistory(deps.db, caller.orgId, workloadId, limit),
+    listThresholds(deps.db, caller.orgId, workloadId),
+    listAlerts(deps.db, caller.orgId, { workloadId, limit: 100 }),
+  ]);
+  const values = await getMetricValues(deps, caller.orgId, runs);
+  const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();
+  const metrics = names.map((metric) => {
+    const points = runs.flatMap((r) => {
+      const v = values.get(r.id)?.get(metric);
+      return v
+        ? [
+            {
+              runId: r.id,
+              t: r.startedAt.getTime(),
+              value: v.value,
+              sha: r.gitSha,
+              branch: r.gitBranch,
+              envHealthy: r.envHealthy,
+            },
+          ]
+        : [];
+    });
+    const first = runs.map((r) => values.get(r.id)?.get(metric)).find(Boolean);
+    const threshold = thresholds.find((t) => t.metric === metric) ?? null;
+    let band: { lo: number; hi: number; mean: number; branch: string } | null = null;
+    if (threshold) {
+      const window = points
+        .filter((p) => p.branch === threshold.branch && p.envHealthy !== false)
+        .slice(-threshold.windowSize)
+        .map((p) => p.value);
+      const r = evaluateThreshold(
+        { test: threshold.test as TThresholdTest, limit: threshold.limit, minSamples: threshold.minSamples },
+        window,
+        window.at(-1) ?? NaN,
+        first?.direction ?? directionOf(metric),
+      );
+      if (r.boundary && r.baseline_mean !== null)
+        band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch };
+    }
+    const cps = detectChangePoints(points.map((p) => p.value));
+    return {
+      metric,
+      unit: first?.unit ?? getMetricInfo(metric)?.unit ?? '',
+      direction: first?.direction ?? directionOf(metric),
+      label: getMetricInfo(metric)?.label ?? metric,
+      points,
+      changePoints: cps.map((i) => ({ index: i, runId: points[i].runId, t: points[i].t })),
+      threshold: threshold ? toThreshold(threshold) : null,
+      band,
+    };
+  });
+  return {
+    workload: {
+      id: workload.id,
+      name: workload.name,
+      tool: workload.tool,
+      description: workload.description,
+    },
+    runs: runs.map(toRunBrief),
+    metrics,
+    thresholds: thresholds.map(toThreshold),
+    alerts: alerts.map(toAlert),
+  };
+}
