@@ -35,6 +35,7 @@ import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { resolveCluster } from './clusters';
 import { getIngestWriter } from './ingest';
+import { handleRunFinished } from './thresholds';
 
 const isTool = (t: string): t is TTool => (TOOLS as readonly string[]).includes(t);
 
@@ -324,9 +325,9 @@ export async function addRunResults(
  * Called once when a run reaches a final status. The regression engineer extends this to evaluate
  * thresholds and the run window's environment health; today it has nothing more to compute.
  */
-export async function onRunFinished(deps: TDeps, run: TRun): Promise<TRun> {
-  void deps;
-  return run;
+export async function onRunFinished(deps: TDeps, run: TRun, orgId: string): Promise<TRun> {
+  const res = await handleRunFinished(deps, orgId, run.id);
+  return res ? { ...run, envHealthy: res.envHealthy } : run;
 }
 
 export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishIn): Promise<TRun> {
@@ -347,7 +348,7 @@ export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishI
     targetId: run.id,
     data: { status: input.status, exitCode: input.exitCode ?? null },
   });
-  return onRunFinished(deps, toRunDto(done));
+  return onRunFinished(deps, toRunDto(done), run.organizationId);
 }
 
 /** Interval samples per run, pivoted to one point per elapsed second (for charts and comparisons). */
