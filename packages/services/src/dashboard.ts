@@ -1,0 +1,454 @@
+import { z } from 'zod';
+import type { TLiveness } from '@clusterscope/schema';
+import {
+  bucketMs,
+  getCgroupSeries,
+  getLatestNodes,
+  getNodeEvents,
+  getNodeSeries,
+  pickResolution,
+  type TCgroupPoint,
+  type TNodeEvent,
+  type TNodeLatest,
+  type TResolution,
+} from '@clusterscope/tsdb';
+import { findClusters, getClusterById } from './clusters';
+import type { TCaller } from './caller';
+import type { TDeps } from './deps';
+import { notFound } from './errors';
+import {
+  clusterStatus,
+  countHealth,
+  deriveNodeState,
+  sortWorstFirst,
+  sumAcrossNodes,
+  toStatePeriods,
+  type TClusterStatus,
+  type THealthCounts,
+  type TNodeState,
+  type TStatePeriod,
+} from './health-views';
+
+const DAY = 86_400_000;
+/** Longest window a chart may ask for. */
+export const MAX_CHART_SPAN_MS = 92 * DAY;
+
+export const ZChartWindow = z
+  .object({
+    from: z.number().int().nonnegative(),
+    to: z.number().int().positive(),
+    resolution: z.enum(['raw', '1m', '1h']).optional(),
+  })
+  .refine((w) => w.to > w.from, { message: 'to must be after from', path: ['to'] })
+  .refine((w) => w.to - w.from <= MAX_CHART_SPAN_MS, {
+    message: 'window must be at most 92 days',
+    path: ['from'],
+  });
+export type TChartWindow = z.infer<typeof ZChartWindow>;
+
+type TCluster = Awaited<ReturnType<typeof getClusterById>>;
+
+/** One row of the node table: latest status, derived state and the node's latest cgroup reading. */
+export interface TNodeView {
+  node_id: number;
+  address: string;
+  locality: string;
+  build: string;
+  state: TNodeState;
+  liveness: TLiveness;
+  last_ts: number;
+  started_at: number | null;
+  uptime_s: number;
+  replicas: number;
+  leaseholders: number;
+  leaders: number;
+  ranges: number;
+  ranges_underreplicated: number;
+  ranges_unavailable: number;
+  live_bytes: number;
+  capacity: number;
+  capacity_used: number;
+  capacity_available: number;
+  /** Latest cgroup reading tied to this node (null without cgroup data). */
+  cgroup: {
+    ts: number;
+    cpu_cores: number | null;
+    cpu_limit_cores: number | null;
+    throttled_ratio: number | null;
+    mem_current: number;
+    mem_max: number | null;
+    io_read_bps: number | null;
+    io_write_bps: number | null;
+  } | null;
+}
+
+export interface TClusterHealth {
+  cluster: { id: string; name: string; description: string; demo: boolean; intervalS: number };
+  counts: THealthCounts;
+  status: TClusterStatus;
+}
+
+const clusterInfo = (c: TCluster) => ({
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  demo: c.demo,
+  intervalS: c.intervalS,
+});
+
+/** Pure: table rows from latest node status and cgroup points. */
+export function toNodeViews(
+  nodes: readonly TNodeLatest[],
+  cgroups: readonly TCgroupPoint[],
+  now: number,
+  intervalS: number,
+): TNodeView[] {
+  const lastCg = new Map<number, TCgroupPoint>();
+  for (const p of cgroups) {
+    if (p.node_id === null) continue;
+    const prev = lastCg.get(p.node_id);
+    // Prefer the newest point that has a CPU rate (the first point of a series has none).
+    if (!prev || p.ts > prev.ts || (p.ts === prev.ts && prev.cpu_cores === null)) lastCg.set(p.node_id, p);
+  }
+  return nodes.map((n) => {
+    const cg = lastCg.get(n.node_id);
+    return {
+      node_id: n.node_id,
+      address: n.address,
+      locality: n.locality,
+      build: n.build,
+      state: deriveNodeState(n.liveness, n.ts, now, intervalS),
+      liveness: n.liveness,
+      last_ts: n.ts,
+      started_at: n.started_at,
+      uptime_s: n.uptime_s,
+      replicas: n.replicas,
+      leaseholders: n.replicas_leaseholders,
+      leaders: n.replicas_leaders,
+      ranges: n.ranges,
+      ranges_underreplicated: n.ranges_underreplicated,
+      ranges_unavailable: n.ranges_unavailable,
+      live_bytes: n.live_bytes,
+      capacity: n.capacity,
+      capacity_used: n.capacity_used,
+      capacity_available: n.capacity_available,
+      cgroup: cg
+        ? {
+            ts: cg.ts,
+            cpu_cores: cg.cpu_cores,
+            cpu_limit_cores: cg.cpu_limit_cores,
+            throttled_ratio: cg.throttled_ratio,
+            mem_current: cg.mem_current,
+            mem_max: cg.mem_max,
+            io_read_bps: cg.io_read_bps,
+            io_write_bps: cg.io_write_bps,
+          }
+        : null,
+    };
+  });
+}
+
+async function loadNodeViews(deps: TDeps, orgId: string, c: TCluster, now: number) {
+  const window = Math.max(5 * 60_000, 6 * c.intervalS * 1000);
+  const [nodes, cg] = await Promise.all([
+    getLatestNodes(deps.ch, orgId, c.id),
+    getCgroupSeries(deps.ch, {
+      orgId,
+      clusterId: c.id,
+      from: now - window,
+      to: now + 1,
+      resolution: 'raw',
+    }),
+  ]);
+  return toNodeViews(nodes, cg, now, c.intervalS);
+}
+
+/** Every cluster of the caller's org with its health headline (list page, on-call). */
+export async function listClusterHealth(
+  deps: TDeps,
+  caller: TCaller,
+  now: number = Date.now(),
+): Promise<TClusterHealth[]> {
+  const clusters = await findClusters(deps, caller);
+  return Promise.all(
+    clusters.map(async (c) => {
+      const nodes = await getLatestNodes(deps.ch, caller.orgId, c.id);
+      const views = nodes.map((n) => ({
+        state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+        last_ts: n.ts,
+        ranges_underreplicated: n.ranges_underreplicated,
+        ranges_unavailable: n.ranges_unavailable,
+      }));
+      const counts = countHealth(views);
+      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
+    }),
+  );
+}
+
+/** The node table of one cluster (overview). */
+export async function getClusterNodes(
+  deps: TDeps,
+  caller: TCaller,
+  clusterId: string,
+  now: number = Date.now(),
+): Promise<TClusterHealth & { now: number; nodes: TNodeView[] }> {
+  const c = await getClusterById(deps, caller, clusterId);
+  const nodes = await loadNodeViews(deps, caller.orgId, c, now);
+  const counts = countHealth(nodes);
+  return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), now, nodes };
+}
+
+export interface TSeries {
+  /** Legend name: "n3" for a node, the host otherwise. */
+  name: string;
+  node_id: number | null;
+  data: [number, number | null][];
+}
+
+export interface TClusterCharts {
+  from: number;
+  to: number;
+  resolution: TResolution;
+  /** Spacing of points: the push interval for raw data, else the rollup bucket. */
+  step_ms: number;
+  ranges_underreplicated: [number, number][];
+  ranges_unavailable: [number, number][];
+  leaseholders: TSeries[];
+  replicas: TSeries[];
+  cpu: TSeries[];
+  cpu_limit: TSeries[];
+  throttled: TSeries[];
+  mem: TSeries[];
+  mem_limit: TSeries[];
+  io_read: TSeries[];
+  io_write: TSeries[];
+}
+
+const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
+
+/** Pure: groups cgroup points into one series per node (or host) for each measure. */
+export function toCgroupSeries(points: readonly TCgroupPoint[]) {
+  const keys = {
+    cpu: 'cpu_cores',
+    cpu_limit: 'cpu_limit_cores',
+    throttled: 'throttled_ratio',
+    mem: 'mem_current',
+    mem_limit: 'mem_max',
+    io_read: 'io_read_bps',
+    io_write: 'io_write_bps',
+  } as const;
+  const out = Object.fromEntries(Object.keys(keys).map((k) => [k, new Map<string, TSeries>()])) as Record<
+    keyof typeof keys,
+    Map<string, TSeries>
+  >;
+  for (const p of points) {
+    const name = cgroupName(p);
+    for (const [k, field] of Object.entries(keys) as [keyof typeof keys, keyof TCgroupPoint][]) {
+      const m = out[k];
+      let s = m.get(name);
+      if (!s) m.set(name, (s = { name, node_id: p.node_id, data: [] }));
+      s.data.push([p.ts, p[field] as number | null]);
+    }
+  }
+  const list = (m: Map<string, TSeries>) =>
+    [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
+  return {
+    cpu: list(out.cpu),
+    cpu_limit: list(out.cpu_limit),
+    throttled: list(out.throttled),
+    mem: list(out.mem),
+    mem_limit: list(out.mem_limit),
+    io_read: list(out.io_read),
+    io_write: list(out.io_write),
+  };
+}
+
+/** Charts of a cluster (or one node) over a window; the resolution follows the span unless forced. */
+export async function getClusterCharts(
+  deps: TDeps,
+  caller: TCaller,
+  input: TChartWindow & { clusterId: string; nodeId?: number },
+): Promise<TClusterCharts> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  const resolution = input.resolution ?? pickResolution(input.from, input.to);
+  const step = resolution === 'raw' ? c.intervalS * 1000 : bucketMs(resolution);
+  const [series, cg] = await Promise.all([
+    getNodeSeries(deps.ch, {
+      orgId: caller.orgId,
+      clusterId: c.id,
+      nodeId: input.nodeId,
+      from: input.from,
+      to: input.to,
+      resolution,
+      metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders', 'replicas'],
+    }),
+    getCgroupSeries(deps.ch, {
+      orgId: caller.orgId,
+      clusterId: c.id,
+      from: input.from,
+      to: input.to,
+      resolution,
+    }),
+  ]);
+  const perNode = (metric: string): TSeries[] => {
+    const m = new Map<number, TSeries>();
+    for (const p of series.points) {
+      let s = m.get(p.node_id);
+      if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, data: [] }));
+      s.data.push([p.ts, p.values[metric] ?? null]);
+    }
+    return [...m.values()];
+  };
+  const sum = (metric: string) =>
+    sumAcrossNodes(
+      series.points.map((p) => ({ ts: p.ts, node_id: p.node_id, value: p.values[metric] ?? null })),
+      step,
+    );
+  const cgPoints = input.nodeId === undefined ? cg : cg.filter((p) => p.node_id === input.nodeId);
+  return {
+    from: input.from,
+    to: input.to,
+    resolution,
+    step_ms: step,
+    ranges_underreplicated: sum('ranges_underreplicated'),
+    ranges_unavailable: sum('ranges_unavailable'),
+    leaseholders: perNode('replicas_leaseholders'),
+    replicas: perNode('replicas'),
+    ...toCgroupSeries(cgPoints),
+  };
+}
+
+/** Liveness transitions in a window, newest first. */
+export async function getClusterEvents(
+  deps: TDeps,
+  caller: TCaller,
+  input: TChartWindow & { clusterId: string; nodeId?: number; limit?: number },
+): Promise<TNodeEvent[]> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  const events = await getNodeEvents(deps.ch, {
+    orgId: caller.orgId,
+    clusterId: c.id,
+    nodeId: input.nodeId,
+    from: input.from,
+    to: input.to,
+    limit: input.limit ?? 500,
+  });
+  return events.reverse();
+}
+
+export interface TNodeSample {
+  ts: number;
+  live: boolean;
+  replicas: number | null;
+  leaseholders: number | null;
+  ranges_underreplicated: number | null;
+  ranges_unavailable: number | null;
+  uptime_s: number | null;
+}
+
+/** One node: its table row, state periods in the window and the most recent raw samples. */
+export async function getNodeDetail(
+  deps: TDeps,
+  caller: TCaller,
+  input: TChartWindow & { clusterId: string; nodeId: number },
+  now: number = Date.now(),
+): Promise<{
+  cluster: TClusterHealth['cluster'];
+  node: TNodeView;
+  periods: TStatePeriod[];
+  events: TNodeEvent[];
+  samples: TNodeSample[];
+}> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  const views = await loadNodeViews(deps, caller.orgId, c, now);
+  const node = views.find((n) => n.node_id === input.nodeId);
+  if (!node) throw notFound(`node ${input.nodeId}`);
+  const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
+  const [events, raw] = await Promise.all([
+    getNodeEvents(deps.ch, {
+      orgId: caller.orgId,
+      clusterId: c.id,
+      nodeId: input.nodeId,
+      from: input.from,
+      to: input.to,
+      limit: 500,
+    }),
+    getNodeSeries(deps.ch, {
+      orgId: caller.orgId,
+      clusterId: c.id,
+      nodeId: input.nodeId,
+      from: recentFrom,
+      to: input.to,
+      resolution: 'raw',
+      metrics: [
+        'not_live',
+        'replicas',
+        'replicas_leaseholders',
+        'ranges_underreplicated',
+        'ranges_unavailable',
+        'uptime_s',
+      ],
+    }),
+  ]);
+  const startState = events[0]?.from ?? node.liveness;
+  const samples = raw.points
+    .slice(-60)
+    .reverse()
+    .map((p) => ({
+      ts: p.ts,
+      live: p.values.not_live === 0,
+      replicas: p.values.replicas,
+      leaseholders: p.values.replicas_leaseholders,
+      ranges_underreplicated: p.values.ranges_underreplicated,
+      ranges_unavailable: p.values.ranges_unavailable,
+      uptime_s: p.values.uptime_s,
+    }));
+  return {
+    cluster: clusterInfo(c),
+    node,
+    periods: toStatePeriods(events, input.from, events.length ? startState : node.liveness),
+    events: [...events].reverse(),
+    samples,
+  };
+}
+
+export interface TOncallNode {
+  node_id: number;
+  address: string;
+  state: TNodeState;
+  last_ts: number;
+  ranges_underreplicated: number;
+  ranges_unavailable: number;
+}
+
+/** The phone view: per cluster one status and its nodes worst-first. */
+export async function getOncall(
+  deps: TDeps,
+  caller: TCaller,
+  now: number = Date.now(),
+): Promise<{ now: number; clusters: (TClusterHealth & { nodes: TOncallNode[] })[] }> {
+  const clusters = await findClusters(deps, caller);
+  const out = await Promise.all(
+    clusters.map(async (c) => {
+      const latest = await getLatestNodes(deps.ch, caller.orgId, c.id);
+      const nodes = sortWorstFirst(
+        latest.map((n) => ({
+          node_id: n.node_id,
+          address: n.address,
+          state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+          last_ts: n.ts,
+          ranges_underreplicated: n.ranges_underreplicated,
+          ranges_unavailable: n.ranges_unavailable,
+        })),
+      );
+      const counts = countHealth(nodes);
+      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes };
+    }),
+  );
+  // Worst cluster first too.
+  const rank = { bad: 0, stale: 1, warn: 2, empty: 3, ok: 4 } as const;
+  out.sort(
+    (a, b) => rank[a.status.level] - rank[b.status.level] || a.cluster.name.localeCompare(b.cluster.name),
+  );
+  return { now, clusters: out };
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  clusterStatus,
+  countHealth,
+  deriveNodeState,
+  sortWorstFirst,
+  sumAcrossNodes,
+  toStatePeriods,
+  type TNodeLike,
+  type TNodeState,
+} from './health-views';
+
+const NOW = 1_000_000_000;
+const node = (state: TNodeState, extra: Partial<TNodeLike> = {}): TNodeLike => ({
+  state,
+  last_ts: NOW - 5000,
+  ranges_underreplicated: 0,
+  ranges_unavailable: 0,
+  ...extra,
+});
+
+describe('deriveNodeState', () => {
+  it('is STALE after 3 intervals of silence, whatever the last liveness said', () => {
+    expect(deriveNodeState('LIVE', NOW - 30_000, NOW, 10)).toBe('LIVE');
+    expect(deriveNodeState('LIVE', NOW - 30_001, NOW, 10)).toBe('STALE');
+    expect(deriveNodeState('DRAINING', NOW - 170_000, NOW, 60)).toBe('DRAINING');
+    expect(deriveNodeState('DEAD', NOW - 10 * 60_000, NOW, 10)).toBe('STALE');
+  });
+  it('keeps DECOMMISSIONED (a removed node is not expected to report)', () => {
+    expect(deriveNodeState('DECOMMISSIONED', 0, NOW, 10)).toBe('DECOMMISSIONED');
+  });
+});
+
+describe('countHealth + clusterStatus', () => {
+  it('says all live when every node is live', () => {
+    const c = countHealth([node('LIVE'), node('LIVE'), node('LIVE')]);
+    expect(c).toMatchObject({ total: 3, live: 3, suspect: 0, dead: 0 });
+    expect(clusterStatus(c)).toMatchObject({ level: 'ok', headline: 'All 3 live' });
+  });
+  it('puts dead before suspect and names unavailable ranges', () => {
+    const c = countHealth([
+      node('DEAD'),
+      node('UNAVAILABLE'),
+      node('LIVE', { ranges_unavailable: 2, ranges_underreplicated: 7 }),
+    ]);
+    const s = clusterStatus(c);
+    expect(s).toMatchObject({ level: 'bad', headline: '1 dead' });
+    expect(s.details).toEqual(['2 unavailable ranges', '7 under-replicated ranges']);
+  });
+  it('counts stale nodes as suspect and ignores their (old) range counts', () => {
+    const c = countHealth([node('STALE', { ranges_underreplicated: 9 }), node('LIVE')]);
+    expect(c).toMatchObject({ suspect: 1, stale: 1, ranges_underreplicated: 0 });
+    expect(clusterStatus(c)).toMatchObject({ level: 'warn', headline: '1 suspect' });
+  });
+  it('is stale when nothing was heard from any node', () => {
+    const c = countHealth([node('STALE'), node('STALE')]);
+    expect(clusterStatus(c)).toMatchObject({ level: 'stale', headline: 'No recent data' });
+  });
+  it('warns while a node drains and skips decommissioned nodes', () => {
+    const c = countHealth([node('DRAINING'), node('LIVE'), node('DECOMMISSIONED')]);
+    expect(c.total).toBe(2);
+    expect(clusterStatus(c)).toMatchObject({ level: 'warn', headline: '1/2 live' });
+  });
+  it('is empty without nodes', () => {
+    expect(clusterStatus(countHealth([]))).toMatchObject({ level: 'empty' });
+    expect(countHealth([]).last_ts).toBeNull();
+  });
+});
+
+describe('sortWorstFirst', () => {
+  it('orders by severity, then longest silence, then id', () => {
+    const sorted = sortWorstFirst([
+      { node_id: 1, state: 'LIVE', last_ts: 5 },
+      { node_id: 2, state: 'STALE', last_ts: 9 },
+      { node_id: 3, state: 'DEAD', last_ts: 9 },
+      { node_id: 4, state: 'STALE', last_ts: 1 },
+      { node_id: 5, state: 'DRAINING', last_ts: 9 },
+    ] as const);
+    expect(sorted.map((n) => n.node_id)).toEqual([3, 4, 2, 5, 1]);
+  });
+});
+
+describe('toStatePeriods', () => {
+  it('builds newest-first periods from transitions', () => {
+    const periods = toStatePeriods(
+      [
+        { ts: 100, from: 'LIVE', to: 'DRAINING' },
+        { ts: 200, from: 'DRAINING', to: 'DEAD' },
+      ],
+      0,
+      'DEAD',
+    );
+    expect(periods).toEqual([
+      { state: 'DEAD', from: 200, to: null },
+      { state: 'DRAINING', from: 100, to: 200 },
+      { state: 'LIVE', from: 0, to: 100 },
+    ]);
+  });
+  it('uses the current state when nothing changed', () => {
+    expect(toStatePeriods([], 5, 'LIVE')).toEqual([{ state: 'LIVE', from: 5, to: null }]);
+    expect(toStatePeriods([], 5, null)).toEqual([]);
+  });
+});
+
+describe('sumAcrossNodes', () => {
+  it('sums the last value of each node per bucket and skips nulls', () => {
+    const s = sumAcrossNodes(
+      [
+        { ts: 1000, node_id: 1, value: 2 },
+        { ts: 1500, node_id: 2, value: 3 },
+        { ts: 1900, node_id: 1, value: 4 },
+        { ts: 2100, node_id: 1, value: null },
+        { ts: 2200, node_id: 2, value: 1 },
+      ],
+      1000,
+    );
+    expect(s).toEqual([
+      [1000, 7],
+      [2000, 1],
+    ]);
+  });
+});

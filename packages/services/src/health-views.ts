@@ -1,0 +1,178 @@
+import type { TLiveness } from '@clusterscope/schema';
+
+/** What the dashboard shows per node: CockroachDB liveness, or STALE when the agent went quiet. */
+export const NODE_STATES = [
+  'DEAD',
+  'UNAVAILABLE',
+  'STALE',
+  'UNKNOWN',
+  'DECOMMISSIONING',
+  'DRAINING',
+  'STARTING',
+  'LIVE',
+  'DECOMMISSIONED',
+] as const;
+export type TNodeState = (typeof NODE_STATES)[number];
+
+/** Severity rank: lower is worse (tiles and tables sort worst-first). */
+export const stateRank = (s: TNodeState): number => NODE_STATES.indexOf(s);
+
+/** Badge tone per state (CSS classes in app.css). */
+export const STATE_TONE: Record<TNodeState, 'ok' | 'warn' | 'bad' | 'info' | 'stale' | 'muted'> = {
+  DEAD: 'bad',
+  UNAVAILABLE: 'bad',
+  STALE: 'stale',
+  UNKNOWN: 'warn',
+  DECOMMISSIONING: 'info',
+  DRAINING: 'warn',
+  STARTING: 'info',
+  LIVE: 'ok',
+  DECOMMISSIONED: 'muted',
+};
+
+/** A node silent for this many push intervals is STALE: its last values are never shown as current. */
+export const STALE_INTERVALS = 3;
+
+export const staleAfterMs = (intervalS: number) => STALE_INTERVALS * intervalS * 1000;
+
+/** The displayed state of a node from its latest liveness and when it was last heard from. */
+export function deriveNodeState(
+  liveness: TLiveness,
+  lastTs: number,
+  now: number,
+  intervalS: number,
+): TNodeState {
+  if (liveness === 'DECOMMISSIONED') return 'DECOMMISSIONED';
+  if (now - lastTs > staleAfterMs(intervalS)) return 'STALE';
+  return liveness;
+}
+
+export interface THealthCounts {
+  /** Nodes not decommissioned. */
+  total: number;
+  live: number;
+  /** UNAVAILABLE, UNKNOWN or STALE. */
+  suspect: number;
+  dead: number;
+  /** DRAINING or DECOMMISSIONING. */
+  draining: number;
+  stale: number;
+  ranges_underreplicated: number;
+  ranges_unavailable: number;
+  /** Newest sample of any node; null when the cluster never reported. */
+  last_ts: number | null;
+}
+
+export interface TNodeLike {
+  state: TNodeState;
+  last_ts: number;
+  ranges_underreplicated: number;
+  ranges_unavailable: number;
+}
+
+/** Counts for a cluster's headline; range counts include only nodes that are not STALE. */
+export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
+  const c: THealthCounts = {
+    total: 0, live: 0, suspect: 0, dead: 0, draining: 0, stale: 0,
+    ranges_underreplicated: 0, ranges_unavailable: 0, last_ts: null,
+  }; // prettier-ignore
+  for (const n of nodes) {
+    c.last_ts = c.last_ts === null ? n.last_ts : Math.max(c.last_ts, n.last_ts);
+    if (n.state === 'DECOMMISSIONED') continue;
+    c.total++;
+    if (n.state === 'LIVE') c.live++;
+    else if (n.state === 'DEAD') c.dead++;
+    else if (n.state === 'DRAINING' || n.state === 'DECOMMISSIONING') c.draining++;
+    else if (n.state === 'UNAVAILABLE' || n.state === 'UNKNOWN' || n.state === 'STALE') c.suspect++;
+    if (n.state === 'STALE') c.stale++;
+    else {
+      c.ranges_underreplicated += n.ranges_underreplicated;
+      c.ranges_unavailable += n.ranges_unavailable;
+    }
+  }
+  return c;
+}
+
+export type TStatusLevel = 'ok' | 'warn' | 'bad' | 'stale' | 'empty';
+
+export interface TClusterStatus {
+  level: TStatusLevel;
+  /** One short line for a phone: "All 5 live", "1 dead", "2 suspect". */
+  headline: string;
+  /** Secondary facts: ranges, draining nodes. */
+  details: string[];
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The one big status per cluster: worst condition first. */
+export function clusterStatus(c: THealthCounts): TClusterStatus {
+  const details: string[] = [];
+  if (c.ranges_unavailable > 0) details.push(`${plural(c.ranges_unavailable, 'unavailable range')}`);
+  if (c.ranges_underreplicated > 0)
+    details.push(`${plural(c.ranges_underreplicated, 'under-replicated range')}`);
+  if (c.draining > 0) details.push(`${c.draining} draining`);
+  if (c.stale > 0) details.push(`${c.stale} not heard from`);
+  if (c.total === 0) return { level: 'empty', headline: 'No data yet', details };
+  if (c.dead > 0) return { level: 'bad', headline: `${c.dead} dead`, details };
+  if (c.ranges_unavailable > 0)
+    return { level: 'bad', headline: plural(c.ranges_unavailable, 'unavailable range'), details };
+  if (c.stale === c.total) return { level: 'stale', headline: 'No recent data', details };
+  if (c.suspect > 0) return { level: 'warn', headline: `${c.suspect} suspect`, details };
+  if (c.draining > 0 || c.ranges_underreplicated > 0)
+    return { level: 'warn', headline: `${c.live}/${c.total} live`, details };
+  return { level: 'ok', headline: `All ${c.total} live`, details };
+}
+
+/** Worst state first, then longest silence, then node id. */
+export function sortWorstFirst<T extends { state: TNodeState; last_ts: number; node_id: number }>(
+  nodes: readonly T[],
+): T[] {
+  return [...nodes].sort(
+    (a, b) => stateRank(a.state) - stateRank(b.state) || a.last_ts - b.last_ts || a.node_id - b.node_id,
+  );
+}
+
+export interface TStatePeriod {
+  state: TLiveness;
+  from: number;
+  /** null = still in this state at the end of the window. */
+  to: number | null;
+}
+
+/**
+ * State history from liveness transitions (ordered by time): the state before the first transition
+ * holds from the window start. `current` is used when there was no transition at all.
+ */
+export function toStatePeriods(
+  events: readonly { ts: number; from: TLiveness; to: TLiveness }[],
+  windowFrom: number,
+  current: TLiveness | null,
+): TStatePeriod[] {
+  if (events.length === 0) return current ? [{ state: current, from: windowFrom, to: null }] : [];
+  const out: TStatePeriod[] = [{ state: events[0].from, from: windowFrom, to: events[0].ts }];
+  events.forEach((e, i) => out.push({ state: e.to, from: e.ts, to: events[i + 1]?.ts ?? null }));
+  return out.reverse();
+}
+
+/**
+ * Sums per-node points into one cluster series: each point goes to the bucket `floor(ts / stepMs)`
+ * and, within a bucket, each node's last value counts once.
+ */
+export function sumAcrossNodes(
+  points: readonly { ts: number; node_id: number; value: number | null }[],
+  stepMs: number,
+): [number, number][] {
+  const step = Math.max(1, stepMs);
+  const buckets = new Map<number, Map<number, number>>();
+  for (const p of points) {
+    if (p.value === null || !Number.isFinite(p.value)) continue;
+    const b = Math.floor(p.ts / step) * step;
+    let m = buckets.get(b);
+    if (!m) buckets.set(b, (m = new Map()));
+    m.set(p.node_id, p.value);
+  }
+  return [...buckets.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, m]) => [t, [...m.values()].reduce((s, v) => s + v, 0)]);
+}
