@@ -1,11 +1,49 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { ZIngestAccepted, ZIngestBatch } from '@clusterscope/schema';
 import { appRouter } from './root';
 
 let cached: ReturnType<typeof generateOpenApiDocument> | undefined;
 
+const ZApiError = z.object({
+  error: z.string(),
+  issues: z.array(z.string()).optional(),
+  dependency: z.string().optional(),
+});
+const errorBody = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ZApiError } },
+});
+
 /** Extra non-tRPC routes (ingest) registered by the web app. */
-export const extraPaths: ZodOpenApiPathsObject = {};
+export const extraPaths: ZodOpenApiPathsObject = {
+  '/ingest': {
+    post: {
+      tags: ['ingest'],
+      summary: 'Ingest a batch of agent samples',
+      description:
+        "JSON body (optionally `Content-Encoding: gzip`), token with the `ingest` scope. The org is the token's; the cluster is the token's bound cluster, else `cluster` (id or name). Answers 202 after ClickHouse confirmed the insert; a retried `batchId` is stored once (`duplicate: true`).",
+      security: [{ bearer: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: ZIngestBatch } } },
+      responses: {
+        '202': {
+          description: 'Stored (or already stored: duplicate)',
+          content: { 'application/json': { schema: ZIngestAccepted } },
+        },
+        '400': errorBody('Invalid JSON or samples; `issues` lists `path: message` (first 100)'),
+        '401': errorBody('Missing, unknown, expired or revoked token'),
+        '403': errorBody("Token lacks the 'ingest' scope, or is bound to another cluster"),
+        '404': errorBody('Unknown cluster'),
+        '413': errorBody('Body above INGEST_MAX_BYTES (compressed or decompressed)'),
+        '415': errorBody('Unsupported Content-Encoding'),
+        '422': errorBody('No cluster given and the token is not bound to one'),
+        '429': errorBody('Rate limit per token (INGEST_RATE_PER_S); see Retry-After'),
+        '503': errorBody("ClickHouse unavailable (`dependency: 'clickhouse'`): keep the batch and retry"),
+      },
+    },
+  },
+};
 
 export function getOpenApiDocument(baseUrl: string) {
   cached ??= generateOpenApiDocument(appRouter, {

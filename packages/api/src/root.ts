@@ -3,7 +3,11 @@ import { clustersRouter } from './routers/clusters';
 import { orgsRouter } from './routers/orgs';
 import { tokensRouter } from './routers/tokens';
 import { agentsRouter } from './routers/agents';
+import { runsRouter } from './routers/runs';
 import { dashboardRouter } from './routers/dashboard';
+import { compareRouter } from './routers/compare';
+import { thresholdsRouter } from './routers/thresholds';
+import { alertsRouter } from './routers/alerts';
 
 /** The one router: browser (tRPC) and CI (REST via OpenAPI meta) call the same procedures. */
 export const appRouter = router({
@@ -11,6 +15,10 @@ export const appRouter = router({
   tokens: tokensRouter,
   clusters: clustersRouter,
   agents: agentsRouter,
+  runs: runsRouter,
   dashboard: dashboardRouter,
+  compare: compareRouter,
+  thresholds: thresholdsRouter,
+  alerts: alertsRouter,
 });
 export type AppRouter = typeof appRouter;

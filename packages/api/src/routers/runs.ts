@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import {
+  addRunOutput,
+  addRunResults,
+  addRunSamples,
+  createRun,
+  findRuns,
+  finishRun,
+  getRunById,
+  getRunSamples,
+} from '@clusterscope/services';
+import {
+  ZMetric,
+  ZRun,
+  ZRunCreate,
+  ZRunDetail,
+  ZRunFinishIn,
+  ZRunId,
+  ZRunListIn,
+  ZRunOutputIn,
+  ZRunOutputResult,
+  ZRunPage,
+  ZRunResultsIn,
+  ZRunSamplesIn,
+  ZRunSamplesQuery,
+  ZRunSeries,
+} from '@clusterscope/schema';
+import { orgProcedure, router, withPermission } from '../trpc';
+import type { TContext } from '../trpc';
+
+const tags = ['runs'];
+const write = withPermission({ run: ['write'] });
+const read = withPermission({ run: ['read'] });
+
+type TNotify = (e: {
+  orgId: string;
+  topic: string;
+  clusterId?: string;
+  runId?: string;
+  kinds?: string[];
+}) => void;
+
+/** Live fan-out, when the web runtime provides it (ctx.runtime.notify). */
+function notifyRun(ctx: TContext, orgId: string, runId: string, clusterId: string | null, topic = 'runs') {
+  const n = ctx.runtime?.notify as TNotify | undefined;
+  if (typeof n !== 'function') return;
+  n({
+    orgId,
+    topic,
+    runId,
+    clusterId: clusterId ?? undefined,
+    kinds: topic === 'samples' ? ['bench_sample'] : undefined,
+  });
+}
+
+export const runsRouter = router({
+  create: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs',
+        tags,
+        summary: 'Create a benchmark run',
+        description:
+          'Starts a run (status running) on a cluster (id or name) for a workload (by name; created with `tool` when new).',
+      },
+    })
+    .input(ZRunCreate)
+    .output(z.object({ id: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const r = await createRun(ctx.deps, ctx.caller, input);
+      notifyRun(ctx, ctx.caller.orgId, r.id, null);
+      return r;
+    }),
+  addSamples: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs/{id}/samples',
+        tags,
+        summary: 'Post live interval samples of a run',
+        description:
+          'Interval samples `{elapsed_s, values, ts?}` stored as bench samples. Send `batchId` to make retries idempotent.',
+      },
+    })
+    .input(ZRunSamplesIn)
+    .output(z.object({ accepted: z.number().int(), duplicate: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      const r = await addRunSamples(ctx.deps, ctx.caller, input);
+      notifyRun(ctx, ctx.caller.orgId, input.id, r.clusterId, 'samples');
+      return { accepted: r.accepted, duplicate: r.duplicate };
+    }),
+  addOutput: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs/{id}/output',
+        tags,
+        summary: 'Post the raw output of the benchmark tool',
+        description:
+          'Parsed by the tool parser (detected when `tool` is omitted; 422 naming what was recognised when no parser can read it). Stores the raw output, interval samples (unless posted live) and summary metrics. An interrupted output is accepted with an `incomplete` warning.',
+      },
+    })
+    .input(ZRunOutputIn)
+    .output(ZRunOutputResult)
+    .mutation(async ({ ctx, input }) => {
+      const r = await addRunOutput(ctx.deps, ctx.caller, input);
+      notifyRun(ctx, ctx.caller.orgId, input.id, null);
+      return r;
+    }),
+  addResults: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs/{id}/results',
+        tags,
+        summary: 'Post structured summary metrics',
+        description:
+          'Metrics `{name, value, unit?, direction?}`; unit and direction default from the metric catalogue (direction is required for unknown names).',
+      },
+    })
+    .input(ZRunResultsIn)
+    .output(z.object({ summary: z.array(ZMetric) }))
+    .mutation(async ({ ctx, input }) => {
+      const r = await addRunResults(ctx.deps, ctx.caller, input);
+      notifyRun(ctx, ctx.caller.orgId, input.id, null);
+      return r;
+    }),
+  finish: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs/{id}/finish',
+        tags,
+        summary: 'Finish a run',
+        description: 'Sets the final status and finishedAt; 409 when the run is already finished.',
+      },
+    })
+    .input(ZRunFinishIn)
+    .output(ZRun)
+    .mutation(async ({ ctx, input }) => {
+      const r = await finishRun(ctx.deps, ctx.caller, input);
+      notifyRun(ctx, ctx.caller.orgId, r.id, r.clusterId);
+      return r;
+    }),
+  list: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/runs',
+        tags,
+        summary: 'List runs (newest first)',
+        description:
+          'Filters: cluster (id or name), workload (name or id), tool, branch, status, label (`k=v`, comma-separated for several), from/to (ISO). Page with `cursor` = the previous `nextCursor`.',
+      },
+    })
+    .input(ZRunListIn)
+    .output(ZRunPage)
+    .query(({ ctx, input }) => findRuns(ctx.deps, ctx.caller, input)),
+  get: read
+    .meta({ openapi: { method: 'GET', path: '/runs/{id}', tags, summary: 'Get a run with its summary' } })
+    .input(ZRunId)
+    .output(ZRunDetail)
+    .query(({ ctx, input }) => getRunById(ctx.deps, ctx.caller, input.id)),
+  /** Interval samples of up to 50 runs (UI charts and comparisons). */
+  samples: orgProcedure
+    .input(ZRunSamplesQuery)
+    .output(z.array(ZRunSeries))
+    .query(({ ctx, input }) => getRunSamples(ctx.deps, ctx.caller, input.ids)),
+});
