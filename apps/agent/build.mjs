@@ -6,7 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-const outdir = process.argv.includes('--outdir') ? process.argv[process.argv.indexOf('--outdir') + 1] : 'dist';
+const outdir = process.argv.includes('--outdir')
+  ? process.argv[process.argv.indexOf('--outdir') + 1]
+  : 'dist';
 
 /** zod re-exports ~40 locales (≈260 KB) through `z.locales`; only English (imported directly) is used. */
 const dropZodLocales = {
@@ -28,7 +30,14 @@ const dropZodLocales = {
 async function schemaConstantsPlugin() {
   const dir = mkdtempSync(join(tmpdir(), 'cs-schema-'));
   const out = join(dir, 'schema.mjs');
-  await build({ entryPoints: ['@clusterscope/schema'], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  await build({
+    entryPoints: ['@clusterscope/schema'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: out,
+    logLevel: 'warning',
+  });
   const mod = await import(pathToFileURL(out).href);
   rmSync(dir, { recursive: true, force: true });
   const isData = (v) =>
@@ -40,7 +49,10 @@ async function schemaConstantsPlugin() {
   return {
     name: 'schema-constants',
     setup(b) {
-      b.onResolve({ filter: /^@clusterscope\/schema$/ }, () => ({ path: 'schema-constants', namespace: 'schema-constants' }));
+      b.onResolve({ filter: /^@clusterscope\/schema$/ }, () => ({
+        path: 'schema-constants',
+        namespace: 'schema-constants',
+      }));
       b.onLoad({ filter: /.*/, namespace: 'schema-constants' }, () => ({ contents, loader: 'js' }));
     },
   };
@@ -57,7 +69,9 @@ const common = {
   legalComments: 'none',
   define: { __AGENT_VERSION__: JSON.stringify(pkg.version) },
   // ESM bundles of CJS deps need a require().
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
   logLevel: 'warning',
 };
 

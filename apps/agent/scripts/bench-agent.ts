@@ -9,20 +9,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeFakeV2Tree } from '../test/cgroup-fixture';
-import { makeLiveness, makeStatusNodes, startCockroachFixture, storeMetrics, type FixtureNode } from '../test/cockroach-fixture';
+import {
+  makeLiveness,
+  makeStatusNodes,
+  startCockroachFixture,
+  storeMetrics,
+  type FixtureNode,
+} from '../test/cockroach-fixture';
 import { startFakeIngest } from '../test/fake-ingest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const durationS = Number(process.env.BENCH_DURATION_S ?? 60);
 const interval = process.env.BENCH_INTERVAL ?? '10s';
-const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+// Same flags as deploy/clusterscope-agent.service; BENCH_NODE_FLAGS=none runs plain `node`.
+const flagsEnv = process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1';
+const nodeFlags = flagsEnv === 'none' ? [] : flagsEnv.split(' ').filter(Boolean);
 
 if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(root, 'dist/agent.js'))) {
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
 }
 
-const nodes: FixtureNode[] = Array.from({ length: 9 }, (_, i) => ({ id: i + 1, liveness: 3, expiresInMs: 4500, stores: [storeMetrics(i), storeMetrics(i + 100)] }));
-const crdb = await startCockroachFixture(() => ({ nodes: makeStatusNodes(nodes, Date.now()), liveness: makeLiveness(nodes, Date.now()) }));
+const nodes: FixtureNode[] = Array.from({ length: 9 }, (_, i) => ({
+  id: i + 1,
+  liveness: 3,
+  expiresInMs: 4500,
+  stores: [storeMetrics(i), storeMetrics(i + 100)],
+}));
+const crdb = await startCockroachFixture(() => ({
+  nodes: makeStatusNodes(nodes, Date.now()),
+  liveness: makeLiveness(nodes, Date.now()),
+}));
 const cgRoot = makeFakeV2Tree(19); // postgresql.service + 19 services = 20 under system.slice
 const sink = await startFakeIngest({ token: 'bench-token' });
 const work = mkdtempSync(join(tmpdir(), 'agent-bench-'));
@@ -52,7 +68,9 @@ writeFileSync(
   ].join('\n'),
 );
 
-const child = spawn(process.execPath, [...nodeFlags, join(root, 'dist/agent.js'), '--config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn(process.execPath, [...nodeFlags, join(root, 'dist/agent.js'), '--config', configPath], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
 let stderr = '';
 child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
 
@@ -62,7 +80,8 @@ const cpuTicks = () => {
   const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
   return Number(parts[11]) + Number(parts[12]); // utime + stime (fields 14, 15)
 };
-const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+const rssKb = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
 
 // Exclude start-up (module load, first collection) from the CPU figure: measure steady state.
 await new Promise((r) => setTimeout(r, 2000));
@@ -96,5 +115,6 @@ console.log(
     samples,
     duration_s: Math.round(wallS),
     interval,
+    node_flags: nodeFlags.join(' '),
   }),
 );

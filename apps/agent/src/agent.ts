@@ -51,7 +51,10 @@ export class Agent {
     this.outbox = new Outbox({
       dir: config.outbox.dir,
       maxBytes: config.outbox.max_bytes,
-      segmentBytes: Math.min(config.outbox.segment_bytes, Math.max(64 * 1024, Math.floor(config.outbox.max_bytes / 8))),
+      segmentBytes: Math.min(
+        config.outbox.segment_bytes,
+        Math.max(64 * 1024, Math.floor(config.outbox.max_bytes / 8)),
+      ),
       logger: logger.child({ component: 'outbox' }),
     });
     this.delivery = new Delivery(this.outbox, {
@@ -91,20 +94,34 @@ export class Agent {
       this.inputs.map(async (input) => {
         const t0 = performance.now();
         try {
-          const samples = await withTimeout(input.collect(now), timeout, `${input.name} collection timed out after ${timeout} ms`);
-          m.inc('clusterscope_agent_samples_collected_total', 'Samples collected per input', samples.length, { input: input.name });
+          const samples = await withTimeout(
+            input.collect(now),
+            timeout,
+            `${input.name} collection timed out after ${timeout} ms`,
+          );
+          m.inc('clusterscope_agent_samples_collected_total', 'Samples collected per input', samples.length, {
+            input: input.name,
+          });
           if (this.lastError.delete(input.name)) logger.info('input recovered', { input: input.name });
           return samples;
         } catch (e) {
           const msg = errorMessage(e);
-          m.inc('clusterscope_agent_collect_errors_total', 'Failed collections per input', 1, { input: input.name });
-          if (this.lastError.get(input.name) !== msg) logger.warn('input failed', { input: input.name, err: msg });
+          m.inc('clusterscope_agent_collect_errors_total', 'Failed collections per input', 1, {
+            input: input.name,
+          });
+          if (this.lastError.get(input.name) !== msg)
+            logger.warn('input failed', { input: input.name, err: msg });
           this.lastError.set(input.name, msg);
           return [] as TSample[];
         } finally {
-          m.set('clusterscope_agent_collection_duration_seconds', 'Duration of the last collection per input', (performance.now() - t0) / 1000, {
-            input: input.name,
-          });
+          m.set(
+            'clusterscope_agent_collection_duration_seconds',
+            'Duration of the last collection per input',
+            (performance.now() - t0) / 1000,
+            {
+              input: input.name,
+            },
+          );
         }
       }),
     );
@@ -117,7 +134,12 @@ export class Agent {
   private enqueue(samples: TSample[]): void {
     const { config } = this.deps;
     const batchId = randomUUID();
-    const batch = { batchId, cluster: config.cluster, agent: { name: config.host, version: AGENT_VERSION }, samples };
+    const batch = {
+      batchId,
+      cluster: config.cluster,
+      agent: { name: config.host, version: AGENT_VERSION },
+      samples,
+    };
     const body = gzipSync(JSON.stringify(batch), { level: 6 });
     this.outbox.append(batchId, samples.length, body);
     this.deps.logger.debug('batch enqueued', { batchId, samples: samples.length, bytes: body.length });
@@ -154,7 +176,10 @@ export class Agent {
 
   async stop(graceMs = 5000): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
-    await Promise.race([Promise.all([this.collecting, this.delivery.stop()]), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await Promise.race([
+      Promise.all([this.collecting, this.delivery.stop()]),
+      new Promise((r) => setTimeout(r, graceMs).unref()),
+    ]);
     this.outbox.close();
   }
 
@@ -165,7 +190,8 @@ export class Agent {
 
 function withTimeout<T>(p: Promise<T>, ms: number, msg: string): Promise<T> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(msg)), ms)))]).finally(() =>
-    clearTimeout(t),
-  );
+  return Promise.race([
+    p,
+    new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(msg)), ms))),
+  ]).finally(() => clearTimeout(t));
 }

@@ -24,18 +24,29 @@ describe('agent config', () => {
       url: 'https://cs.example.com',
       cluster: 'prod',
       interval: 15_000,
-      outbox: { dir: '/var/lib/clusterscope-agent/outbox', max_bytes: 64 * 1024 * 1024, segment_bytes: 8 * 1024 * 1024 },
+      outbox: {
+        dir: '/var/lib/clusterscope-agent/outbox',
+        max_bytes: 64 * 1024 * 1024,
+        segment_bytes: 8 * 1024 * 1024,
+      },
       delivery: { timeout: 30_000, backoff_initial: 1000, backoff_max: 300_000 },
       metrics: { listen: '127.0.0.1:9273' },
       inputs: {
-        cockroachdb: { urls: ['http://10.0.0.1:8080'], timeout: 5000, cli: { path: 'cockroach', args: [], enabled: true } },
+        cockroachdb: {
+          urls: ['http://10.0.0.1:8080'],
+          timeout: 5000,
+          cli: { path: 'cockroach', args: [], enabled: true },
+        },
         heartbeat: false,
       },
     });
   });
 
   it('loads TOML and applies env overrides', () => {
-    const p = file('a.toml', `url = "https://a.example.com"\ntoken = "t1"\n[inputs.cgroup]\nroot = "/tmp/cg"\n`);
+    const p = file(
+      'a.toml',
+      `url = "https://a.example.com"\ntoken = "t1"\n[inputs.cgroup]\nroot = "/tmp/cg"\n`,
+    );
     const { config } = loadConfig(
       env({
         CLUSTERSCOPE_URL: 'https://b.example.com',
@@ -48,20 +59,35 @@ describe('agent config', () => {
       }),
       p,
     );
-    expect(config).toMatchObject({ url: 'https://b.example.com', token: 't2', cluster: 'east', interval: 500, node_id: 4 });
+    expect(config).toMatchObject({
+      url: 'https://b.example.com',
+      token: 't2',
+      cluster: 'east',
+      interval: 500,
+      node_id: 4,
+    });
     expect(config.outbox.dir).toBe('/tmp/ob');
     expect(config.metrics.listen).toBe(false);
-    expect(config.inputs.cgroup).toMatchObject({ root: '/tmp/cg', targets: [{ children_of: '/system.slice' }] });
+    expect(config.inputs.cgroup).toMatchObject({
+      root: '/tmp/cg',
+      targets: [{ children_of: '/system.slice' }],
+    });
   });
 
   it('works from env only (no file) via CLUSTERSCOPE_CONFIG unset', () => {
-    const { config, path } = loadConfig(env({ CLUSTERSCOPE_URL: 'http://127.0.0.1:3000', CLUSTERSCOPE_TOKEN: 'x' }), undefined);
+    const { config, path } = loadConfig(
+      env({ CLUSTERSCOPE_URL: 'http://127.0.0.1:3000', CLUSTERSCOPE_TOKEN: 'x' }),
+      undefined,
+    );
     expect(path === undefined || path === '/etc/clusterscope/agent.yaml').toBe(true);
     expect(config.token).toBe('x');
   });
 
   it('names the offending fields', () => {
-    const p = file('bad.yaml', `url: not-a-url\ninterval: 10 parsecs\ninputs:\n  cgroup: { targets: [{ unit: "" }] }\n  nope: {}\n`);
+    const p = file(
+      'bad.yaml',
+      `url: not-a-url\ninterval: 10 parsecs\ninputs:\n  cgroup: { targets: [{ unit: "" }] }\n  nope: {}\n`,
+    );
     let msg = '';
     try {
       loadConfig(env(), p);
@@ -77,11 +103,16 @@ describe('agent config', () => {
 
   it('reports YAML syntax errors and a missing file', () => {
     expect(() => loadConfig(env(), file('x.yaml', 'url: [unclosed'))).toThrow(ConfigError);
-    expect(() => loadConfig(env(), '/nonexistent/agent.yaml')).toThrow(/cannot read config file \/nonexistent\/agent.yaml/);
+    expect(() => loadConfig(env(), '/nonexistent/agent.yaml')).toThrow(
+      /cannot read config file \/nonexistent\/agent.yaml/,
+    );
   });
 
   it('redacts the token', () => {
-    const { config } = loadConfig(env({ CLUSTERSCOPE_URL: 'http://h:1', CLUSTERSCOPE_TOKEN: 'supersecret' }), undefined);
+    const { config } = loadConfig(
+      env({ CLUSTERSCOPE_URL: 'http://h:1', CLUSTERSCOPE_TOKEN: 'supersecret' }),
+      undefined,
+    );
     expect(JSON.stringify(redactConfig(config))).not.toContain('supersecret');
   });
 

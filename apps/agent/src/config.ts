@@ -12,13 +12,19 @@ export const DEFAULT_CONFIG_PATH = '/etc/clusterscope/agent.yaml';
 
 const inputsShape = Object.fromEntries(
   INPUTS.map((def) => [def.name, z.optional(z.union([z.literal(false), def.config]))]),
-) as { [K in (typeof INPUTS)[number] as K['name']]: z.ZodMiniOptional<z.ZodMiniUnion<[z.ZodMiniLiteral<false>, K['config']]>> };
+) as {
+  [K in (typeof INPUTS)[number] as K['name']]: z.ZodMiniOptional<
+    z.ZodMiniUnion<[z.ZodMiniLiteral<false>, K['config']]>
+  >;
+};
 
 const str = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 
 export const ZAgentConfig = z.strictObject({
   url: z.url({ message: 'must be the Clusterscope base URL, e.g. https://clusterscope.example.com' }),
-  token: z.string({ message: 'is required (an ingest-scope API token)' }).check(z.minLength(1, 'is required')),
+  token: z
+    .string({ message: 'is required (an ingest-scope API token)' })
+    .check(z.minLength(1, 'is required')),
   cluster: z.optional(str(1, 64)),
   host: z._default(str(1, 256), os.hostname()),
   node_id: z._default(z.nullable(z.coerce.number().check(z.int(), z.positive())), null),
@@ -27,7 +33,10 @@ export const ZAgentConfig = z.strictObject({
   outbox: z.prefault(
     z.strictObject({
       dir: z._default(z.string().check(z.minLength(1)), '/var/lib/clusterscope-agent/outbox'),
-      max_bytes: z._default(z.pipe(ZSizeBytes, z.number().check(z.gte(1024 * 1024, 'must be at least 1MiB'))), 256 * 1024 * 1024),
+      max_bytes: z._default(
+        z.pipe(ZSizeBytes, z.number().check(z.gte(1024 * 1024, 'must be at least 1MiB'))),
+        256 * 1024 * 1024,
+      ),
       segment_bytes: z._default(ZSizeBytes, 8 * 1024 * 1024),
     }),
     {},
@@ -43,7 +52,10 @@ export const ZAgentConfig = z.strictObject({
   /** Prometheus endpoint with the agent's own counters; false disables it. */
   metrics: z.prefault(
     z.strictObject({
-      listen: z._default(z.union([z.literal(false), z.string().check(z.regex(/^[^\s:]*:\d+$/, 'must be host:port'))]), '127.0.0.1:9273'),
+      listen: z._default(
+        z.union([z.literal(false), z.string().check(z.regex(/^[^\s:]*:\d+$/, 'must be host:port'))]),
+        '127.0.0.1:9273',
+      ),
     }),
     {},
   ),
@@ -62,7 +74,8 @@ export function parseConfigText(text: string, path: string): Record<string, unkn
     throw new ConfigError(`${path}: ${(e as Error).message}`);
   }
   if (raw === null || raw === undefined) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${path}: top level must be a mapping`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError(`${path}: top level must be a mapping`);
   return raw as Record<string, unknown>;
 }
 
@@ -84,7 +97,9 @@ function applyEnv(raw: Record<string, unknown>, env: TEnv): Record<string, unkno
   }
   if (env.CLUSTERSCOPE_METRICS_LISTEN) {
     const m = sub('metrics');
-    m.listen = ['off', 'false', 'none'].includes(env.CLUSTERSCOPE_METRICS_LISTEN) ? false : env.CLUSTERSCOPE_METRICS_LISTEN;
+    m.listen = ['off', 'false', 'none'].includes(env.CLUSTERSCOPE_METRICS_LISTEN)
+      ? false
+      : env.CLUSTERSCOPE_METRICS_LISTEN;
     out.metrics = m;
   }
   return out;
@@ -98,7 +113,8 @@ export function formatZodError(err: z.core.$ZodError, source: string): string {
 
 /** Load, merge and validate. `path` undefined → CLUSTERSCOPE_CONFIG, then the default path if it exists. */
 export function loadConfig(env: TEnv, path?: string): { config: TAgentConfig; path: string | undefined } {
-  const file = path ?? env.CLUSTERSCOPE_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : undefined);
+  const file =
+    path ?? env.CLUSTERSCOPE_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : undefined);
   let raw: Record<string, unknown> = {};
   if (file !== undefined) {
     let text: string;

@@ -17,7 +17,12 @@ afterEach(async () => {
 });
 
 function setup(url: string) {
-  const outbox = new Outbox({ dir: mkdtempSync(join(tmpdir(), 'dlv-')), maxBytes: 1 << 20, segmentBytes: 1 << 16, logger: silentLogger });
+  const outbox = new Outbox({
+    dir: mkdtempSync(join(tmpdir(), 'dlv-')),
+    maxBytes: 1 << 20,
+    segmentBytes: 1 << 16,
+    logger: silentLogger,
+  });
   outbox.open();
   const metrics = new Metrics();
   const delivery = new Delivery(outbox, {
@@ -30,19 +35,28 @@ function setup(url: string) {
     metrics,
     userAgent: 'test',
   });
-  const add = (id: string, samples: unknown[] = [{ kind: 'heartbeat', ts: 1, host: 'h', version: '1', uptime_s: 1 }]) =>
-    outbox.append(id, samples.length, gzipSync(JSON.stringify({ batchId: id, samples })));
+  const add = (
+    id: string,
+    samples: unknown[] = [{ kind: 'heartbeat', ts: 1, host: 'h', version: '1', uptime_s: 1 }],
+  ) => outbox.append(id, samples.length, gzipSync(JSON.stringify({ batchId: id, samples })));
   return { outbox, metrics, delivery, add };
 }
 
 describe('delivery', () => {
   it('classifies responses', () => {
-    expect(classifyResponse(202, '{"accepted":3,"duplicate":true}')).toEqual({ kind: 'accepted', duplicate: true });
+    expect(classifyResponse(202, '{"accepted":3,"duplicate":true}')).toEqual({
+      kind: 'accepted',
+      duplicate: true,
+    });
     expect(classifyResponse(429, 'slow down', 3000)).toMatchObject({ kind: 'retry', afterMs: 3000 });
     expect(classifyResponse(401, 'bad token')).toMatchObject({ kind: 'retry', config: true });
     expect(classifyResponse(403, 'scope')).toMatchObject({ kind: 'retry', config: true });
     expect(classifyResponse(503, 'ch down')).toMatchObject({ kind: 'retry' });
-    expect(classifyResponse(400, '{"issues":["samples.0.ts"]}')).toEqual({ kind: 'reject', status: 400, message: '{"issues":["samples.0.ts"]}' });
+    expect(classifyResponse(400, '{"issues":["samples.0.ts"]}')).toEqual({
+      kind: 'reject',
+      status: 400,
+      message: '{"issues":["samples.0.ts"]}',
+    });
     expect(classifyResponse(413, 'too large')).toMatchObject({ kind: 'reject', status: 413 });
   });
 

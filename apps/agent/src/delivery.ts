@@ -51,8 +51,10 @@ export function classifyResponse(status: number, body: string, retryAfter?: numb
   }
   const msg = body.slice(0, 2000);
   if (status === 429) return { kind: 'retry', afterMs: retryAfter, reason: `HTTP 429 ${msg}` };
-  if (CONFIG_STATUSES.has(status)) return { kind: 'retry', afterMs: retryAfter, reason: `HTTP ${status} ${msg}`, config: true };
-  if (status === 408 || status >= 500 || status < 200) return { kind: 'retry', afterMs: retryAfter, reason: `HTTP ${status} ${msg}` };
+  if (CONFIG_STATUSES.has(status))
+    return { kind: 'retry', afterMs: retryAfter, reason: `HTTP ${status} ${msg}`, config: true };
+  if (status === 408 || status >= 500 || status < 200)
+    return { kind: 'retry', afterMs: retryAfter, reason: `HTTP ${status} ${msg}` };
   return { kind: 'reject', status, message: msg };
 }
 
@@ -105,29 +107,55 @@ export class Delivery {
     const { logger, metrics } = this.opts;
     const started = Date.now();
     const out = await this.send(rec);
-    metrics.set('clusterscope_agent_send_duration_seconds', 'Duration of the last ingest request', (Date.now() - started) / 1000);
+    metrics.set(
+      'clusterscope_agent_send_duration_seconds',
+      'Duration of the last ingest request',
+      (Date.now() - started) / 1000,
+    );
     if (out.kind === 'accepted') {
       this.outbox.ack(rec);
       this.attempt = 0;
       this.lastSuccessAt = Date.now();
       metrics.inc('clusterscope_agent_batches_sent_total', 'Batches acknowledged by the server (2xx)');
       metrics.inc('clusterscope_agent_samples_sent_total', 'Samples in acknowledged batches', rec.samples);
-      if (out.duplicate) metrics.inc('clusterscope_agent_batches_duplicate_total', 'Batches the server had already accepted');
-      logger.debug('batch delivered', { batchId: rec.batchId, samples: rec.samples, duplicate: out.duplicate });
+      if (out.duplicate)
+        metrics.inc('clusterscope_agent_batches_duplicate_total', 'Batches the server had already accepted');
+      logger.debug('batch delivered', {
+        batchId: rec.batchId,
+        samples: rec.samples,
+        duplicate: out.duplicate,
+      });
     } else if (out.kind === 'reject') {
       const file = this.outbox.quarantine(rec, { status: out.status, message: out.message });
       this.attempt = 0;
-      metrics.inc('clusterscope_agent_batches_quarantined_total', 'Batches rejected by the server (4xx) and moved to quarantine');
-      logger.error('batch rejected by server; quarantined', { batchId: rec.batchId, status: out.status, message: out.message, file });
+      metrics.inc(
+        'clusterscope_agent_batches_quarantined_total',
+        'Batches rejected by the server (4xx) and moved to quarantine',
+      );
+      logger.error('batch rejected by server; quarantined', {
+        batchId: rec.batchId,
+        status: out.status,
+        message: out.message,
+        file,
+      });
     } else {
       metrics.inc('clusterscope_agent_batches_failed_total', 'Failed ingest attempts (retried)');
-      if (out.config) metrics.inc('clusterscope_agent_auth_failures_total', 'Ingest attempts refused as unauthorized/not found (check token and URL)');
+      if (out.config)
+        metrics.inc(
+          'clusterscope_agent_auth_failures_total',
+          'Ingest attempts refused as unauthorized/not found (check token and URL)',
+        );
       const level = out.config ? 'error' : 'warn';
-      logger[level](out.config ? 'ingest refused: check CLUSTERSCOPE_TOKEN / url (batch kept)' : 'ingest failed, will retry', {
-        batchId: rec.batchId,
-        reason: out.reason,
-        attempt: this.attempt + 1,
-      });
+      logger[level](
+        out.config
+          ? 'ingest refused: check CLUSTERSCOPE_TOKEN / url (batch kept)'
+          : 'ingest failed, will retry',
+        {
+          batchId: rec.batchId,
+          reason: out.reason,
+          attempt: this.attempt + 1,
+        },
+      );
     }
     this.refreshGauges();
     return out;
@@ -138,7 +166,11 @@ export class Delivery {
     const m = this.opts.metrics;
     m.set('clusterscope_agent_outbox_bytes', 'Bytes of batches on disk', s.bytes);
     m.set('clusterscope_agent_outbox_pending_batches', 'Batches waiting to be delivered', s.pending);
-    m.set('clusterscope_agent_outbox_evictions_total', 'Batches evicted because the outbox was full', s.evictions);
+    m.set(
+      'clusterscope_agent_outbox_evictions_total',
+      'Batches evicted because the outbox was full',
+      s.evictions,
+    );
   }
 
   /** Background loop until stop(). */
@@ -152,9 +184,9 @@ export class Delivery {
         if (!this.running) break;
         if (out === undefined) {
           if (!this.woken) await this.sleep(Infinity);
-        }
-        else if (out.kind === 'retry') {
-          const wait = out.afterMs ?? backoffMs(this.attempt, this.opts.backoffInitialMs, this.opts.backoffMaxMs);
+        } else if (out.kind === 'retry') {
+          const wait =
+            out.afterMs ?? backoffMs(this.attempt, this.opts.backoffInitialMs, this.opts.backoffMaxMs);
           this.attempt++;
           await this.sleep(Math.min(wait, this.opts.backoffMaxMs));
         }
@@ -197,7 +229,8 @@ export class Delivery {
       const out = await this.step();
       if (out === undefined) return true;
       if (out.kind === 'retry') {
-        const wait = out.afterMs ?? backoffMs(this.attempt, this.opts.backoffInitialMs, this.opts.backoffMaxMs);
+        const wait =
+          out.afterMs ?? backoffMs(this.attempt, this.opts.backoffInitialMs, this.opts.backoffMaxMs);
         this.attempt++;
         if (Date.now() + wait > deadlineMs) return false;
         await new Promise((r) => setTimeout(r, wait));

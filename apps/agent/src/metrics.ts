@@ -49,7 +49,11 @@ export class Metrics {
 }
 
 /** Serve GET /metrics on `listen` ("host:port"); resolves with the bound address. */
-export async function serveMetrics(metrics: Metrics, listen: string, refresh?: () => void): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveMetrics(
+  metrics: Metrics,
+  listen: string,
+  refresh?: () => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const i = listen.lastIndexOf(':');
   const host = listen.slice(0, i) || '127.0.0.1';
   const port = Number(listen.slice(i + 1));
@@ -68,5 +72,8 @@ export async function serveMetrics(metrics: Metrics, listen: string, refresh?: (
     server.listen(port, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  return { url: `http://${host}:${addr.port}/metrics`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://${host}:${addr.port}/metrics`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,7 +104,13 @@ describe('outbox', () => {
   it('evicts the oldest batches when full and counts them', () => {
     const dir = dirOf();
     const evicted: number[] = [];
-    const o = new Outbox({ dir, maxBytes: 5000, segmentBytes: 1000, logger: silentLogger, onEvict: (n) => evicted.push(n) });
+    const o = new Outbox({
+      dir,
+      maxBytes: 5000,
+      segmentBytes: 1000,
+      logger: silentLogger,
+      onEvict: (n) => evicted.push(n),
+    });
     o.open();
     for (let i = 0; i < 100; i++) o.append(`id-${i}`, 1, body(i));
     const s = o.stats();
@@ -134,7 +148,12 @@ describe('outbox', () => {
     const file = o.quarantine(o.peek()!, { status: 400, message: 'samples.0.ts: expected number' });
     expect(readFileSync(file).toString()).toBe(body(1).toString());
     const reason = JSON.parse(readFileSync(file.replace('.json.gz', '.reason.json'), 'utf8'));
-    expect(reason).toMatchObject({ batchId: 'bad-1', samples: 2, status: 400, message: 'samples.0.ts: expected number' });
+    expect(reason).toMatchObject({
+      batchId: 'bad-1',
+      samples: 2,
+      status: 400,
+      message: 'samples.0.ts: expected number',
+    });
     expect(o.listQuarantine()).toEqual(['bad-1.json.gz']);
     expect(o.peek()!.batchId).toBe('id-2');
     o.close();

@@ -78,7 +78,11 @@ function decodePayload(p: Buffer): { batchId: string; samples: number; body: Buf
 }
 
 /** Read the record at `offset`; undefined at a clean end, a torn tail or a corrupt record. */
-function readRecordAt(fd: number, offset: number, fileSize: number): { payload: Buffer; end: number } | undefined {
+function readRecordAt(
+  fd: number,
+  offset: number,
+  fileSize: number,
+): { payload: Buffer; end: number } | undefined {
   if (offset + HEADER > fileSize) return undefined;
   const head = Buffer.alloc(HEADER);
   readSync(fd, head, 0, HEADER, offset);
@@ -129,9 +133,12 @@ export class Outbox {
     if (existsSync(cursorFile)) {
       try {
         const c = JSON.parse(readFileSync(cursorFile, 'utf8')) as { seq?: unknown; offset?: unknown };
-        if (typeof c.seq === 'number' && typeof c.offset === 'number') this.cursor = { seq: c.seq, offset: c.offset };
+        if (typeof c.seq === 'number' && typeof c.offset === 'number')
+          this.cursor = { seq: c.seq, offset: c.offset };
       } catch {
-        this.opts.logger.warn('outbox cursor unreadable; replaying from the oldest segment', { file: cursorFile });
+        this.opts.logger.warn('outbox cursor unreadable; replaying from the oldest segment', {
+          file: cursorFile,
+        });
       }
     }
     this.pendingCount = 0;
@@ -146,11 +153,15 @@ export class Outbox {
           const r = readRecordAt(fd, off, size);
           if (!r) break;
           records++;
-          if (seq > this.cursor.seq || (seq === this.cursor.seq && off >= this.cursor.offset)) this.pendingCount++;
+          if (seq > this.cursor.seq || (seq === this.cursor.seq && off >= this.cursor.offset))
+            this.pendingCount++;
           off = r.end;
         }
         if (off < size) {
-          this.opts.logger.warn('outbox: ignoring torn/corrupt tail', { segment: segName(seq), bytes: size - off });
+          this.opts.logger.warn('outbox: ignoring torn/corrupt tail', {
+            segment: segName(seq),
+            bytes: size - off,
+          });
           ftruncateSync(fd, off);
           fsyncSync(fd);
         }
@@ -177,7 +188,8 @@ export class Outbox {
   /** Durably append one batch (fsync before returning). */
   append(batchId: string, samples: number, body: Buffer): void {
     const rec = encodeRecord(batchId, samples, body);
-    if (rec.length > this.opts.maxBytes) throw new Error(`batch of ${rec.length} bytes exceeds the outbox size`);
+    if (rec.length > this.opts.maxBytes)
+      throw new Error(`batch of ${rec.length} bytes exceeds the outbox size`);
     let active = this.segments.at(-1)?.seq === this.activeSeq ? this.segments.at(-1) : undefined;
     if (active && active.size + rec.length > this.opts.segmentBytes && active.size > 0) {
       this.rotate();
@@ -221,7 +233,11 @@ export class Outbox {
     const next = this.segments[0];
     if (seg.seq >= this.cursor.seq) this.setCursor(next ? next.seq : this.activeSeq, 0);
     if (lost > 0) {
-      this.opts.logger.warn('outbox full: evicted oldest batches', { batches: lost, segment: segName(seg.seq), max_bytes: this.opts.maxBytes });
+      this.opts.logger.warn('outbox full: evicted oldest batches', {
+        batches: lost,
+        segment: segName(seg.seq),
+        max_bytes: this.opts.maxBytes,
+      });
       this.opts.onEvict?.(lost);
     }
   }
@@ -245,7 +261,9 @@ export class Outbox {
   peek(): OutboxRecord | undefined {
     this.dropConsumedSegments();
     for (;;) {
-      const seg = this.segments.find((s) => s.seq === this.cursor.seq) ?? this.segments.find((s) => s.seq > this.cursor.seq);
+      const seg =
+        this.segments.find((s) => s.seq === this.cursor.seq) ??
+        this.segments.find((s) => s.seq > this.cursor.seq);
       if (!seg) return undefined;
       if (seg.seq !== this.cursor.seq) this.setCursor(seg.seq, 0);
       if (this.cursor.offset < seg.size) {
@@ -254,7 +272,10 @@ export class Outbox {
         if (r) return { ...decodePayload(r.payload), seq: seg.seq, offset: this.cursor.offset, end: r.end };
         // Corruption after open (disk error): skip the rest of this segment.
         const lost = this.countFrom(seg, this.cursor.offset);
-        this.opts.logger.error('outbox: corrupt record, skipping rest of segment', { segment: segName(seg.seq), offset: this.cursor.offset });
+        this.opts.logger.error('outbox: corrupt record, skipping rest of segment', {
+          segment: segName(seg.seq),
+          offset: this.cursor.offset,
+        });
         this.pendingCount -= lost;
         seg.size = this.cursor.offset;
       }
@@ -267,7 +288,8 @@ export class Outbox {
 
   /** Mark a peeked record delivered; durable before returning. */
   ack(rec: OutboxRecord): void {
-    if (rec.seq !== this.cursor.seq || rec.offset !== this.cursor.offset) throw new Error('outbox: ack out of order');
+    if (rec.seq !== this.cursor.seq || rec.offset !== this.cursor.offset)
+      throw new Error('outbox: ack out of order');
     this.setCursor(rec.seq, rec.end);
     this.pendingCount--;
     this.dropConsumedSegments();
@@ -278,7 +300,14 @@ export class Outbox {
     mkdirSync(this.quarantineDir, { recursive: true });
     const base = join(this.quarantineDir, rec.batchId.replace(/[^\w.-]/g, '_'));
     writeFileSync(`${base}.json.gz`, rec.body);
-    writeFileSync(`${base}.reason.json`, JSON.stringify({ batchId: rec.batchId, samples: rec.samples, quarantinedAt: new Date().toISOString(), ...reason }, null, 2) + '\n');
+    writeFileSync(
+      `${base}.reason.json`,
+      JSON.stringify(
+        { batchId: rec.batchId, samples: rec.samples, quarantinedAt: new Date().toISOString(), ...reason },
+        null,
+        2,
+      ) + '\n',
+    );
     fsyncDir(this.quarantineDir);
     this.ack(rec);
     return `${base}.json.gz`;
@@ -303,7 +332,9 @@ export class Outbox {
   private dropConsumedSegments(): void {
     while (this.segments.length > 0) {
       const s = this.segments[0];
-      const consumed = s.seq < this.cursor.seq || (s.seq === this.cursor.seq && this.cursor.offset >= s.size && s.seq !== this.activeSeq);
+      const consumed =
+        s.seq < this.cursor.seq ||
+        (s.seq === this.cursor.seq && this.cursor.offset >= s.size && s.seq !== this.activeSeq);
       if (!consumed || s.seq === this.activeSeq) return;
       this.closeReadFd(s.seq);
       unlinkSync(join(this.opts.dir, segName(s.seq)));

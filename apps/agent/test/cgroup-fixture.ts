@@ -25,8 +25,10 @@ export function v2CgroupFiles(i: number, limited: boolean): Record<string, strin
     'io.stat': `8:0 rbytes=${1048576 + i} wbytes=${2097152 + i} rios=${10 + i} wios=${20 + i} dbytes=0 dios=0\n253:1 rbytes=5 wbytes=6 rios=7 wios=8 dbytes=0 dios=0\n`,
     'io.max': limited ? '8:0 rbps=max wbps=10485760 riops=1000 wiops=max\n' : '',
     'cpu.pressure': `some avg10=1.50 avg60=0.80 avg300=0.20 total=${123456 + i}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`,
-    'memory.pressure': 'some avg10=0.10 avg60=0.00 avg300=0.00 total=900\nfull avg10=0.05 avg60=0.00 avg300=0.00 total=450\n',
-    'io.pressure': 'some avg10=2.25 avg60=1.00 avg300=0.50 total=77777\nfull avg10=1.75 avg60=0.90 avg300=0.40 total=66666\n',
+    'memory.pressure':
+      'some avg10=0.10 avg60=0.00 avg300=0.00 total=900\nfull avg10=0.05 avg60=0.00 avg300=0.00 total=450\n',
+    'io.pressure':
+      'some avg10=2.25 avg60=1.00 avg300=0.50 total=77777\nfull avg10=1.75 avg60=0.90 avg300=0.40 total=66666\n',
   };
 }
 
@@ -59,7 +61,8 @@ export function makeFakeV1Tree(): string {
     [`memory/${svc}/memory.memsw.usage_in_bytes`]: '541065216\n',
     [`memory/${svc}/memory.memsw.limit_in_bytes`]: '3221225472\n',
     [`memory/${svc}/memory.stat`]: 'cache 1\nrss 2\ntotal_cache 300000000\ntotal_rss 200000000\n',
-    [`blkio/${svc}/blkio.throttle.io_service_bytes`]: '8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 0\n8:0 Async 0\n8:0 Total 12288\nTotal 12288\n',
+    [`blkio/${svc}/blkio.throttle.io_service_bytes`]:
+      '8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 0\n8:0 Async 0\n8:0 Total 12288\nTotal 12288\n',
     [`blkio/${svc}/blkio.throttle.io_serviced`]: '8:0 Read 1\n8:0 Write 2\n8:0 Total 3\nTotal 3\n',
     [`blkio/${svc}/blkio.throttle.read_bps_device`]: '8:0 1048576\n',
     [`blkio/${svc}/blkio.throttle.write_iops_device`]: '8:0 500\n',

@@ -21,7 +21,12 @@ export function makeStatusNodes(nodes: FixtureNode[], now: number): unknown {
         nodeId: n.id,
         address: { networkField: 'tcp', addressField: `host${n.id}:26257` },
         attrs: { attrs: [] },
-        locality: { tiers: [{ key: 'region', value: 'eu-west1' }, { key: 'zone', value: `eu-west1-${'abc'[n.id % 3]}` }] },
+        locality: {
+          tiers: [
+            { key: 'region', value: 'eu-west1' },
+            { key: 'zone', value: `eu-west1-${'abc'[n.id % 3]}` },
+          ],
+        },
         buildTag: 'v23.1.11',
         startedAt: ns(now - 3_600_000 * n.id),
         sqlAddress: { networkField: 'tcp', addressField: `host${n.id}:26257` },
@@ -31,7 +36,10 @@ export function makeStatusNodes(nodes: FixtureNode[], now: number): unknown {
       updatedAt: ns(now - (n.liveness === 1 ? 600_000 : 2_000)),
       metrics: { 'sys.uptime': 3600 * n.id, 'liveness.livenodes': 3, 'liveness.heartbeatfailures': 0 },
       storeStatuses: n.stores.map((m, i) => ({
-        desc: { storeId: n.id * 10 + i, capacity: { capacity: String(m.capacity ?? 0), available: String(m['capacity.available'] ?? 0) } },
+        desc: {
+          storeId: n.id * 10 + i,
+          capacity: { capacity: String(m.capacity ?? 0), available: String(m['capacity.available'] ?? 0) },
+        },
         metrics: m,
       })),
       totalSystemMemory: '16777216000',
@@ -42,7 +50,16 @@ export function makeStatusNodes(nodes: FixtureNode[], now: number): unknown {
 }
 
 export function makeLiveness(nodes: FixtureNode[], now: number): unknown {
-  const names = ['UNKNOWN', 'DEAD', 'UNAVAILABLE', 'LIVE', 'DECOMMISSIONING', 'DECOMMISSIONED', 'DRAINING', 'STARTING'];
+  const names = [
+    'UNKNOWN',
+    'DEAD',
+    'UNAVAILABLE',
+    'LIVE',
+    'DECOMMISSIONING',
+    'DECOMMISSIONED',
+    'DRAINING',
+    'STARTING',
+  ];
   return {
     livenesses: nodes.map((n) => ({
       nodeId: n.id,
@@ -100,7 +117,8 @@ export async function startCockroachFixture(
     if (req.url === '/_status/nodes') send(200, bodies().nodes);
     else if (req.url === '/_admin/v1/liveness') send(200, bodies().liveness);
     else if (req.url?.startsWith('/health')) {
-      if (opts.healthNodeId !== undefined && notReady.has(opts.healthNodeId)) send(503, { error: 'node is draining' });
+      if (opts.healthNodeId !== undefined && notReady.has(opts.healthNodeId))
+        send(503, { error: 'node is draining' });
       else send(200, {});
     } else send(404, { error: 'not found' });
   });

@@ -70,7 +70,12 @@ function agentYaml(sink: Sink, outboxDir: string, cgRoot: string, intervalMs: nu
 }
 
 function summarize(agents: AgentProcess[], sink: Sink, outboxDir: string): ScenarioResult {
-  const enqueued = agents.flatMap((a) => a.logs().filter((l) => l.msg === 'batch enqueued').map((l) => String(l.batchId)));
+  const enqueued = agents.flatMap((a) =>
+    a
+      .logs()
+      .filter((l) => l.msg === 'batch enqueued')
+      .map((l) => String(l.batchId)),
+  );
   const ob = new Outbox({ dir: outboxDir, maxBytes: 1 << 30, segmentBytes: 1 << 20, logger: silentLogger });
   ob.open();
   const pendingAfter = ob.stats().pending;
@@ -93,7 +98,12 @@ async function stopAgent(a: AgentProcess): Promise<void> {
 }
 
 /** Server down for `downIntervals` intervals while the agent keeps collecting; then back. */
-export async function runOutageScenario(agentJs: string, sink: Sink, intervalMs = 200, downIntervals = 5): Promise<ScenarioResult> {
+export async function runOutageScenario(
+  agentJs: string,
+  sink: Sink,
+  intervalMs = 200,
+  downIntervals = 5,
+): Promise<ScenarioResult> {
   const work = mkdtempSync(join(tmpdir(), 'agent-outage-'));
   const outboxDir = join(work, 'outbox');
   const cfg = writeConfig(work, agentYaml(sink, outboxDir, makeFakeV2Tree(2), intervalMs));
@@ -102,11 +112,19 @@ export async function runOutageScenario(agentJs: string, sink: Sink, intervalMs 
   await waitFor(() => sink.accepted().size >= 3, 15_000, 'first batches');
   await sink.stop();
   const before = enq();
-  await waitFor(() => enq() >= before + downIntervals, 15_000, `${downIntervals} intervals collected during the outage`);
+  await waitFor(
+    () => enq() >= before + downIntervals,
+    15_000,
+    `${downIntervals} intervals collected during the outage`,
+  );
   await sink.start();
   const target = enq() + 2;
   await waitFor(() => enq() >= target, 15_000, 'collection after the outage');
-  const want = () => agent.logs().filter((l) => l.msg === 'batch enqueued').map((l) => String(l.batchId));
+  const want = () =>
+    agent
+      .logs()
+      .filter((l) => l.msg === 'batch enqueued')
+      .map((l) => String(l.batchId));
   await waitFor(() => want().every((id) => sink.accepted().has(id)), 20_000, 'replay of every batch');
   await stopAgent(agent);
   await waitFor(() => want().every((id) => sink.accepted().has(id)), 5_000, 'final batches');
@@ -114,7 +132,11 @@ export async function runOutageScenario(agentJs: string, sink: Sink, intervalMs 
 }
 
 /** kill -9 the agent while a send is in flight; restart on the same outbox; verify. */
-export async function runKillScenario(agentJs: string, sink: Sink, intervalMs = 200): Promise<ScenarioResult & { killedDuringSend: boolean }> {
+export async function runKillScenario(
+  agentJs: string,
+  sink: Sink,
+  intervalMs = 200,
+): Promise<ScenarioResult & { killedDuringSend: boolean }> {
   const work = mkdtempSync(join(tmpdir(), 'agent-kill-'));
   const outboxDir = join(work, 'outbox');
   const cfg = writeConfig(work, agentYaml(sink, outboxDir, makeFakeV2Tree(2), intervalMs));
@@ -132,7 +154,13 @@ export async function runKillScenario(agentJs: string, sink: Sink, intervalMs = 
   sink.onRequest?.(undefined);
   sink.setDelay?.(0);
   const second = spawnAgent(agentJs, ['--config', cfg]);
-  const want = () => [first, second].flatMap((a) => a.logs().filter((l) => l.msg === 'batch enqueued').map((l) => String(l.batchId)));
+  const want = () =>
+    [first, second].flatMap((a) =>
+      a
+        .logs()
+        .filter((l) => l.msg === 'batch enqueued')
+        .map((l) => String(l.batchId)),
+    );
   const secondEnq = () => second.logs().filter((l) => l.msg === 'batch enqueued').length;
   await waitFor(() => secondEnq() >= 3, 15_000, 'collection after restart');
   await waitFor(() => want().every((id) => sink.accepted().has(id)), 20_000, 'replay after restart');

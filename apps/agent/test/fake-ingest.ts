@@ -47,17 +47,27 @@ export async function startFakeIngest(opts: { token?: string; port?: number } = 
       if (req.headers.authorization !== `Bearer ${token}`) return answer(401, { error: 'invalid token' });
       if (state.failWith) {
         const f = state.failWith;
-        return answer(f.status, f.body ?? { error: `injected ${f.status}` }, f.retryAfter ? { 'retry-after': f.retryAfter } : {});
+        return answer(
+          f.status,
+          f.body ?? { error: `injected ${f.status}` },
+          f.retryAfter ? { 'retry-after': f.retryAfter } : {},
+        );
       }
       let raw: unknown;
       try {
         const buf = Buffer.concat(chunks);
-        raw = JSON.parse((req.headers['content-encoding'] === 'gzip' ? gunzipSync(buf) : buf).toString('utf8'));
+        raw = JSON.parse(
+          (req.headers['content-encoding'] === 'gzip' ? gunzipSync(buf) : buf).toString('utf8'),
+        );
       } catch {
         return answer(400, { error: 'body is not gzip JSON' });
       }
       const parsed = ZIngestBatch.safeParse(raw);
-      if (!parsed.success) return answer(400, { error: 'invalid batch', issues: parsed.error.issues.map((i) => i.path.join('.')) });
+      if (!parsed.success)
+        return answer(400, {
+          error: 'invalid batch',
+          issues: parsed.error.issues.map((i) => i.path.join('.')),
+        });
       const dup = state.batches.has(parsed.data.batchId);
       // Commit before answering, like the real server (202 only after ClickHouse confirmed).
       if (dup) state.duplicates++;

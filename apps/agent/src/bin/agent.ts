@@ -37,15 +37,25 @@ async function runCheck(config: TAgentConfig, agent: Agent): Promise<boolean> {
     accessSync(config.outbox.dir, constants.W_OK);
     results.push({ name: `outbox ${config.outbox.dir}`, ok: true, detail: 'writable' });
   } catch (e) {
-    results.push({ name: `outbox ${config.outbox.dir}`, ok: false, detail: `${errorMessage(e)} (the agent user needs write access)` });
+    results.push({
+      name: `outbox ${config.outbox.dir}`,
+      ok: false,
+      detail: `${errorMessage(e)} (the agent user needs write access)`,
+    });
   }
   // An empty batch proves reachability and the token without storing anything.
   const url = ingestUrl(config.url);
   try {
     const res = await httpRequest(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${config.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      body: gzipSync(JSON.stringify({ batchId: `check-${randomUUID()}`, cluster: config.cluster, samples: [] })),
+      headers: {
+        authorization: `Bearer ${config.token}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(
+        JSON.stringify({ batchId: `check-${randomUUID()}`, cluster: config.cluster, samples: [] }),
+      ),
       timeoutMs: config.delivery.timeout,
     });
     const ok = res.status >= 200 && res.status < 300;
@@ -55,7 +65,11 @@ async function runCheck(config: TAgentConfig, agent: Agent): Promise<boolean> {
         : res.status === 404
           ? ' — wrong url? expected the Clusterscope base URL'
           : '';
-    results.push({ name: `server ${url}`, ok, detail: ok ? `HTTP ${res.status}` : `HTTP ${res.status} ${res.body.slice(0, 300)}${hint}` });
+    results.push({
+      name: `server ${url}`,
+      ok,
+      detail: ok ? `HTTP ${res.status}` : `HTTP ${res.status} ${res.body.slice(0, 300)}${hint}`,
+    });
   } catch (e) {
     results.push({ name: `server ${url}`, ok: false, detail: errorMessage(e) });
   }
@@ -122,7 +136,10 @@ async function main(): Promise<number> {
     const n = await agent.collectOnce();
     const done = await agent.delivery.drain(Date.now() + config.delivery.timeout);
     const s = agent.outbox.stats();
-    logger.info(done ? 'collected and delivered' : 'collected; some batches are still pending in the outbox', { samples: n, ...s });
+    logger.info(
+      done ? 'collected and delivered' : 'collected; some batches are still pending in the outbox',
+      { samples: n, ...s },
+    );
     agent.outbox.close();
     return done ? 0 : 1;
   }
@@ -132,11 +149,18 @@ async function main(): Promise<number> {
     try {
       metricsServer = await serveMetrics(agent.metrics, config.metrics.listen, () => {
         agent.delivery.refreshGauges();
-        agent.metrics.set('clusterscope_agent_uptime_seconds', 'Seconds since the agent started', agent.uptimeS());
+        agent.metrics.set(
+          'clusterscope_agent_uptime_seconds',
+          'Seconds since the agent started',
+          agent.uptimeS(),
+        );
       });
       logger.info('metrics endpoint listening', { url: metricsServer.url });
     } catch (e) {
-      logger.error('metrics endpoint failed to start; continuing without it', { listen: config.metrics.listen, err: errorMessage(e) });
+      logger.error('metrics endpoint failed to start; continuing without it', {
+        listen: config.metrics.listen,
+        err: errorMessage(e),
+      });
     }
   }
   agent.metrics.set('clusterscope_agent_info', 'Agent build info', 1, { version: AGENT_VERSION });

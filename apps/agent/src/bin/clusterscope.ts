@@ -91,7 +91,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(AGENT_VERSION);
     return 0;
   }
-  const io = { out: (c: Buffer | string) => process.stdout.write(c), err: (c: Buffer | string) => process.stderr.write(c) };
+  const io = {
+    out: (c: Buffer | string) => process.stdout.write(c),
+    err: (c: Buffer | string) => process.stderr.write(c),
+  };
   if (cmd === 'run') {
     const sep = rest.indexOf('--');
     const own = sep < 0 ? rest : rest.slice(0, sep);
@@ -101,7 +104,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(RUN_HELP);
       return 0;
     }
-    if (toolArgv.length === 0) throw new UsageError('no tool given: put the command after "--", e.g. -- sysbench cpu run');
+    if (toolArgv.length === 0)
+      throw new UsageError('no tool given: put the command after "--", e.g. -- sysbench cpu run');
     const server = requireServer(env);
     const api = new ApiClient(server.url, server.token);
     return runBenchmark(
@@ -169,17 +173,24 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      e instanceof UsageError ||
+      (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+    ) {
       console.error(`clusterscope: ${(e as Error).message}\nRun "clusterscope --help" for usage.`);
       process.exitCode = 2;
     } else if (e instanceof UnreachableError) {
-      console.error(`clusterscope: ${e.message}\n  → is CLUSTERSCOPE_URL (${e.url}) right and the server up?`);
+      console.error(
+        `clusterscope: ${e.message}\n  → is CLUSTERSCOPE_URL (${e.url}) right and the server up?`,
+      );
       process.exitCode = 1;
     } else if (e instanceof ApiError) {
       console.error(`clusterscope: ${e.message}`);
       process.exitCode = 1;
     } else {
-      console.error(`clusterscope: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      console.error(
+        `clusterscope: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      );
       process.exitCode = 1;
     }
   },

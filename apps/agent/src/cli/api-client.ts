@@ -15,7 +15,8 @@ export class ApiError extends Error {
 function hintFor(status: number): string {
   if (status === 401) return '\n  → CLUSTERSCOPE_TOKEN is missing, invalid or revoked.';
   if (status === 403) return '\n  → the token lacks the "runs:write" scope or access to this cluster.';
-  if (status === 404) return '\n  → check CLUSTERSCOPE_URL (it should be the Clusterscope base URL) and the cluster slug.';
+  if (status === 404)
+    return '\n  → check CLUSTERSCOPE_URL (it should be the Clusterscope base URL) and the cluster slug.';
   return '';
 }
 
@@ -68,10 +69,17 @@ export class ApiClient {
   createRun(run: TCreateRun): Promise<{ id: string }> {
     return this.call('POST', '/api/v1/runs', run);
   }
-  postSamples(id: string, samples: { ts: number; elapsed_s: number; values: Record<string, number> }[]): Promise<unknown> {
+  postSamples(
+    id: string,
+    samples: { ts: number; elapsed_s: number; values: Record<string, number> }[],
+  ): Promise<unknown> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/samples`, { samples });
   }
-  postOutput(id: string, output: string, tool?: TTool): Promise<{ summary?: TMetric[] } & Record<string, unknown>> {
+  postOutput(
+    id: string,
+    output: string,
+    tool?: TTool,
+  ): Promise<{ summary?: TMetric[] } & Record<string, unknown>> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/output`, { output, tool });
   }
   postResults(id: string, metrics: TMetric[]): Promise<unknown> {

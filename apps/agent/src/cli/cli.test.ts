@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from './api-client';
-import { detectToolFromArgv, formatVerdicts, gitInfo, parseLabels, requireServer, UsageError } from './common';
+import {
+  detectToolFromArgv,
+  formatVerdicts,
+  gitInfo,
+  parseLabels,
+  requireServer,
+  UsageError,
+} from './common';
 import { runBenchmark } from './run';
 import { submitOutput } from './submit';
 import { readEnv } from '../env';
@@ -33,13 +40,23 @@ async function startFakeApi(opts: { regression?: boolean; outputStatus?: number 
       if (req.method === 'POST' && req.url === '/api/v1/runs') return send(201, { id: 'run_1' });
       if (req.url === '/api/v1/runs/run_1/samples') return send(202, {});
       if (req.url === '/api/v1/runs/run_1/output')
-        return opts.outputStatus ? send(opts.outputStatus, { error: 'unrecognised' }) : send(200, { summary: [{ name: 'tps', value: 1, unit: 'tx/s', direction: 'higher' }] });
+        return opts.outputStatus
+          ? send(opts.outputStatus, { error: 'unrecognised' })
+          : send(200, { summary: [{ name: 'tps', value: 1, unit: 'tx/s', direction: 'higher' }] });
       if (req.url === '/api/v1/runs/run_1/results') return send(202, {});
       if (req.url === '/api/v1/runs/run_1/finish') return send(200, {});
       if (req.url?.startsWith('/api/v1/runs/run_1/compare'))
         return send(200, {
           regression: opts.regression ?? false,
-          verdicts: [{ metric: 'events_per_s', change_pct: opts.regression ? -12.5 : 0.4, ci95: [-15, -10], p_value: 0.001, verdict: opts.regression ? 'regression' : 'noise' }],
+          verdicts: [
+            {
+              metric: 'events_per_s',
+              change_pct: opts.regression ? -12.5 : 0.4,
+              ci95: [-15, -10],
+              p_value: 0.001,
+              verdict: opts.regression ? 'regression' : 'noise',
+            },
+          ],
         });
       send(404, { error: 'no route' });
     });
@@ -58,7 +75,11 @@ afterEach(async () => {
 const capture = () => {
   let out = '';
   let err = '';
-  return { io: { out: (c: Buffer | string) => void (out += c), err: (c: Buffer | string) => void (err += c) }, out: () => out, err: () => err };
+  return {
+    io: { out: (c: Buffer | string) => void (out += c), err: (c: Buffer | string) => void (err += c) },
+    out: () => out,
+    err: () => err,
+  };
 };
 
 describe('clusterscope run', () => {
@@ -84,20 +105,33 @@ describe('clusterscope run', () => {
     expect(cap.out()).toMatch(/\[ 1s \] thds: 1 eps:/); // passed through
     const routes = api.calls.map((c) => `${c.method} ${c.url.replace(/\?.*/, '')}`);
     expect(routes[0]).toBe('POST /api/v1/runs');
-    expect(api.calls[0].body).toMatchObject({ cluster: 'ci', workload: 'cpu', tool: 'sysbench', labels: { pr: '42' } });
+    expect(api.calls[0].body).toMatchObject({
+      cluster: 'ci',
+      workload: 'cpu',
+      tool: 'sysbench',
+      labels: { pr: '42' },
+    });
     const samplePosts = api.calls.filter((c) => c.url.endsWith('/samples'));
     // Live: the first samples arrive while the tool still runs (before /output).
     const outputAt = api.calls.find((c) => c.url.endsWith('/output'))!.at;
     expect(samplePosts.length).toBeGreaterThanOrEqual(2);
     expect(samplePosts[0].at).toBeLessThan(outputAt - 500);
-    const posted = samplePosts.flatMap((c) => (c.body as { samples: { elapsed_s: number; values: Record<string, number> }[] }).samples);
+    const posted = samplePosts.flatMap(
+      (c) => (c.body as { samples: { elapsed_s: number; values: Record<string, number> }[] }).samples,
+    );
     // Each interval line the tool printed was posted exactly once, in order.
     const printed = [...cap.out().matchAll(/^\[ (\d+)s \]/gm)].map((m) => Number(m[1]));
     expect(printed.length).toBeGreaterThanOrEqual(2);
     expect(posted.map((s) => s.elapsed_s)).toEqual(printed);
     expect(posted[0].values).toHaveProperty('events_per_s');
-    expect(api.calls.find((c) => c.url.endsWith('/output'))!.body).toMatchObject({ tool: 'sysbench', output: expect.stringContaining('events per second') });
-    expect(api.calls.find((c) => c.url.endsWith('/finish'))!.body).toEqual({ status: 'succeeded', exitCode: 0 });
+    expect(api.calls.find((c) => c.url.endsWith('/output'))!.body).toMatchObject({
+      tool: 'sysbench',
+      output: expect.stringContaining('events per second'),
+    });
+    expect(api.calls.find((c) => c.url.endsWith('/finish'))!.body).toEqual({
+      status: 'succeeded',
+      exitCode: 0,
+    });
     expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?baseline=main');
     expect(cap.err()).toMatch(/events_per_s\s+\+0\.4%/);
   }, 30_000);
@@ -108,7 +142,14 @@ describe('clusterscope run', () => {
     const cap = capture();
     const code = await runBenchmark(
       new ApiClient(api.url, 't0k'),
-      { cluster: 'ci', workload: 'cpu', tool: 'sysbench', labels: {}, failOnRegression: true, argv: ['sysbench', 'cpu', '--time=1', 'run'] },
+      {
+        cluster: 'ci',
+        workload: 'cpu',
+        tool: 'sysbench',
+        labels: {},
+        failOnRegression: true,
+        argv: ['sysbench', 'cpu', '--time=1', 'run'],
+      },
       cap.io,
     );
     expect(code).toBe(3);
@@ -121,9 +162,14 @@ describe('clusterscope run', () => {
     const cap = capture();
     const client = new ApiClient(api.url, 't0k');
     const base = { cluster: 'ci', workload: 'x', labels: {}, failOnRegression: true };
-    expect(await runBenchmark(client, { ...base, argv: ['sh', '-c', 'echo boom >&2; exit 7'] }, cap.io)).toBe(7);
+    expect(await runBenchmark(client, { ...base, argv: ['sh', '-c', 'echo boom >&2; exit 7'] }, cap.io)).toBe(
+      7,
+    );
     expect(cap.err()).toContain('boom');
-    expect(api.calls.filter((c) => c.url.endsWith('/finish')).at(-1)!.body).toEqual({ status: 'failed', exitCode: 7 });
+    expect(api.calls.filter((c) => c.url.endsWith('/finish')).at(-1)!.body).toEqual({
+      status: 'failed',
+      exitCode: 7,
+    });
     expect(api.calls.some((c) => c.url.includes('/compare'))).toBe(false);
     expect(await runBenchmark(client, { ...base, argv: ['/nonexistent/tool'] }, cap.io)).toBe(127);
     expect(cap.err()).toContain('"/nonexistent/tool" not found on PATH');
@@ -131,7 +177,10 @@ describe('clusterscope run', () => {
 });
 
 describe('clusterscope submit', () => {
-  const output = readFileSync(fileURLToPath(new URL('../../test/fixtures/sysbench_oltp_write_only_pgsql.txt', import.meta.url)), 'utf8');
+  const output = readFileSync(
+    fileURLToPath(new URL('../../test/fixtures/sysbench_oltp_write_only_pgsql.txt', import.meta.url)),
+    'utf8',
+  );
 
   it('creates a run, posts the output and finishes it', async () => {
     const api = await startFakeApi();
@@ -139,11 +188,22 @@ describe('clusterscope submit', () => {
     const cap = capture();
     const code = await submitOutput(
       new ApiClient(api.url, 't0k'),
-      { cluster: 'ci', workload: 'oltp_write_only', labels: {}, failOnRegression: false, output, source: 'out.txt' },
+      {
+        cluster: 'ci',
+        workload: 'oltp_write_only',
+        labels: {},
+        failOnRegression: false,
+        output,
+        source: 'out.txt',
+      },
       cap.io,
     );
     expect(code).toBe(0);
-    expect(api.calls.map((c) => c.url)).toEqual(['/api/v1/runs', '/api/v1/runs/run_1/output', '/api/v1/runs/run_1/finish']);
+    expect(api.calls.map((c) => c.url)).toEqual([
+      '/api/v1/runs',
+      '/api/v1/runs/run_1/output',
+      '/api/v1/runs/run_1/finish',
+    ]);
     expect(api.calls[0].body).toMatchObject({ tool: 'sysbench' });
     expect(cap.out()).toMatch(/run run_1: sysbench/);
   });
@@ -165,7 +225,9 @@ describe('clusterscope submit', () => {
   it('shows HTTP error bodies with a hint', async () => {
     const api = await startFakeApi();
     close = api.close;
-    const err = await new ApiClient(api.url, 'wrong').createRun({ cluster: 'c', workload: 'w' }).catch((e: unknown) => e);
+    const err = await new ApiClient(api.url, 'wrong')
+      .createRun({ cluster: 'c', workload: 'w' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as Error).message).toMatch(/HTTP 401: \{"error":"bad token"\}\n.*CLUSTERSCOPE_TOKEN/);
   });
@@ -186,11 +248,15 @@ describe('cli helpers', () => {
 
   it('says which env vars are missing', () => {
     expect(() => requireServer(readEnv({}))).toThrow(/CLUSTERSCOPE_URL and CLUSTERSCOPE_TOKEN are not set/);
-    expect(() => requireServer(readEnv({ CLUSTERSCOPE_URL: 'nope', CLUSTERSCOPE_TOKEN: 'x' }))).toThrow(UsageError);
+    expect(() => requireServer(readEnv({ CLUSTERSCOPE_URL: 'nope', CLUSTERSCOPE_TOKEN: 'x' }))).toThrow(
+      UsageError,
+    );
   });
 
   it('reads git metadata from GitHub Actions', () => {
-    expect(gitInfo(readEnv({ GITHUB_REPOSITORY: 'o/r', GITHUB_REF_NAME: 'main', GITHUB_SHA: 'abc' }), {})).toEqual({
+    expect(
+      gitInfo(readEnv({ GITHUB_REPOSITORY: 'o/r', GITHUB_REF_NAME: 'main', GITHUB_SHA: 'abc' }), {}),
+    ).toEqual({
       repo: 'https://github.com/o/r',
       branch: 'main',
       sha: 'abc',
@@ -199,8 +265,8 @@ describe('cli helpers', () => {
   });
 
   it('formats verdicts', () => {
-    expect(formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }])).toBe(
-      'metric  change  95% CI  p  verdict\ntps     -3.1%   —       —  noise',
-    );
+    expect(
+      formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }]),
+    ).toBe('metric  change  95% CI  p  verdict\ntps     -3.1%   —       —  noise');
   });
 });

@@ -25,7 +25,10 @@ export function parseLabels(pairs: string[], flag = '--label'): Record<string, s
 }
 
 export function requireServer(env: TEnv): { url: string; token: string } {
-  const missing = [!env.CLUSTERSCOPE_URL && 'CLUSTERSCOPE_URL', !env.CLUSTERSCOPE_TOKEN && 'CLUSTERSCOPE_TOKEN'].filter(Boolean);
+  const missing = [
+    !env.CLUSTERSCOPE_URL && 'CLUSTERSCOPE_URL',
+    !env.CLUSTERSCOPE_TOKEN && 'CLUSTERSCOPE_TOKEN',
+  ].filter(Boolean);
   if (missing.length) {
     throw new UsageError(
       `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.\n` +
@@ -36,7 +39,9 @@ export function requireServer(env: TEnv): { url: string; token: string } {
   try {
     new URL(env.CLUSTERSCOPE_URL!);
   } catch {
-    throw new UsageError(`CLUSTERSCOPE_URL "${env.CLUSTERSCOPE_URL}" is not a URL (expected e.g. https://clusterscope.example.com)`);
+    throw new UsageError(
+      `CLUSTERSCOPE_URL "${env.CLUSTERSCOPE_URL}" is not a URL (expected e.g. https://clusterscope.example.com)`,
+    );
   }
   return { url: env.CLUSTERSCOPE_URL!, token: env.CLUSTERSCOPE_TOKEN! };
 }
@@ -45,13 +50,16 @@ export function requireServer(env: TEnv): { url: string; token: string } {
 export function gitInfo(env: TEnv, flags: { repo?: string; branch?: string; sha?: string }) {
   const repo =
     flags.repo ??
-    (env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}` : env.CI_PROJECT_URL);
+    (env.GITHUB_REPOSITORY
+      ? `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}`
+      : env.CI_PROJECT_URL);
   const branch = flags.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME ?? env.CI_COMMIT_REF_NAME;
   const sha = flags.sha ?? env.GITHUB_SHA ?? env.CI_COMMIT_SHA;
   return repo && branch && sha ? { repo, branch, sha } : undefined;
 }
 
-const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
+const fmt = (v: number | null | undefined, digits = 2) =>
+  v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits);
 
 /** A short fixed-width table of compare verdicts. */
 export function formatVerdicts(verdicts: TVerdict[]): string {
@@ -66,5 +74,12 @@ export function formatVerdicts(verdicts: TVerdict[]): string {
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -66,7 +66,11 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
       try {
         await api.postSamples(
           id,
-          fresh.map((s) => ({ ts: Math.round(startedAt + s.elapsed_s * 1000), elapsed_s: s.elapsed_s, values: s.values })),
+          fresh.map((s) => ({
+            ts: Math.round(startedAt + s.elapsed_s * 1000),
+            elapsed_s: s.elapsed_s,
+            values: s.values,
+          })),
         );
         posted += fresh.length;
       } catch (e) {
@@ -94,9 +98,14 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
 
   const exit = await new Promise<{ code: number; spawnError?: string }>((resolve) => {
     child.once('error', (e: NodeJS.ErrnoException) =>
-      resolve({ code: e.code === 'ENOENT' ? 127 : 126, spawnError: e.code === 'ENOENT' ? `"${opts.argv[0]}" not found on PATH` : e.message }),
+      resolve({
+        code: e.code === 'ENOENT' ? 127 : 126,
+        spawnError: e.code === 'ENOENT' ? `"${opts.argv[0]}" not found on PATH` : e.message,
+      }),
     );
-    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 + signalNumber(signal) : 1) }));
+    child.once('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 128 + signalNumber(signal) : 1) }),
+    );
   });
   clearInterval(timer);
   unregister?.();
@@ -107,7 +116,11 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     try {
       const res = await api.postOutput(id, output, opts.tool);
       const summary = Array.isArray(res?.summary) ? res.summary : [];
-      if (summary.length) note(io, `summary: ${summary.map((m) => `${m.name}=${m.value}${m.unit ? ` ${m.unit}` : ''}`).join(', ')}`);
+      if (summary.length)
+        note(
+          io,
+          `summary: ${summary.map((m) => `${m.name}=${m.value}${m.unit ? ` ${m.unit}` : ''}`).join(', ')}`,
+        );
     } catch (e) {
       note(io, `posting the output failed: ${(e as Error).message}`);
     }
@@ -125,7 +138,10 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
       const cmp = await api.compare(id, opts.baseline);
       io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
       if (cmp.regression) {
-        note(io, `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`);
+        note(
+          io,
+          `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`,
+        );
         return EXIT_REGRESSION;
       }
       note(io, 'no regression');
@@ -138,6 +154,12 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
 }
 
 function signalNumber(sig: NodeJS.Signals): number {
-  const n: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  const n: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGKILL: 9,
+    SIGTERM: 15,
+  };
   return n[sig] ?? 1;
 }

@@ -17,7 +17,11 @@ export interface SubmitOptions {
   source: string;
 }
 
-export async function submitOutput(api: ApiClient, opts: SubmitOptions, io: Pick<RunIo, 'out' | 'err'>): Promise<number> {
+export async function submitOutput(
+  api: ApiClient,
+  opts: SubmitOptions,
+  io: Pick<RunIo, 'out' | 'err'>,
+): Promise<number> {
   if (!opts.output.trim()) {
     io.err(`clusterscope: ${opts.source} is empty; nothing to submit\n`);
     return 1;
@@ -50,7 +54,9 @@ export async function submitOutput(api: ApiClient, opts: SubmitOptions, io: Pick
     }
   }
   await api.finishRun(id, 'succeeded');
-  io.out(`run ${id}: ${local.tool} ${local.workload}, ${local.samples.length} samples, ${local.summary.length} metrics\n`);
+  io.out(
+    `run ${id}: ${local.tool} ${local.workload}, ${local.samples.length} samples, ${local.summary.length} metrics\n`,
+  );
   for (const m of local.summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
   if (opts.failOnRegression) {
     const cmp = await api.compare(id, opts.baseline);

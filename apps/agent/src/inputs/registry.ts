@@ -5,5 +5,10 @@ import { heartbeatInput } from './heartbeat/index';
 import { hostInput } from './host/index';
 import type { InputDefinition } from './types';
 
-export const INPUTS = [cockroachdbInput, cgroupInput, hostInput, heartbeatInput] as const satisfies readonly InputDefinition[];
+export const INPUTS = [
+  cockroachdbInput,
+  cgroupInput,
+  hostInput,
+  heartbeatInput,
+] as const satisfies readonly InputDefinition[];
 export type TInputName = (typeof INPUTS)[number]['name'];

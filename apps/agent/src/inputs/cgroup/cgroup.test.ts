@@ -14,7 +14,8 @@ afterAll(() => {
   rmSync(v2, { recursive: true, force: true });
   rmSync(v1, { recursive: true, force: true });
 });
-const reader = (cfg: Record<string, unknown>) => createCgroupReader(ZCgroupConfig.parse({ devices_dir: false, ...cfg }), 'db1', 3);
+const reader = (cfg: Record<string, unknown>) =>
+  createCgroupReader(ZCgroupConfig.parse({ devices_dir: false, ...cfg }), 'db1', 3);
 
 describe('cgroup v2 (fake tree with limits)', () => {
   it('detects v2 and reads exact values for a unit', () => {
@@ -44,8 +45,28 @@ describe('cgroup v2 (fake tree with limits)', () => {
       mem_anon: 100000000,
       mem_file: 150000000,
       io: [
-        { device: '8:0', rbytes: 1048576, wbytes: 2097152, rios: 10, wios: 20, rbps_max: null, wbps_max: 10485760, riops_max: 1000, wiops_max: null },
-        { device: '253:1', rbytes: 5, wbytes: 6, rios: 7, wios: 8, rbps_max: null, wbps_max: null, riops_max: null, wiops_max: null },
+        {
+          device: '8:0',
+          rbytes: 1048576,
+          wbytes: 2097152,
+          rios: 10,
+          wios: 20,
+          rbps_max: null,
+          wbps_max: 10485760,
+          riops_max: 1000,
+          wiops_max: null,
+        },
+        {
+          device: '253:1',
+          rbytes: 5,
+          wbytes: 6,
+          rios: 7,
+          wios: 8,
+          rbps_max: null,
+          wbps_max: null,
+          riops_max: null,
+          wiops_max: null,
+        },
       ],
       psi: {
         cpu_some_avg10: 1.5,
@@ -63,7 +84,12 @@ describe('cgroup v2 (fake tree with limits)', () => {
   it('lists children, reports unlimited as null, dedups and reports missing targets', () => {
     const r = reader({
       root: v2,
-      targets: [{ children_of: '/system.slice' }, { path: '/system.slice/svc-01.service' }, { unit: 'nope.service' }, { unit: 'session-1.scope' }],
+      targets: [
+        { children_of: '/system.slice' },
+        { path: '/system.slice/svc-01.service' },
+        { unit: 'nope.service' },
+        { unit: 'session-1.scope' },
+      ],
     });
     expect(r.resolve()).toEqual({
       paths: [
@@ -76,7 +102,13 @@ describe('cgroup v2 (fake tree with limits)', () => {
     });
     const s = r.read(TS);
     expect(s).toHaveLength(4);
-    expect(s[1]).toMatchObject({ cpu_quota_usec: null, mem_max: null, mem_swap_max: null, cpu_weight: 100, mem_swap_current: 4096 });
+    expect(s[1]).toMatchObject({
+      cpu_quota_usec: null,
+      mem_max: null,
+      mem_swap_max: null,
+      cpu_weight: 100,
+      mem_swap_current: 4096,
+    });
   });
 
   it('skips a configured path that does not exist', () => {
@@ -86,9 +118,21 @@ describe('cgroup v2 (fake tree with limits)', () => {
   it('parses helpers', () => {
     expect(parseCpuMax('max 100000')).toEqual({ quota: null, period: 100000 });
     expect(parseCpuMax('150000 50000\n')).toEqual({ quota: 150000, period: 50000 });
-    expect(parsePressure('some avg10=0.00 avg60=0.00 avg300=0.00 total=5')).toEqual({ some: { avg10: 0, total: 5 } });
+    expect(parsePressure('some avg10=0.00 avg60=0.00 avg300=0.00 total=5')).toEqual({
+      some: { avg10: 0, total: 5 },
+    });
     expect(parseIoV2('garbage\n8:16 rbytes=1 bogus', '8:16 wiops=20', (d) => `dev${d}`)).toEqual([
-      { device: 'dev8:16', rbytes: 1, wbytes: 0, rios: 0, wios: 0, rbps_max: null, wbps_max: null, riops_max: null, wiops_max: 20 },
+      {
+        device: 'dev8:16',
+        rbytes: 1,
+        wbytes: 0,
+        rios: 0,
+        wios: 0,
+        rbps_max: null,
+        wbps_max: null,
+        riops_max: null,
+        wiops_max: 20,
+      },
     ]);
   });
 });
@@ -116,7 +160,19 @@ describe('cgroup v1 (fake tree with limits)', () => {
       mem_swap_max: 1073741824,
       mem_anon: 200000000,
       mem_file: 300000000,
-      io: [{ device: '8:0', rbytes: 4096, wbytes: 8192, rios: 1, wios: 2, rbps_max: 1048576, wbps_max: null, riops_max: null, wiops_max: 500 }],
+      io: [
+        {
+          device: '8:0',
+          rbytes: 4096,
+          wbytes: 8192,
+          rios: 1,
+          wios: 2,
+          rbps_max: 1048576,
+          wbps_max: null,
+          riops_max: null,
+          wiops_max: 500,
+        },
+      ],
       psi: null,
     });
   });
@@ -159,16 +215,22 @@ describe('real hierarchies on this machine', () => {
   });
 
   it('check() reports the hierarchy and targets', async () => {
-    const input = cgroupInput.create(ZCgroupConfig.parse({ targets: [{ path: '/' }, { unit: 'absent.service' }] }), {
-      host: 'h',
-      nodeId: null,
-      version: 't',
-      startedAt: 0,
-      logger: silentLogger,
-      outboxStats: () => ({ bytes: 0, pending: 0, evictions: 0 }),
-    });
+    const input = cgroupInput.create(
+      ZCgroupConfig.parse({ targets: [{ path: '/' }, { unit: 'absent.service' }] }),
+      {
+        host: 'h',
+        nodeId: null,
+        version: 't',
+        startedAt: 0,
+        logger: silentLogger,
+        outboxStats: () => ({ bytes: 0, pending: 0, evictions: 0 }),
+      },
+    );
     const checks = await input.check();
-    expect(checks[0]).toMatchObject({ ok: true, detail: `${realMode}, reading v${realMode === 'v2' ? 2 : 1}` });
+    expect(checks[0]).toMatchObject({
+      ok: true,
+      detail: `${realMode}, reading v${realMode === 'v2' ? 2 : 1}`,
+    });
     expect(checks.find((c) => c.name === 'cgroup target unit absent.service')?.ok).toBe(false);
     expect(await input.collect(TS)).toHaveLength(1);
   });

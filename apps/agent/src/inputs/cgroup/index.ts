@@ -48,7 +48,10 @@ export function createCgroupReader(cfg: TCgroupConfig, host: string, nodeId: num
         if (p !== undefined) found = [p];
       } else {
         const parent = t.children_of.replace(/\/+$/, '');
-        const kids = new Set([...listChildren(join(base, parent)), ...(altBase ? listChildren(join(altBase, parent)) : [])]);
+        const kids = new Set([
+          ...listChildren(join(base, parent)),
+          ...(altBase ? listChildren(join(altBase, parent)) : []),
+        ]);
         found = [...kids].sort().map((k) => `${parent}/${k}`);
       }
       if (found.length === 0) missing.push(describeTarget(t));
@@ -96,12 +99,19 @@ export const cgroupInput = defineInput({
           {
             name: `cgroup hierarchy ${cfg.root}`,
             ok: reader.mode !== 'none',
-            detail: reader.mode === 'none' ? 'no cgroup v1 or v2 hierarchy found' : `${reader.mode}, reading v${reader.version}`,
+            detail:
+              reader.mode === 'none'
+                ? 'no cgroup v1 or v2 hierarchy found'
+                : `${reader.mode}, reading v${reader.version}`,
           },
         ];
         const { paths, missing } = reader.resolve();
         for (const m of missing) out.push({ name: `cgroup target ${m}`, ok: false, detail: 'not found' });
-        out.push({ name: 'cgroup targets', ok: paths.length > 0, detail: `${paths.length} cgroups: ${paths.slice(0, 5).join(', ')}` });
+        out.push({
+          name: 'cgroup targets',
+          ok: paths.length > 0,
+          detail: `${paths.length} cgroups: ${paths.slice(0, 5).join(', ')}`,
+        });
         return out;
       },
     };

@@ -40,7 +40,10 @@ export function parseCpuMax(text: string | undefined): { quota: number | null; p
 }
 
 /** PSI file: "some avg10=.. total=..\nfull avg10=.. total=..". */
-export function parsePressure(text: string | undefined): { some?: { avg10: number; total: number }; full?: { avg10: number; total: number } } {
+export function parsePressure(text: string | undefined): {
+  some?: { avg10: number; total: number };
+  full?: { avg10: number; total: number };
+} {
   const out: ReturnType<typeof parsePressure> = {};
   for (const line of (text ?? '').split('\n')) {
     const m = /^(some|full)\s+avg10=([\d.]+).*\btotal=(\d+)/.exec(line);
@@ -124,14 +127,17 @@ export function parseIoV2(stat: string | undefined, max: string | undefined, nam
 }
 
 /** v1 blkio.throttle.* files → per-device rows. */
-export function parseIoV1(files: {
-  bytes?: string;
-  ios?: string;
-  readBps?: string;
-  writeBps?: string;
-  readIops?: string;
-  writeIops?: string;
-}, name: DeviceNamer): TIo[] {
+export function parseIoV1(
+  files: {
+    bytes?: string;
+    ios?: string;
+    readBps?: string;
+    writeBps?: string;
+    readIops?: string;
+    writeIops?: string;
+  },
+  name: DeviceNamer,
+): TIo[] {
   const devs = new Map<string, TIo>();
   const get = (d: string) => devs.get(d) ?? devs.set(d, emptyIo(name(d))).get(d)!;
   const counters = (text: string | undefined, r: 'rbytes' | 'rios', w: 'wbytes' | 'wios') => {
@@ -257,7 +263,9 @@ export function readCgroupV1(root: string, rel: string, ctx: ReadContext): TCgro
     mem_file: mstat.get('total_cache') ?? mstat.get('cache') ?? 0,
     io: parseIoV1(
       {
-        bytes: blk(recursive ? 'blkio.throttle.io_service_bytes_recursive' : 'blkio.throttle.io_service_bytes'),
+        bytes: blk(
+          recursive ? 'blkio.throttle.io_service_bytes_recursive' : 'blkio.throttle.io_service_bytes',
+        ),
         ios: blk(recursive ? 'blkio.throttle.io_serviced_recursive' : 'blkio.throttle.io_serviced'),
         readBps: blk('blkio.throttle.read_bps_device'),
         writeBps: blk('blkio.throttle.write_bps_device'),

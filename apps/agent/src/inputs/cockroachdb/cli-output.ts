@@ -50,7 +50,9 @@ export function parseNodeStatusRows(text: string): Row[] {
     if (!l.trim() || /^-+\+/.test(l.trim()) || /^\(\d+ rows?\)$/.test(l.trim())) continue;
     const cells = split(l);
     if (cells.length !== header.length) {
-      throw new Error(`cockroach node status line ${i + 1}: ${cells.length} columns, header has ${header.length}`);
+      throw new Error(
+        `cockroach node status line ${i + 1}: ${cells.length} columns, header has ${header.length}`,
+      );
     }
     rows.push({ line: i + 1, cells: new Map(header.map((h, j) => [h, cells[j]])) });
   }
@@ -59,7 +61,12 @@ export function parseNodeStatusRows(text: string): Row[] {
 
 const isNull = (v: string | undefined) => v === undefined || v === '' || v.toUpperCase() === 'NULL';
 
-function deriveLiveness(isLive: boolean, isAvailable: boolean, draining: boolean, membership: string): TLiveness {
+function deriveLiveness(
+  isLive: boolean,
+  isAvailable: boolean,
+  draining: boolean,
+  membership: string,
+): TLiveness {
   if (membership === 'decommissioned') return 'DECOMMISSIONED';
   if (membership === 'decommissioning') return 'DECOMMISSIONING';
   if (!isLive) return isAvailable ? 'UNAVAILABLE' : 'DEAD';

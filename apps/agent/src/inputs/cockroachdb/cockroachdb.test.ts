@@ -9,7 +9,8 @@ import { ZCockroachdbConfig } from './config';
 import { cockroachdbInput, collectCockroach } from './index';
 import { buildNodeStatusSamples, nanosToMs, toLiveness } from './wire';
 
-const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8');
+const fixture = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8');
 const json = (name: string): unknown => JSON.parse(fixture(name));
 const NOW = 1_700_000_000_000;
 
@@ -86,7 +87,11 @@ describe('cockroach node status table parser', () => {
   it('reads the 24-node table', () => {
     const s = parseNodeStatusOutput(fixture('cockroach_node_status_24_nodes.txt'), now);
     expect(s).toHaveLength(24);
-    expect(s[23]).toMatchObject({ node_id: 24, address: 'host3:26264', started_at: Date.UTC(2022, 8, 17, 18, 59, 47, 274) });
+    expect(s[23]).toMatchObject({
+      node_id: 24,
+      address: 'host3:26264',
+      started_at: Date.UTC(2022, 8, 17, 18, 59, 47, 274),
+    });
     expect(s[3].updated_at).toBe(Date.UTC(2022, 8, 17, 22, 43, 36, 739));
   });
 
@@ -99,7 +104,13 @@ describe('cockroach node status table parser', () => {
     ].join('\n');
     const s = parseNodeStatusOutput(csv, now);
     expect(s[0].locality).toBe('region=eu,zone=a');
-    expect(s[1]).toMatchObject({ is_live: false, is_available: false, liveness: 'DEAD', ranges: 0, uptime_s: 0 });
+    expect(s[1]).toMatchObject({
+      is_live: false,
+      is_available: false,
+      liveness: 'DEAD',
+      ranges: 0,
+      uptime_s: 0,
+    });
     expect(s[2]).toMatchObject({ is_draining: true, liveness: 'DRAINING' });
   });
 
@@ -154,8 +165,18 @@ describe('/_status/nodes conversion', () => {
       uptime_s: 3600,
     });
     expect(s[2]).toMatchObject({ ranges_underreplicated: 7, ranges_unavailable: 2 });
-    expect(s[3]).toMatchObject({ liveness: 'DRAINING', is_draining: true, is_live: true, is_available: true });
-    expect(s[4]).toMatchObject({ liveness: 'DEAD', is_live: false, is_available: false, updated_at: NOW - 600_000 });
+    expect(s[3]).toMatchObject({
+      liveness: 'DRAINING',
+      is_draining: true,
+      is_live: true,
+      is_available: true,
+    });
+    expect(s[4]).toMatchObject({
+      liveness: 'DEAD',
+      is_live: false,
+      is_available: false,
+      updated_at: NOW - 600_000,
+    });
     return s;
   };
 
@@ -196,9 +217,12 @@ describe('/_status/nodes conversion', () => {
 describe('cockroachdb input over HTTP', () => {
   let srv: CockroachFixtureServer;
   beforeAll(async () => {
-    srv = await startCockroachFixture(() => ({ nodes: json('status-nodes.json'), liveness: json('liveness.json') }), {
-      healthNodeId: 4,
-    });
+    srv = await startCockroachFixture(
+      () => ({ nodes: json('status-nodes.json'), liveness: json('liveness.json') }),
+      {
+        healthNodeId: 4,
+      },
+    );
   });
   afterAll(() => srv.close());
 
@@ -229,7 +253,10 @@ describe('cockroachdb input over HTTP', () => {
   });
 
   it('fails with every error when nothing answers', async () => {
-    const cfg = ZCockroachdbConfig.parse({ urls: ['http://127.0.0.1:1'], cli: { path: '/nonexistent/cockroach' } });
+    const cfg = ZCockroachdbConfig.parse({
+      urls: ['http://127.0.0.1:1'],
+      cli: { path: '/nonexistent/cockroach' },
+    });
     await expect(collectCockroach(cfg, NOW)).rejects.toThrow(/127\.0\.0\.1:1.*nonexistent\/cockroach/);
   });
 
@@ -242,7 +269,10 @@ describe('cockroachdb input over HTTP', () => {
     writeFileSync(`${dir}/out.txt`, fixture('cockroach_node_status_all.txt'));
     writeFileSync(bin, `#!/bin/sh\necho "$@" > ${dir}/args\ncat ${dir}/out.txt\n`);
     chmodSync(bin, 0o755);
-    const cfg = ZCockroachdbConfig.parse({ urls: ['http://127.0.0.1:1'], cli: { path: bin, args: ['--insecure'] } });
+    const cfg = ZCockroachdbConfig.parse({
+      urls: ['http://127.0.0.1:1'],
+      cli: { path: bin, args: ['--insecure'] },
+    });
     const { samples, source } = await collectCockroach(cfg, NOW);
     expect(source).toBe('cli');
     expect(samples.map((s) => s.replicas_leaders)).toEqual([306, 311, 325]);

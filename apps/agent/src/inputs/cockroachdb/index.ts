@@ -9,7 +9,10 @@ import { buildNodeStatusSamples } from './wire';
 
 async function getJson(base: string, path: string, cfg: TCockroachdbConfig): Promise<unknown> {
   const url = base.replace(/\/+$/, '') + path;
-  const res = await httpRequest(url, { headers: { accept: 'application/json', ...cfg.headers }, timeoutMs: cfg.timeout });
+  const res = await httpRequest(url, {
+    headers: { accept: 'application/json', ...cfg.headers },
+    timeoutMs: cfg.timeout,
+  });
   if (res.status !== 200) throw new Error(`GET ${url}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
   try {
     return JSON.parse(res.body);
@@ -76,7 +79,9 @@ export async function collectCockroach(
       errors.push(errorMessage(e));
     }
   }
-  throw new Error(`no CockroachDB source answered: ${errors.join('; ') || 'no urls configured and cli disabled'}`);
+  throw new Error(
+    `no CockroachDB source answered: ${errors.join('; ') || 'no urls configured and cli disabled'}`,
+  );
 }
 
 export const cockroachdbInput = defineInput({
@@ -93,11 +98,13 @@ export const cockroachdbInput = defineInput({
           Promise.all(cfg.urls.map(async (u) => [u, await probeReady(u, cfg)] as const)),
         ]);
         for (const [u, p] of probes) {
-          if (!p.ready && !notReady.has(u)) ctx.logger.warn('cockroachdb node not ready', { url: u, detail: p.detail });
+          if (!p.ready && !notReady.has(u))
+            ctx.logger.warn('cockroachdb node not ready', { url: u, detail: p.detail });
           if (p.ready) notReady.delete(u);
           else notReady.add(u);
         }
-        if (source === 'cli' && cfg.urls.length > 0) ctx.logger.warn('cockroachdb: HTTP unreachable, used CLI fallback');
+        if (source === 'cli' && cfg.urls.length > 0)
+          ctx.logger.warn('cockroachdb: HTTP unreachable, used CLI fallback');
         return samples;
       },
       async check() {

@@ -92,7 +92,10 @@ interface LivenessRecord {
 }
 
 /** Index `/_admin/v1/liveness` by node id (accepts camel/snake case). */
-export function indexLiveness(body: Json): { records: Map<number, LivenessRecord>; statuses: Map<number, TLiveness> } {
+export function indexLiveness(body: Json): {
+  records: Map<number, LivenessRecord>;
+  statuses: Map<number, TLiveness>;
+} {
   const records = new Map<number, LivenessRecord>();
   const statuses = new Map<number, TLiveness>();
   const b = camelizeKeys(body);
@@ -108,7 +111,8 @@ export function indexLiveness(body: Json): { records: Map<number, LivenessRecord
         });
     }
   }
-  if (isObj(b.statuses)) for (const [id, s] of Object.entries(b.statuses)) statuses.set(Number(id), toLiveness(s));
+  if (isObj(b.statuses))
+    for (const [id, s] of Object.entries(b.statuses)) statuses.set(Number(id), toLiveness(s));
   return { records, statuses };
 }
 
@@ -120,7 +124,11 @@ const GOSSIPING: ReadonlySet<TLiveness> = new Set(['LIVE', 'DRAINING', 'DECOMMIS
  * meaning of `cockroach node status --all`: ranges = sum(replicas), is_available = liveness not
  * expired, is_live = gossiping.
  */
-export function buildNodeStatusSamples(nodesBody: Json, livenessBody: Json | undefined, now: number): TNodeStatusSample[] {
+export function buildNodeStatusSamples(
+  nodesBody: Json,
+  livenessBody: Json | undefined,
+  now: number,
+): TNodeStatusSample[] {
   const body = camelizeKeys(nodesBody);
   if (!isObj(body) || !Array.isArray(body.nodes)) {
     throw new Error('/_status/nodes: expected an object with a "nodes" array');
@@ -132,7 +140,8 @@ export function buildNodeStatusSamples(nodesBody: Json, livenessBody: Json | und
     if (!isObj(raw) || !isObj(raw.desc)) throw new Error(`/_status/nodes: nodes[${i}].desc is missing`);
     const desc = raw.desc;
     const nodeId = toNumber(desc.nodeId);
-    if (!Number.isInteger(nodeId) || nodeId <= 0) throw new Error(`/_status/nodes: nodes[${i}].desc.nodeId is invalid`);
+    if (!Number.isInteger(nodeId) || nodeId <= 0)
+      throw new Error(`/_status/nodes: nodes[${i}].desc.nodeId is invalid`);
     const sums: Record<string, number> = {};
     for (const k of STORE_KEYS) sums[k] = 0;
     for (const store of Array.isArray(raw.storeStatuses) ? raw.storeStatuses : []) {
@@ -142,7 +151,8 @@ export function buildNodeStatusSamples(nodesBody: Json, livenessBody: Json | und
     const metrics = isObj(raw.metrics) ? raw.metrics : {};
     const rec = live?.records.get(nodeId);
     const liveness = live?.statuses.get(nodeId) ?? toLiveness(byId[String(nodeId)]);
-    const isAvailable = rec?.expirationMs != null ? rec.expirationMs > now : liveness === 'LIVE' || liveness === 'DRAINING';
+    const isAvailable =
+      rec?.expirationMs != null ? rec.expirationMs > now : liveness === 'LIVE' || liveness === 'DRAINING';
     const startedAt = nanosToMs(raw.startedAt ?? desc.startedAt);
     const uptimeMetric = toNumber(metrics['sys.uptime']);
     const sampleLiveness: TLiveness = liveness;
@@ -160,7 +170,13 @@ export function buildNodeStatusSamples(nodesBody: Json, livenessBody: Json | und
       is_live: GOSSIPING.has(liveness) && (liveness !== 'DECOMMISSIONING' || isAvailable),
       is_available: isAvailable,
       is_draining: rec?.draining ?? liveness === 'DRAINING',
-      membership: rec?.membership ?? (liveness === 'DECOMMISSIONED' ? 'decommissioned' : liveness === 'DECOMMISSIONING' ? 'decommissioning' : 'active'),
+      membership:
+        rec?.membership ??
+        (liveness === 'DECOMMISSIONED'
+          ? 'decommissioned'
+          : liveness === 'DECOMMISSIONING'
+            ? 'decommissioning'
+            : 'active'),
       replicas: sums.replicas,
       replicas_leaders: sums['replicas.leaders'],
       replicas_leaseholders: sums['replicas.leaseholders'],

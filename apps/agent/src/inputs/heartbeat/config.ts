@@ -6,7 +6,9 @@ export const BENCH_TOOLS = ['sysbench', 'pgbench', 'fio', 'wrk', 'hey', 'cockroa
 export const ZHeartbeatConfig = z.strictObject({
   /** Binaries looked up on PATH and reported as capabilities. */
   tools: z._default(
-    z.array(z.string().check(z.regex(/^[\w.-]+$/, 'must be a binary name without slashes'))).check(z.maxLength(32)),
+    z
+      .array(z.string().check(z.regex(/^[\w.-]+$/, 'must be a binary name without slashes')))
+      .check(z.maxLength(32)),
     [...BENCH_TOOLS],
   ),
   /** How often PATH is rescanned. */

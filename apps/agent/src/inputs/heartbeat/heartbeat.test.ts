@@ -55,7 +55,9 @@ describe('heartbeat input', () => {
   });
 
   it('finds the Debian-installed tools on this machine', () => {
-    expect(detectTools(['sysbench', 'fio'], '/usr/local/bin:/usr/bin:/bin').get('sysbench')).toMatch(/^\/.*sysbench$/);
+    expect(detectTools(['sysbench', 'fio'], '/usr/local/bin:/usr/bin:/bin').get('sysbench')).toMatch(
+      /^\/.*sysbench$/,
+    );
   });
 
   it('rejects tool names with slashes', () => {

@@ -10,8 +10,14 @@ const fx = (n: string) => fileURLToPath(new URL(`./fixtures/${n}`, import.meta.u
 
 describe('host input', () => {
   it('parses meminfo in bytes, with the old-kernel fallback', () => {
-    expect(parseMeminfo(readText(fx('meminfo.txt')))).toEqual({ total: 8139408 * 1024, available: 5021880 * 1024 });
-    expect(parseMeminfo(readText(fx('meminfo-old-kernel.txt')))).toEqual({ total: 1024000, available: 420 * 1024 });
+    expect(parseMeminfo(readText(fx('meminfo.txt')))).toEqual({
+      total: 8139408 * 1024,
+      available: 5021880 * 1024,
+    });
+    expect(parseMeminfo(readText(fx('meminfo-old-kernel.txt')))).toEqual({
+      total: 1024000,
+      available: 420 * 1024,
+    });
     expect(() => parseMeminfo('Bogus: 1 kB')).toThrow(/MemTotal/);
   });
 
@@ -20,7 +26,12 @@ describe('host input', () => {
     const cfg = ZHostConfig.parse({ disks: ['/', '/does/not/exist'], meminfo_path: fx('meminfo.txt') });
     const s = collectHost(cfg, 'db1', null, 1000, (p) => errors.push(p));
     expect(ZHostMetricsSample.parse(s)).toEqual(s);
-    expect(s).toMatchObject({ host: 'db1', ts: 1000, cpus: os.availableParallelism(), mem_total: 8139408 * 1024 });
+    expect(s).toMatchObject({
+      host: 'db1',
+      ts: 1000,
+      cpus: os.availableParallelism(),
+      mem_total: 8139408 * 1024,
+    });
     expect(s.disks).toHaveLength(1);
     expect(s.disks[0].total).toBeGreaterThan(s.disks[0].avail);
     expect(s.disks[0].used).toBeGreaterThan(0);

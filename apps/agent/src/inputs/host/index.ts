@@ -12,7 +12,8 @@ export function parseMeminfo(text: string | undefined): { total: number; availab
   const total = kv.get('MemTotal');
   if (total === undefined) throw new Error('meminfo: MemTotal line missing');
   // Kernels < 3.14 lack MemAvailable: approximate with free + buffers + cached.
-  const avail = kv.get('MemAvailable') ?? (kv.get('MemFree') ?? 0) + (kv.get('Buffers') ?? 0) + (kv.get('Cached') ?? 0);
+  const avail =
+    kv.get('MemAvailable') ?? (kv.get('MemFree') ?? 0) + (kv.get('Buffers') ?? 0) + (kv.get('Cached') ?? 0);
   return { total: total * 1024, available: avail * 1024 };
 }
 
@@ -21,7 +22,13 @@ export function readDisk(path: string): { path: string; total: number; used: num
   return { path, total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize, avail: s.bavail * s.bsize };
 }
 
-export function collectHost(cfg: THostConfig, host: string, nodeId: number | null, now: number, onDiskError?: (path: string, err: string) => void): THostMetricsSample {
+export function collectHost(
+  cfg: THostConfig,
+  host: string,
+  nodeId: number | null,
+  now: number,
+  onDiskError?: (path: string, err: string) => void,
+): THostMetricsSample {
   const [load1, load5, load15] = os.loadavg();
   const mem = parseMeminfo(readText(cfg.meminfo_path));
   const disks: THostMetricsSample['disks'] = [];
@@ -66,14 +73,22 @@ export const hostInput = defineInput({
         const out = [];
         try {
           const m = parseMeminfo(readText(cfg.meminfo_path));
-          out.push({ name: `host ${cfg.meminfo_path}`, ok: true, detail: `${Math.round(m.total / 2 ** 20)} MiB total` });
+          out.push({
+            name: `host ${cfg.meminfo_path}`,
+            ok: true,
+            detail: `${Math.round(m.total / 2 ** 20)} MiB total`,
+          });
         } catch (e) {
           out.push({ name: `host ${cfg.meminfo_path}`, ok: false, detail: errorMessage(e) });
         }
         for (const p of cfg.disks) {
           try {
             const d = readDisk(p);
-            out.push({ name: `host disk ${p}`, ok: true, detail: `${Math.round(d.avail / 2 ** 30)} GiB free` });
+            out.push({
+              name: `host disk ${p}`,
+              ok: true,
+              detail: `${Math.round(d.avail / 2 ** 30)} GiB free`,
+            });
           } catch (e) {
             out.push({ name: `host disk ${p}`, ok: false, detail: errorMessage(e) });
           }
