@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { ackAlert, findAlerts } from '@clusterscope/services';
+import { ZAlert } from '@clusterscope/schema';
+import { orgProcedure, router } from '../trpc';
+
+const tags = ['alerts'];
+
+export const alertsRouter = router({
+  list: orgProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/alerts', tags, summary: 'List regression alerts, newest first' },
+    })
+    .input(
+      z.object({
+        workloadId: z.string().min(1).max(64).optional(),
+        runId: z.string().min(1).max(64).optional(),
+        unacknowledged: z.enum(['true', 'false']).optional(),
+        limit: z.coerce.number().int().min(1).max(500).optional(),
+      }),
+    )
+    .output(z.array(ZAlert))
+    .query(({ ctx, input }) =>
+      findAlerts(ctx.deps, ctx.caller, { ...input, unacknowledged: input.unacknowledged === 'true' }),
+    ),
+  ack: orgProcedure
+    .meta({ openapi: { method: 'POST', path: '/alerts/{id}/ack', tags, summary: 'Acknowledge an alert' } })
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .output(ZAlert)
+    .mutation(({ ctx, input }) => ackAlert(ctx.deps, ctx.caller, input.id)),
+});

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import {
+  compareRunIds,
+  compareRunWithBaseline,
+  getRunDetail,
+  getRunEnvironment,
+  getWorkloadHistory,
+  listRunsWithVerdicts,
+} from '@clusterscope/services';
+import { ZComparison, ZRunComparison, ZRunFilter } from '@clusterscope/schema';
+import { orgProcedure, router } from '../trpc';
+
+const tags = ['compare'];
+const ZRunIdsIn = z.object({
+  runs: z.union([z.string().min(1).max(600), z.array(z.string().min(1).max(64)).min(2).max(8)]),
+});
+
+export const compareRouter = router({
+  /** CI `--fail-on-regression`: per-metric verdicts of a run against a run or a branch baseline. */
+  run: orgProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/runs/{id}/compare',
+        tags,
+        summary: 'Compare a run with its baseline',
+        description:
+          'baseline = a run id, or a branch (default: the workload threshold branch, else main). A branch baseline pools the interval samples of the latest 3 succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `regression` is false when the run environment was unhealthy.',
+      },
+    })
+    .input(z.object({ id: z.string().min(1).max(64), baseline: z.string().min(1).max(256).optional() }))
+    .output(ZRunComparison)
+    .query(({ ctx, input }) => compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline)),
+  runs: orgProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/compare',
+        tags,
+        summary: 'Compare 2-8 runs (first = baseline)',
+        description: 'runs = comma-separated run ids.',
+      },
+    })
+    .input(z.object({ runs: z.string().min(1).max(600) }))
+    .output(ZComparison)
+    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs)),
+  /** Compare page: the comparison plus every run's interval samples. */
+  view: orgProcedure
+    .input(ZRunIdsIn)
+    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs)),
+  runList: orgProcedure
+    .input(ZRunFilter)
+    .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),
+  runDetail: orgProcedure
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
+  environment: orgProcedure
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
+  history: orgProcedure
+    .input(
+      z.object({
+        workloadId: z.string().min(1).max(64),
+        limit: z.number().int().min(2).max(1000).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => getWorkloadHistory(ctx.deps, ctx.caller, input.workloadId, input.limit)),
+});
