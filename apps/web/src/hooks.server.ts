@@ -2,6 +2,7 @@ import type { Handle, ServerInit } from '@sveltejs/kit';
 import { svelteKitHandler } from 'better-auth/svelte-kit';
 import { building } from '$app/environment';
 import { getServer } from '$lib/server/deps';
+import { startDemo } from '$lib/server/demo';
 
 export const init: ServerInit = async () => {
   if (building) return;
@@ -14,6 +15,7 @@ export const init: ServerInit = async () => {
     console.error(`clusterscope: start-up failed: ${(err as Error).message}`);
     process.exit(1);
   }
+  startDemo();
 };
 
 export const handle: Handle = async ({ event, resolve }) => {

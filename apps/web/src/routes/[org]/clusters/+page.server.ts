@@ -3,5 +3,6 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  return { clusters: await call(() => api.clusters.list()) };
+  const clusters = await call(() => api.dashboard.clusters());
+  return { clusters, now: Date.now() };
 };

@@ -1,0 +1,25 @@
+/** The ECharts modules the app uses (tree-shaken); loaded only through the action's dynamic import. */
+import * as echarts from 'echarts/core';
+import { LineChart } from 'echarts/charts';
+import {
+  DataZoomComponent,
+  GridComponent,
+  LegendComponent,
+  MarkAreaComponent,
+  MarkLineComponent,
+  TooltipComponent,
+} from 'echarts/components';
+import { CanvasRenderer } from 'echarts/renderers';
+
+echarts.use([
+  LineChart,
+  GridComponent,
+  TooltipComponent,
+  LegendComponent,
+  MarkLineComponent,
+  MarkAreaComponent,
+  DataZoomComponent,
+  CanvasRenderer,
+]);
+
+export { echarts };

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildTimeOption,
+  colorOf,
+  cpuChart,
+  eventMarkers,
+  formatValue,
+  hasData,
+  ioChart,
+  limitLines,
+  memoryChart,
+  rangesChart,
+  type TChartsIn,
+  type TSeriesIn,
+} from './options';
+
+const F = 1_000_000;
+const T = 2_000_000;
+const s = (node: number, values: (number | null)[]): TSeriesIn => ({
+  name: `n${node}`,
+  node_id: node,
+  data: values.map((v, i) => [F + i * 10_000, v]),
+});
+const charts = (over: Partial<TChartsIn> = {}): TChartsIn => ({
+  from: F,
+  to: T,
+  ranges_underreplicated: [[F, 0]],
+  ranges_unavailable: [[F, 0]],
+  leaseholders: [s(1, [240]), s(2, [250])],
+  cpu: [s(1, [1.5, 2]), s(2, [3.9, 4])],
+  cpu_limit: [s(1, [4, 4]), s(2, [4, 4])],
+  throttled: [s(1, [0.01]), s(2, [0.2])],
+  mem: [s(1, [5e9]), s(2, [7e9])],
+  mem_limit: [s(1, [8e9]), s(2, [16e9])],
+  io_read: [s(1, [1e6])],
+  io_write: [s(1, [2e6])],
+  ...over,
+});
+
+type TOpt = {
+  series: { name: string; lineStyle: { type: string }; markLine?: { data: { xAxis: number }[] } }[];
+  tooltip: { valueFormatter: (v: unknown) => string };
+  yAxis: { axisLabel: { formatter: (v: number) => string }; max?: number };
+  xAxis: { min: number; max: number };
+};
+
+describe('formatValue', () => {
+  it('prints units', () => {
+    expect(formatValue(3.456, 'cores')).toBe('3.46 cores');
+    expect(formatValue(0.185, 'ratio')).toBe('19%');
+    expect(formatValue(0.004, 'ratio')).toBe('0.4%');
+    expect(formatValue(8 * 1024 ** 3, 'bytes')).toBe('8.0 GiB');
+    expect(formatValue(1536, 'Bps')).toBe('1.5 KiB/s');
+    expect(formatValue(12345, 'count')).toBe('12,345');
+    expect(formatValue(null, 'count')).toBe('—');
+    expect(formatValue(Number.NaN, 'bytes')).toBe('—');
+  });
+});
+
+describe('limitLines', () => {
+  it('collapses identical limits into one dashed line over the window', () => {
+    const l = limitLines([s(1, [4, 4]), s(2, [4, null])], F, T);
+    expect(l).toHaveLength(1);
+    expect(l[0]).toMatchObject({
+      name: 'limit',
+      dashed: true,
+      data: [
+        [F, 4],
+        [T, 4],
+      ],
+    });
+  });
+  it('keeps one line per node when limits differ, and none when unlimited', () => {
+    expect(limitLines([s(1, [8]), s(2, [16])], F, T).map((l) => l.name)).toEqual(['n1 limit', 'n2 limit']);
+    expect(limitLines([s(1, [null])], F, T)).toEqual([]);
+  });
+});
+
+describe('buildTimeOption', () => {
+  it('builds a time axis over the window with unit-aware tooltip and axis labels', () => {
+    const o = buildTimeOption(cpuChart(charts())) as unknown as TOpt;
+    expect(o.xAxis).toMatchObject({ min: F, max: T });
+    expect(o.series.map((x) => x.name)).toEqual(['n1', 'n2', 'limit']);
+    expect(o.series[2].lineStyle.type).toBe('dashed');
+    expect(o.tooltip.valueFormatter(2)).toBe('2.00 cores');
+    expect(o.tooltip.valueFormatter(null)).toBe('—');
+    expect(o.yAxis.axisLabel.formatter(4)).toBe('4.00 cores');
+  });
+  it('labels memory in bytes with per-node limits when they differ', () => {
+    const o = buildTimeOption(memoryChart(charts())) as unknown as TOpt;
+    expect(o.series.map((x) => x.name)).toEqual(['n1', 'n2', 'n1 limit', 'n2 limit']);
+    expect(o.yAxis.axisLabel.formatter(8 * 1024 ** 3)).toBe('8.0 GiB');
+  });
+  it('puts liveness transitions as markers on the ranges chart', () => {
+    const markers = eventMarkers([
+      { ts: F + 5, node_id: 3, to: 'DEAD' },
+      { ts: F + 9, node_id: 3, to: 'LIVE' },
+    ]);
+    expect(markers.map((m) => [m.label, m.tone])).toEqual([
+      ['n3 DEAD', 'bad'],
+      ['n3 LIVE', 'ok'],
+    ]);
+    const o = buildTimeOption(rangesChart(charts(), markers)) as unknown as TOpt;
+    expect(o.series.map((x) => x.name)).toEqual(['under-replicated', 'unavailable']);
+    expect(o.series[0].markLine?.data.map((d) => d.xAxis)).toEqual([F + 5, F + 9]);
+  });
+  it('names read and write lines per node for IO', () => {
+    const o = buildTimeOption(ioChart(charts())) as unknown as TOpt;
+    expect(o.series.map((x) => x.name)).toEqual(['n1 write', 'n1 read']);
+    expect(o.tooltip.valueFormatter(2 * 1024 * 1024)).toBe('2.0 MiB/s');
+  });
+});
+
+describe('helpers', () => {
+  it('hasData is false for all-null series', () => {
+    expect(hasData([s(1, [null, null])])).toBe(false);
+    expect(hasData([s(1, [null, 0])])).toBe(true);
+    expect(hasData([])).toBe(false);
+  });
+  it('gives a node the same colour everywhere', () => {
+    expect(colorOf({ node_id: 3, name: 'n3' })).toBe(colorOf({ node_id: 3, name: 'x' }));
+    expect(colorOf({ node_id: 1, name: 'n1' })).not.toBe(colorOf({ node_id: 2, name: 'n2' }));
+  });
+});

@@ -1,0 +1,84 @@
+/** Browser side of live updates: one EventSource on /api/live per page, debounced refetch on change. */
+
+export interface TLiveNotice {
+  topic: string;
+  clusterId: string | null;
+  runId: string | null;
+  kinds: string[];
+  ts: number;
+}
+
+export type TLiveStatus = 'connecting' | 'live' | 'offline';
+
+export interface TLiveOptions {
+  /** Only notices this returns true for trigger a refetch (default: all). */
+  filter?: (n: TLiveNotice) => boolean;
+  /** Called (debounced) after matching notices. */
+  onChange: () => void;
+  onStatus?: (s: TLiveStatus) => void;
+  /** Topics to listen to. Default ['samples']. */
+  topics?: string[];
+  /** Quiet time before refetching; bursts collapse into one call. Default 250 ms. */
+  debounceMs?: number;
+  /** A refetch happens at least this often while notices keep arriving. Default 1000 ms. */
+  maxWaitMs?: number;
+}
+
+/**
+ * Debounce with a max wait: `fn` runs `wait` ms after the last call, but no later than `maxWait`
+ * after the first call of a burst (so a steady stream of notices still refreshes the page).
+ */
+export function debounce(fn: () => void, wait: number, maxWait: number) {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let first = 0;
+  const run = () => {
+    timer = null;
+    first = 0;
+    fn();
+  };
+  const call = () => {
+    const now = Date.now();
+    if (!first) first = now;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, Math.max(0, Math.min(wait, first + maxWait - now)));
+  };
+  call.cancel = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    first = 0;
+  };
+  return call;
+}
+
+/** Opens the org's event stream; returns the function that closes it. EventSource reconnects itself. */
+export function connectLive(org: string, opts: TLiveOptions): () => void {
+  if (typeof EventSource === 'undefined') return () => {};
+  const changed = debounce(opts.onChange, opts.debounceMs ?? 250, opts.maxWaitMs ?? 1000);
+  const es = new EventSource(`/api/live?org=${encodeURIComponent(org)}`);
+  opts.onStatus?.('connecting');
+  let wasOffline = false;
+  es.addEventListener('ready', () => {
+    opts.onStatus?.('live');
+    // Missed notices while disconnected: refetch once after a reconnect.
+    if (wasOffline) changed();
+    wasOffline = false;
+  });
+  es.onerror = () => {
+    wasOffline = true;
+    opts.onStatus?.(es.readyState === EventSource.CLOSED ? 'offline' : 'connecting');
+  };
+  const onNotice = (ev: MessageEvent<string>) => {
+    try {
+      const data = JSON.parse(ev.data) as Omit<TLiveNotice, 'topic'>;
+      const n = { ...data, topic: ev.type };
+      if (!opts.filter || opts.filter(n)) changed();
+    } catch {
+      /* malformed notice: ignore */
+    }
+  };
+  for (const t of opts.topics ?? ['samples']) es.addEventListener(t, onNotice);
+  return () => {
+    changed.cancel();
+    es.close();
+  };
+}

@@ -1,0 +1,50 @@
+import { backfillDemo, ensureDemoCluster, writeDemoTick } from '@clusterscope/services';
+import { createWriter, type TWriter } from '@clusterscope/tsdb';
+import { getServer } from './deps';
+import { getEnv } from './env';
+import { notify } from './live';
+
+interface TDemoState {
+  timer?: NodeJS.Timeout;
+  writer?: TWriter;
+}
+const g = globalThis as unknown as { __csDemo?: TDemoState };
+const log = (msg: string) => console.log(`clusterscope: demo: ${msg}`);
+
+/**
+ * DEMO=1: the built-in "Demo" cluster in org `demo` — backfills the last 24 h (from where it left off)
+ * through the tsdb writer, then pushes one sample per node every interval and notifies open dashboards.
+ * Runs in the background; failures are logged, never fatal.
+ */
+export function startDemo(): void {
+  if (!getEnv().DEMO || g.__csDemo) return;
+  const state: TDemoState = {};
+  g.__csDemo = state;
+  void (async () => {
+    const { deps } = await getServer();
+    const found = await ensureDemoCluster(deps);
+    if (!found) return log('organization "demo" not found; demo not started');
+    const w = (state.writer = createWriter(deps.ch, { maxDelayMs: 5 }));
+    const target = { orgId: found.orgId, clusterId: found.cluster.id, intervalS: found.cluster.intervalS };
+    const step = target.intervalS * 1000;
+    const t0 = Date.now();
+    const rows = await backfillDemo(deps, w, target, t0);
+    if (rows > 0) log(`backfilled ${rows} samples in ${Date.now() - t0} ms`);
+    notify({ orgId: target.orgId, topic: 'samples', clusterId: target.clusterId, kinds: ['node_status'] });
+    let last = Math.floor(t0 / step) * step;
+    const tick = async () => {
+      const t = Math.floor(Date.now() / step) * step;
+      if (t <= last) return;
+      last = t;
+      await writeDemoTick(w, target, t);
+      notify({
+        orgId: target.orgId,
+        topic: 'samples',
+        clusterId: target.clusterId,
+        kinds: ['node_status', 'cgroup_usage'],
+      });
+    };
+    state.timer = setInterval(() => void tick().catch((e: Error) => log(`tick failed: ${e.message}`)), 1000);
+    state.timer.unref();
+  })().catch((err: Error) => log(`failed: ${err.message}`));
+}

@@ -1,0 +1,77 @@
+import { error } from '@sveltejs/kit';
+import { AppError, resolveUserCaller } from '@clusterscope/services';
+import { getServer } from '$lib/server/deps';
+import { getLiveBus } from '$lib/server/live';
+import type { RequestHandler } from './$types';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Server-sent events for one organization: `GET /api/live?org=<slug>` (session cookie, members only).
+ * Each change notice is `event: <topic>` with `{clusterId, runId, kinds, ts}`; pages refetch what it names.
+ * A comment line every 15 s keeps proxies from closing the stream.
+ */
+export const GET: RequestHandler = async ({ url, locals, request }) => {
+  if (!locals.user) error(401, 'sign in required');
+  const slug = url.searchParams.get('org');
+  if (!slug) error(400, 'missing ?org=<organization slug>');
+  const { deps } = await getServer();
+  let orgId: string;
+  try {
+    orgId = (await resolveUserCaller(deps, locals.user.id, slug)).orgId;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') error(404, err.message);
+    throw err;
+  }
+
+  const enc = new TextEncoder();
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let open = true;
+      const send = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(enc.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      const unsubscribe = await getLiveBus().subscribe(orgId, (e) => {
+        const data = {
+          clusterId: e.clusterId ?? null,
+          runId: e.runId ?? null,
+          kinds: e.kinds ?? [],
+          ts: e.ts,
+        };
+        send(`event: ${e.topic.replace(/[^\w:-]/g, '_')}\ndata: ${JSON.stringify(data)}\n\n`);
+      });
+      const beat = setInterval(() => send(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
+      cleanup = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(beat);
+        unsubscribe();
+        try {
+          controller.close();
+        } catch {
+          /* already closed */
+        }
+      };
+      request.signal.addEventListener('abort', () => cleanup());
+      // Reconnect delay for EventSource, then an initial event so the client knows it is live.
+      send(`retry: 3000\nevent: ready\ndata: {"ts":${Date.now()}}\n\n`);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    },
+  });
+};
