@@ -117,7 +117,9 @@ export async function findBaselineRuns(
       gitBranch: q.branch,
       status: 'succeeded',
       startedAt: { lt: q.before },
-      NOT: [{ envHealthy: false }, ...(q.excludeId ? [{ id: q.excludeId }] : [])],
+      // envHealthy IS DISTINCT FROM false (NOT (x = false) drops NULLs in SQL).
+      OR: [{ envHealthy: null }, { envHealthy: true }],
+      ...(q.excludeId ? { NOT: { id: q.excludeId } } : {}),
     },
     orderBy: { startedAt: 'desc' },
     take: q.limit,
