@@ -9,6 +9,7 @@ import {
   findThresholdWorkload,
   listAlerts,
   listThresholds,
+  listWorkloadOverview,
   upsertThreshold,
   writeAudit,
 } from '@clusterscope/db';
@@ -251,4 +252,17 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
     thresholds: thresholds.map(toThreshold),
     alerts: alerts.map(toAlert),
   };
+}
+
+/** Workloads with run counts (workload list page). */
+export async function findWorkloadOverview(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { workload: ['read'] });
+  const rows = await listWorkloadOverview(deps.db, caller.orgId);
+  return rows.map((w) => ({
+    id: w.id,
+    name: w.name,
+    tool: w.tool,
+    description: w.description,
+    runs: w._count.runs,
+  }));
 }

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import {
   compareRunIds,
   compareRunWithBaseline,
+  exportComparison,
+  exportResults,
+  exportRuns,
+  findWorkloadOverview,
   getRunDetail,
+  getRunOutput,
+  parseExportFormat,
   getRunEnvironment,
   getWorkloadHistory,
   listRunsWithVerdicts,
@@ -57,6 +63,26 @@ export const compareRouter = router({
   environment: orgProcedure
     .input(z.object({ id: z.string().min(1).max(64) }))
     .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
+  workloads: orgProcedure.query(({ ctx }) => findWorkloadOverview(ctx.deps, ctx.caller)),
+  rawOutput: orgProcedure
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .query(({ ctx, input }) => getRunOutput(ctx.deps, ctx.caller, input.id)),
+  /** Downloads (served with Content-Disposition by apps/web /api/v1/export/*). */
+  exportRuns: orgProcedure
+    .input(ZRunFilter.extend({ format: z.string().optional() }))
+    .query(({ ctx, input: { format, ...filter } }) =>
+      exportRuns(ctx.deps, ctx.caller, filter, parseExportFormat(format)),
+    ),
+  exportResults: orgProcedure
+    .input(z.object({ id: z.string().min(1).max(64), format: z.string().optional() }))
+    .query(({ ctx, input }) =>
+      exportResults(ctx.deps, ctx.caller, input.id, parseExportFormat(input.format)),
+    ),
+  exportComparison: orgProcedure
+    .input(z.object({ runs: z.string().min(1).max(600), format: z.string().optional() }))
+    .query(({ ctx, input }) =>
+      exportComparison(ctx.deps, ctx.caller, input.runs, parseExportFormat(input.format)),
+    ),
   history: orgProcedure
     .input(
       z.object({
