@@ -1,0 +1,347 @@
+/**
+ * `npm run bench:ingest`: ingest throughput through the API vs a direct insert.
+ *
+ * 1. Starts its own app (launcher, temp DATA_DIR, free loopback port, embedded databases, DEMO=0) from
+ *    the production build (`vite build` first), creates an ingest token with the admin CLI.
+ * 2. API: realistic node_status + cgroup_usage batches (BENCH_BATCH samples each), pre-gzipped, posted by
+ *    BENCH_CLIENTS concurrent clients until BENCH_ROWS rows or BENCH_SECONDS elapsed.
+ * 3. Direct: the same rows with `client.insert({ format: 'JSONEachRow', values })` into a separate chDB
+ *    (its own temp dir, same migrations) in this process, one insert per batch.
+ * Prints one JSON line {"api_rows_per_s","direct_rows_per_s","ratio"} and stops the app.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { TCgroupUsageSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
+import { formatTs, openTempClickHouse } from '@clusterscope/tsdb';
+import { REPO_ROOT } from './lib/env';
+
+const num = (name: string, def: number) => {
+  const v = Number(process.env[name] ?? def);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
+  return v;
+};
+const BATCH = num('BENCH_BATCH', 2500);
+const ROWS = num('BENCH_ROWS', 200_000);
+const CLIENTS = num('BENCH_CLIENTS', 4);
+const SECONDS = num('BENCH_SECONDS', 30);
+const log = (m: string) => console.error(`bench-ingest: ${m}`);
+
+const WEB = path.join(REPO_ROOT, 'apps/web');
+const TSX = path.join(WEB, 'node_modules/tsx/dist/cli.mjs');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [TSX, ...args], { cwd: WEB, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d));
+    p.stderr.on('data', (d: Buffer) => (err += d));
+    p.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${args[0]} failed: ${err || out}`)),
+    );
+  });
+}
+
+async function waitHealthy(base: string, app: ChildProcess, ms = 120_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (app.exitCode !== null) throw new Error('the app exited during start-up');
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the app did not become healthy');
+}
+
+const T0 = Date.now() - 3_600_000;
+
+function nodeStatus(i: number): TNodeStatusSample {
+  const node = (i % 50) + 1;
+  return {
+    kind: 'node_status',
+    ts: T0 + Math.floor(i / 50) * 10,
+    node_id: node,
+    address: `10.0.${node >> 8}.${node & 255}:26257`,
+    sql_address: `10.0.${node >> 8}.${node & 255}:26257`,
+    locality: `region=us-east1,zone=us-east1-${'bcd'[node % 3]}`,
+    build: 'v23.1.11',
+    started_at: T0 - 86_400_000,
+    updated_at: T0 + i,
+    liveness: 'LIVE',
+    is_live: true,
+    is_available: true,
+    is_draining: false,
+    membership: 'active',
+    replicas: 1200 + (i % 97),
+    replicas_leaders: 400 + (i % 13),
+    replicas_leaseholders: 399 + (i % 13),
+    ranges: 1200 + (i % 97),
+    ranges_unavailable: 0,
+    ranges_underreplicated: i % 500 === 0 ? 3 : 0,
+    live_bytes: 123_456_789 + i,
+    key_bytes: 12_345_678,
+    value_bytes: 98_765_432,
+    intent_bytes: 1024,
+    system_bytes: 54_321,
+    capacity: 500_000_000_000,
+    capacity_available: 300_000_000_000 - i,
+    capacity_used: 200_000_000_000 + i,
+    uptime_s: 86_400 + i / 50,
+  };
+}
+
+function cgroupUsage(i: number): TCgroupUsageSample {
+  const node = (i % 50) + 1;
+  return {
+    kind: 'cgroup_usage',
+    ts: T0 + Math.floor(i / 50) * 10,
+    host: `db-${node}`,
+    node_id: node,
+    cgroup: '/system.slice/cockroach.service',
+    version: 2,
+    cpu_usage_usec: 1_000_000 * i,
+    cpu_nr_periods: 10 * i,
+    cpu_nr_throttled: i % 7,
+    cpu_throttled_usec: (i % 7) * 1000,
+    cpu_quota_usec: 400_000,
+    cpu_period_usec: 100_000,
+    cpu_weight: 100,
+    cpu_shares: null,
+    mem_current: 8_000_000_000 + i,
+    mem_max: 16_000_000_000,
+    mem_swap_current: 0,
+    mem_swap_max: 0,
+    mem_anon: 6_000_000_000,
+    mem_file: 2_000_000_000,
+    io: [
+      {
+        device: '259:0',
+        rbytes: 1e9 + i,
+        wbytes: 2e9 + i,
+        rios: 1e5 + i,
+        wios: 2e5 + i,
+        rbps_max: null,
+        wbps_max: null,
+        riops_max: null,
+        wiops_max: null,
+      },
+    ],
+    psi: {
+      cpu_some_avg10: 1.5,
+      cpu_some_total: 1000 + i,
+      memory_some_avg10: 0,
+      memory_full_avg10: 0,
+      memory_full_total: 10,
+      io_some_avg10: 0.3,
+      io_full_avg10: 0.1,
+      io_full_total: 500 + i,
+    },
+  };
+}
+
+/** Half node_status, half cgroup_usage. */
+function makeBatch(b: number): TSample[] {
+  return Array.from({ length: BATCH }, (_, k) => {
+    const i = b * BATCH + k;
+    return k % 2 === 0 ? nodeStatus(i) : cgroupUsage(i);
+  });
+}
+
+async function benchApi(base: string, token: string, bodies: Buffer[]): Promise<number> {
+  let next = 0;
+  let rows = 0;
+  const until = Date.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  const client = async () => {
+    while (next < bodies.length && Date.now() < until) {
+      const body = bodies[next++];
+      const res = await fetch(`${base}/api/v1/ingest`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+        },
+        body,
+      });
+      const text = await res.text();
+      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
+      rows += (JSON.parse(text) as { accepted: number }).accepted;
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  return rows / ((performance.now() - t0) / 1000);
+}
+
+const orgId = 'bench-org';
+const clusterId = 'bench-cluster';
+
+function toRow(s: TSample): [string, Record<string, unknown>] {
+  if (s.kind === 'node_status') {
+    const { kind: _k, ts, started_at, updated_at, ...rest } = s;
+    return [
+      'node_status',
+      {
+        org_id: orgId,
+        cluster_id: clusterId,
+        ...rest,
+        ts: formatTs(ts),
+        started_at: started_at == null ? null : formatTs(started_at),
+        updated_at: updated_at == null ? null : formatTs(updated_at),
+      },
+    ];
+  }
+  if (s.kind === 'cgroup_usage') {
+    const { kind: _k, ts, io, psi, node_id, ...rest } = s;
+    return [
+      'cgroup_usage',
+      {
+        org_id: orgId,
+        cluster_id: clusterId,
+        ...rest,
+        node_id: node_id ?? 0,
+        ts: formatTs(ts),
+        io_device: io.map((d) => d.device),
+        io_rbytes: io.map((d) => d.rbytes),
+        io_wbytes: io.map((d) => d.wbytes),
+        io_rios: io.map((d) => d.rios),
+        io_wios: io.map((d) => d.wios),
+        io_rbps_max: io.map((d) => d.rbps_max),
+        io_wbps_max: io.map((d) => d.wbps_max),
+        io_riops_max: io.map((d) => d.riops_max),
+        io_wiops_max: io.map((d) => d.wiops_max),
+        ...Object.fromEntries(Object.entries(psi ?? {}).map(([k, v]) => [`psi_${k}`, v])),
+      },
+    ];
+  }
+  throw new Error(`bench generates no ${s.kind}`);
+}
+
+async function benchDirect(batches: TSample[][]): Promise<number> {
+  const tmp = await openTempClickHouse();
+  try {
+    let rows = 0;
+    const t0 = performance.now();
+    for (const batch of batches) {
+      const byTable = new Map<string, Record<string, unknown>[]>();
+      for (const s of batch) {
+        const [table, row] = toRow(s);
+        let list = byTable.get(table);
+        if (!list) byTable.set(table, (list = []));
+        list.push(row);
+      }
+      for (const [table, values] of byTable)
+        await tmp.ch.client.insert({ table, format: 'JSONEachRow', values });
+      rows += batch.length;
+    }
+    return rows / ((performance.now() - t0) / 1000);
+  } finally {
+    await tmp.cleanup();
+  }
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cs-bench-ingest-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ORIGIN: base,
+    DEMO: '0',
+    DATABASE_URL: '',
+    CLICKHOUSE_URL: '',
+    INGEST_RATE_PER_S: '100000',
+  };
+  delete env.DATABASE_URL;
+  delete env.CLICKHOUSE_URL;
+  log(`starting the app on ${base} (data in ${dataDir})`);
+  const app = spawn(process.execPath, [TSX, 'scripts/launch.ts'], {
+    cwd: WEB,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: false,
+  });
+  const stop = async () => {
+    if (app.exitCode === null) {
+      app.kill('SIGTERM');
+      await new Promise((r) => {
+        const t = setTimeout(r, 15_000);
+        app.once('exit', () => {
+          clearTimeout(t);
+          r(null);
+        });
+      });
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitHealthy(base, app);
+    const out = await run(
+      ['scripts/admin.ts', 'token', 'create', '--org', 'demo', '--name', 'bench', '--scopes', 'ingest,admin'],
+      env,
+    );
+    const token = out.trim().split('\n').pop() ?? '';
+    const c = await fetch(`${base}/api/v1/clusters`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    });
+    if (!c.ok) throw new Error(`creating the cluster failed: ${c.status} ${await c.text()}`);
+
+    const n = Math.ceil(ROWS / BATCH);
+    log(`generating ${n} batches × ${BATCH} samples`);
+    const batches = Array.from({ length: n }, (_, b) => makeBatch(b));
+    const bodies = batches.map((samples, b) =>
+      gzipSync(JSON.stringify({ batchId: `bench-${Date.now()}-${b}`, cluster: 'bench', samples })),
+    );
+    // Warm-up (JIT, chDB parts) with a batch outside the measured set.
+    await benchApi(base, token, [
+      gzipSync(JSON.stringify({ batchId: `warm-${Date.now()}`, cluster: 'bench', samples: makeBatch(n) })),
+    ]);
+    log(`API: ${CLIENTS} clients`);
+    const api = await benchApi(base, token, bodies);
+    log(`API: ${Math.round(api)} rows/s`);
+    await stop();
+    log('direct: JSONEachRow into a separate chDB');
+    const direct = await benchDirect(batches);
+    log(`direct: ${Math.round(direct)} rows/s`);
+    console.log(
+      JSON.stringify({
+        api_rows_per_s: Math.round(api),
+        direct_rows_per_s: Math.round(direct),
+        ratio: Number((api / direct).toFixed(2)),
+      }),
+    );
+  } finally {
+    await stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    log(err.stack ?? String(err));
+    process.exit(1);
+  },
+);
