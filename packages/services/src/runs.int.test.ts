@@ -1,0 +1,232 @@
+import { readFileSync } from 'node:fs';
+import { createCluster, createDb, createOrganization, type TDb } from '@clusterscope/db';
+import { getBenchResults, getBenchSamples, openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import type { TCaller } from './caller';
+import type { TDeps } from './deps';
+import { AppError } from './errors';
+import {
+  addRunOutput,
+  addRunResults,
+  addRunSamples,
+  createRun,
+  findRuns,
+  finishRun,
+  getRunById,
+  getRunOutput,
+  getRunSamples,
+} from './runs';
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../bench/fixtures/${name}`, import.meta.url), 'utf8');
+
+let url: string;
+let db: TDb;
+let ch: TTsdb;
+let cleanupCh: () => Promise<void>;
+let deps: TDeps;
+let ci: TCaller;
+let other: TCaller;
+let ingestOnly: TCaller;
+let viewer: TCaller;
+
+const fail = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return err instanceof AppError ? `${err.code}: ${err.message}` : `thrown: ${String(err)}`;
+  }
+};
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = createDb(url);
+  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
+  deps = { db, ch };
+  const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
+  const org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
+  await createCluster(db, org.id, { name: 'prod' });
+  await createCluster(db, org2.id, { name: 'prod' });
+  const t = { kind: 'token' as const, tokenId: 't', clusterId: null };
+  ci = { ...t, orgId: org.id, orgSlug: 'acme', scopes: ['runs:write'] };
+  ingestOnly = { ...t, orgId: org.id, orgSlug: 'acme', scopes: ['ingest'] };
+  other = { ...t, orgId: org2.id, orgSlug: 'other', scopes: ['runs:write'] };
+  viewer = { kind: 'user', userId: 'u1', orgId: org.id, orgSlug: 'acme', role: 'viewer' };
+});
+
+afterAll(async () => {
+  await cleanupCh?.();
+  await db?.$disconnect();
+  await dropTestDatabase(url);
+});
+
+describe('runs service', () => {
+  it('runs the CI flow: create → output → finish → get', async () => {
+    const { id } = await createRun(deps, ci, {
+      cluster: 'prod',
+      workload: 'oltp-ro',
+      tool: 'sysbench',
+      git: { repo: 'acme/db', branch: 'main', sha: 'abc123' },
+      labels: { runner: 'gh' },
+    });
+    const out = await addRunOutput(deps, ci, { id, output: fixture('sysbench_oltp_read_only_pgsql.txt') });
+    expect(out.tool).toBe('sysbench');
+    expect(out.incomplete).toBe(false);
+    expect(out.samples).toBeGreaterThan(0);
+    const tps = out.summary.find((m) => m.name === 'tps');
+    expect(tps).toMatchObject({ unit: 'tx/s', direction: 'higher' });
+    // A retried post stores the samples once.
+    const again = await addRunOutput(deps, ci, { id, output: fixture('sysbench_oltp_read_only_pgsql.txt') });
+    expect(again.samples).toBe(0);
+    const rows = await getBenchSamples(ch, ci.orgId, [id], { metrics: ['tps'] });
+    expect(rows).toHaveLength(out.samples);
+
+    const done = await finishRun(deps, ci, { id, status: 'succeeded', exitCode: 0 });
+    expect(done.status).toBe('succeeded');
+    expect(done.finishedAt).not.toBeNull();
+    expect(await fail(finishRun(deps, ci, { id, status: 'failed' }))).toMatch(/^CONFLICT/);
+
+    const got = await getRunById(deps, ci, id);
+    expect(got).toMatchObject({
+      workloadName: 'oltp-ro',
+      toolWorkload: 'oltp_read_only',
+      hasRawOutput: true,
+    });
+    expect(got.summary.every((m) => m.unit !== undefined && ['higher', 'lower'].includes(m.direction))).toBe(
+      true,
+    );
+    expect(got.summary.find((m) => m.name === 'tps')?.value).toBe(tps?.value);
+    expect(await getRunOutput(deps, ci, id)).toContain('SQL statistics');
+    const results = await getBenchResults(ch, ci.orgId, [id]);
+    expect(results.find((r) => r.metric === 'tps')?.value).toBe(tps?.value);
+  });
+
+  it('keeps live samples and ignores the output intervals (never both)', async () => {
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'tpcb', tool: 'pgbench' });
+    const live = await addRunSamples(deps, ci, {
+      id,
+      batchId: 'live-0001',
+      samples: [
+        { elapsed_s: 1, values: { tps: 100, lat_avg_ms: 2 } },
+        { elapsed_s: 2, values: { tps: 110, lat_avg_ms: 2.1 } },
+      ],
+    });
+    expect(live).toMatchObject({ accepted: 2, duplicate: false });
+    const retry = await addRunSamples(deps, ci, {
+      id,
+      batchId: 'live-0001',
+      samples: [{ elapsed_s: 1, values: { tps: 100 } }],
+    });
+    expect(retry.duplicate).toBe(true);
+    const out = await addRunOutput(deps, ci, { id, output: fixture('pgbench_tpcb.txt') });
+    expect(out.samples).toBe(0);
+    expect(out.warnings.join(' ')).toMatch(/posted live/);
+    const [series] = await getRunSamples(deps, ci, [id]);
+    expect(series.points.map((p) => p.values.tps)).toEqual([100, 110]);
+    expect(series.metrics).toEqual(['lat_avg_ms', 'tps']);
+  });
+
+  it('rejects garbage output with what was recognised, and warns on truncated output', async () => {
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'any', tool: 'wrk' });
+    const bad = await fail(addRunOutput(deps, { ...ci }, { id, output: 'hello\nworld\n' }));
+    expect(bad).toMatch(/^UNPROCESSABLE_CONTENT: output: .*recognised/);
+    const empty = await fail(addRunOutput(deps, ci, { id, output: '' }));
+    expect(empty).toMatch(/^UNPROCESSABLE_CONTENT/);
+
+    const { id: id2 } = await createRun(deps, ci, {
+      cluster: 'prod',
+      workload: 'ro-trunc',
+      tool: 'sysbench',
+    });
+    const out = await addRunOutput(deps, ci, {
+      id: id2,
+      output: fixture('truncated_sysbench_oltp_read_only.txt'),
+    });
+    expect(out.incomplete).toBe(true);
+    expect(out.warnings.some((w) => w.startsWith('incomplete'))).toBe(true);
+    expect((await getRunById(deps, ci, id2)).warnings.some((w) => w.startsWith('incomplete'))).toBe(true);
+  });
+
+  it('stores structured results with catalogue units and requires a direction for unknown metrics', async () => {
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
+    const r = await addRunResults(deps, ci, {
+      id,
+      metrics: [
+        { name: 'tps', value: 1234.5 },
+        { name: 'read.lat_p99_ms', value: 9 },
+        { name: 'custom_score', value: 7, unit: 'pts', direction: 'higher' },
+      ],
+    });
+    expect(r.summary).toEqual([
+      { name: 'tps', value: 1234.5, unit: 'tx/s', direction: 'higher' },
+      { name: 'read.lat_p99_ms', value: 9, unit: 'ms', direction: 'lower' },
+      { name: 'custom_score', value: 7, unit: 'pts', direction: 'higher' },
+    ]);
+    expect(await fail(addRunResults(deps, ci, { id, metrics: [{ name: 'mystery', value: 1 }] }))).toMatch(
+      /metrics\.0\.direction/,
+    );
+  });
+
+  it('needs a tool for a new workload, a known cluster and run write permission', async () => {
+    expect(await fail(createRun(deps, ci, { cluster: 'prod', workload: 'brand-new' }))).toMatch(
+      /UNPROCESSABLE_CONTENT: tool: required/,
+    );
+    expect(await fail(createRun(deps, ci, { cluster: 'nope', workload: 'oltp-ro' }))).toMatch(/^NOT_FOUND/);
+    expect(await fail(createRun(deps, ingestOnly, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
+      /^FORBIDDEN/,
+    );
+    expect(await fail(createRun(deps, viewer, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
+      /^FORBIDDEN/,
+    );
+  });
+
+  it('isolates organizations', async () => {
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
+    expect(await fail(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);
+    expect(await fail(finishRun(deps, other, { id, status: 'failed' }))).toMatch(/^NOT_FOUND/);
+    expect(
+      await fail(addRunSamples(deps, other, { id, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
+    ).toMatch(/^NOT_FOUND/);
+    expect((await findRuns(deps, other, { limit: 50 })).items).toHaveLength(0);
+  });
+
+  it('lists with filters and cursor pagination, newest first', async () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { id } = await createRun(deps, ci, {
+        cluster: 'prod',
+        workload: 'list-wl',
+        tool: 'fio',
+        git: { repo: 'r', branch: i % 2 ? 'feat' : 'main', sha: `s${i}` },
+        labels: { idx: String(i), kind: 'list' },
+        startedAt: new Date(start + i * 60_000).toISOString(),
+      });
+      made.push(id);
+    }
+    const all = await findRuns(deps, ci, { workload: 'list-wl', limit: 2 });
+    expect(all.items.map((r) => r.id)).toEqual([made[4], made[3]]);
+    const p2 = await findRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: all.nextCursor! });
+    const p3 = await findRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: p2.nextCursor! });
+    expect([...p2.items, ...p3.items].map((r) => r.id)).toEqual([made[2], made[1], made[0]]);
+    expect(p3.nextCursor).toBeNull();
+
+    const main = await findRuns(deps, ci, { workload: 'list-wl', branch: 'main', limit: 50 });
+    expect(main.items.map((r) => r.git.sha).sort()).toEqual(['s0', 's2', 's4']);
+    const lab = await findRuns(deps, ci, { label: 'idx=3,kind=list', limit: 50 });
+    expect(lab.items.map((r) => r.id)).toEqual([made[3]]);
+    const win = await findRuns(deps, ci, {
+      tool: 'fio',
+      from: new Date(start + 60_000).toISOString(),
+      to: new Date(start + 180_000).toISOString(),
+      limit: 50,
+    });
+    expect(win.items.map((r) => r.id)).toEqual([made[2], made[1]]);
+    expect(
+      (await findRuns(deps, ci, { status: 'succeeded', workload: 'list-wl', limit: 50 })).items,
+    ).toHaveLength(0);
+    expect(await fail(findRuns(deps, ci, { label: 'oops', limit: 50 }))).toMatch(/^BAD_REQUEST: label/);
+  });
+});
