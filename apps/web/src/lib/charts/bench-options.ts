@@ -1,0 +1,159 @@
+/**
+ * Pure option builders for benchmark charts (run intervals, run comparison overlays, workload history)
+ * and the inline SVG sparkline path. No DOM, no ECharts import; applied by `echartsAction`.
+ */
+import type { EChartsCoreOption } from 'echarts/core';
+
+export const RUN_PALETTE = [
+  '#2563eb',
+  '#dc2626',
+  '#16a34a',
+  '#d97706',
+  '#9333ea',
+  '#0891b2',
+  '#db2777',
+  '#65a30d',
+];
+
+/** A short, readable number: 12 345, 12.3, 0.0123. */
+export function formatNum(v: number | null | undefined): string {
+  if (v == null || !Number.isFinite(v)) return '—';
+  const a = Math.abs(v);
+  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 0.1) return v.toFixed(2);
+  return a === 0 ? '0' : v.toPrecision(3);
+}
+
+export interface TElapsedLine {
+  name: string;
+  /** [elapsed seconds, value] */
+  data: [number, number][];
+  color?: string;
+  dashed?: boolean;
+}
+
+/** Interval chart with x = elapsed seconds: one run's metrics, or several runs overlaid (aligned by elapsed time). */
+export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): EChartsCoreOption {
+  const unit = a.unit ? ` ${a.unit}` : '';
+  return {
+    animation: false,
+    grid: { left: 8, right: 16, top: 28, bottom: 24, containLabel: true },
+    legend: { top: 0, type: 'scroll', textStyle: { fontSize: 11 } },
+    tooltip: {
+      trigger: 'axis',
+      valueFormatter: (v: unknown) => (typeof v === 'number' ? `${formatNum(v)}${unit}` : '—'),
+    },
+    xAxis: {
+      type: 'value',
+      name: 's',
+      nameGap: 4,
+      min: 0,
+      axisLabel: { formatter: (v: number) => `${v}s` },
+    },
+    yAxis: { type: 'value', scale: true, axisLabel: { formatter: (v: number) => formatNum(v) } },
+    series: a.lines.map((l, i) => ({
+      name: l.name,
+      type: 'line',
+      showSymbol: false,
+      data: l.data,
+      lineStyle: { width: 1.5, type: l.dashed ? 'dashed' : 'solid' },
+      color: l.color ?? RUN_PALETTE[i % RUN_PALETTE.length],
+    })),
+  };
+}
+
+export interface THistoryPoint {
+  runId: string;
+  t: number;
+  value: number;
+  sha: string | null;
+  branch: string | null;
+  envHealthy: boolean | null;
+}
+
+export interface THistoryChart {
+  label: string;
+  unit: string;
+  points: THistoryPoint[];
+  band: { lo: number; hi: number; mean: number; branch: string } | null;
+  direction: 'higher' | 'lower';
+  changePoints: { t: number }[];
+}
+
+/** Tooltip text of one history point. */
+export function describeHistoryPoint(p: THistoryPoint, unit: string): string {
+  const when = new Date(p.t).toISOString().slice(0, 16).replace('T', ' ');
+  const git = [p.branch, p.sha?.slice(0, 10)].filter(Boolean).join(' @ ');
+  const env = p.envHealthy === false ? ' · environment unhealthy' : '';
+  return `${when}<br/>${formatNum(p.value)}${unit ? ` ${unit}` : ''}${git ? `<br/>${git}` : ''}${env}`;
+}
+
+/**
+ * Metric history over time (x = run start): the value per run, the threshold's baseline band
+ * (only its worse side can be crossed) and change points as vertical lines.
+ */
+export function buildHistoryOption(h: THistoryChart): EChartsCoreOption {
+  const byT = new Map(h.points.map((p) => [p.t, p]));
+  const markArea = h.band
+    ? {
+        silent: true,
+        itemStyle: { color: 'rgba(22,163,74,0.10)' },
+        data: [[{ yAxis: h.band.lo, name: `baseline (${h.band.branch})` }, { yAxis: h.band.hi }]],
+      }
+    : undefined;
+  const markLine = {
+    silent: true,
+    symbol: 'none',
+    label: { formatter: 'change', fontSize: 10 },
+    lineStyle: { color: '#d97706', type: 'dashed' },
+    data: h.changePoints.map((c) => ({ xAxis: c.t })),
+  };
+  return {
+    animation: false,
+    grid: { left: 8, right: 16, top: 24, bottom: 24, containLabel: true },
+    tooltip: {
+      trigger: 'item',
+      formatter: (p: { value?: [number, number] }) => {
+        const pt = p.value ? byT.get(p.value[0]) : undefined;
+        return pt ? describeHistoryPoint(pt, h.unit) : '';
+      },
+    },
+    xAxis: { type: 'time' },
+    yAxis: {
+      type: 'value',
+      scale: true,
+      name: h.unit,
+      axisLabel: { formatter: (v: number) => formatNum(v) },
+    },
+    series: [
+      {
+        name: h.label,
+        type: 'line',
+        data: h.points.map((p) => ({
+          value: [p.t, p.value],
+          itemStyle: p.envHealthy === false ? { color: '#94a3b8' } : undefined,
+        })),
+        showSymbol: true,
+        symbolSize: 6,
+        color: RUN_PALETTE[0],
+        markLine,
+        ...(markArea ? { markArea } : {}),
+      },
+    ],
+  };
+}
+
+/** SVG path ("M x y L …") of a sparkline in a w×h box; flat series sit in the middle; empty → ''. */
+export function sparklinePath(values: readonly number[], w: number, h: number, pad = 1): string {
+  const xs = values.filter(Number.isFinite);
+  if (xs.length === 0) return '';
+  const min = Math.min(...xs);
+  const max = Math.max(...xs);
+  const span = max - min;
+  const step = xs.length > 1 ? (w - 2 * pad) / (xs.length - 1) : 0;
+  const y = (v: number) => (span === 0 ? h / 2 : pad + (h - 2 * pad) * (1 - (v - min) / span));
+  return xs
+    .map((v, i) => `${i === 0 ? 'M' : 'L'}${(pad + i * step).toFixed(1)} ${y(v).toFixed(1)}`)
+    .join(' ');
+}

@@ -1,0 +1,7 @@
+import { getCaller, load as call } from '$lib/server/caller';
+import type { PageServerLoad } from './$types';
+
+export const load: PageServerLoad = async (event) => {
+  const api = await getCaller(event, event.params.org);
+  return { history: await call(() => api.compare.history({ workloadId: event.params.id })) };
+};
