@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { createTokenVia, signIn } from '../../fixtures/auth';
+
+const uid = () => randomBytes(4).toString('hex');
+
+/** A pgbench `-P 1` output with `n` progress lines around `tps` (deterministic jitter). */
+function pgbenchOutput(tps: number, n = 30, seed = 1): string {
+  let s = seed;
+  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647 - 0.5) * 2;
+  const lines = Array.from({ length: n }, (_, i) => {
+    const t = tps * (1 + 0.02 * rnd());
+    return `progress: ${i + 1}.0 s, ${t.toFixed(1)} tps, lat ${(2000 / t).toFixed(3)} ms stddev 0.300, 0 failed`;
+  });
+  return [
+    'pgbench (15.18 (Debian 15.18-0+deb12u1), server 18.4)',
+    'starting vacuum...end.',
+    ...lines,
+    'transaction type: <builtin: TPC-B (sort of)>',
+    'scaling factor: 1',
+    'query mode: simple',
+    'number of clients: 2',
+    'number of threads: 1',
+    'maximum number of tries: 1',
+    `duration: ${n} s`,
+    `number of transactions actually processed: ${Math.round(tps * n)}`,
+    'number of failed transactions: 0 (0.000%)',
+    `latency average = ${(2000 / tps).toFixed(3)} ms`,
+    'latency stddev = 0.300 ms',
+    'initial connection time = 5.000 ms',
+    `tps = ${tps.toFixed(6)} (without initial connection time)`,
+    '',
+  ].join('\n');
+}
+
+async function postRun(
+  request: APIRequestContext,
+  token: string,
+  a: {
+    cluster: string;
+    workload: string;
+    branch: string;
+    sha: string;
+    tps: number;
+    seed: number;
+    at: string;
+  },
+): Promise<string> {
+  const headers = { authorization: `Bearer ${token}` };
+  const res = await request.post('/api/v1/runs', {
+    headers,
+    data: {
+      cluster: a.cluster,
+      workload: a.workload,
+      tool: 'pgbench',
+      params: { clients: 2, scale: 1 },
+      git: { repo: 'acme/db', branch: a.branch, sha: a.sha },
+      labels: { suite: 'e2e' },
+      startedAt: a.at,
+    },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  const { id } = await res.json();
+  const out = await request.post(`/api/v1/runs/${id}/output`, {
+    headers,
+    data: { output: pgbenchOutput(a.tps, 30, a.seed), tool: 'pgbench' },
+  });
+  expect(out.status(), await out.text()).toBe(200);
+  const fin = await request.post(`/api/v1/runs/${id}/finish`, { headers, data: { status: 'succeeded' } });
+  expect(fin.status(), await fin.text()).toBe(200);
+  return id;
+}
+
+test('runs list → run page → compare two runs with deltas, verdicts and CSV export', async ({ page }) => {
+  await signIn(page);
+  const token = await createTokenVia(page.request, 'demo', {
+    name: `e2e-runs-ui-${uid()}`,
+    scopes: ['runs:write'],
+  });
+  const cluster = `bench-${uid()}`;
+  const mk = await page.request.post('/api/trpc/clusters.create', {
+    headers: { 'x-org': 'demo' },
+    data: { name: cluster },
+  });
+  expect(mk.status(), await mk.text()).toBe(200);
+
+  const workload = `pgbench-ui-${uid()}`;
+  const t0 = Date.now() - 4 * 3_600_000;
+  const at = (h: number) => new Date(t0 + h * 3_600_000).toISOString();
+  const base = { cluster, workload };
+  const main1 = await postRun(page.request, token, {
+    ...base,
+    branch: 'main',
+    sha: 'aaa1111',
+    tps: 1000,
+    seed: 1,
+    at: at(0),
+  });
+  await postRun(page.request, token, {
+    ...base,
+    branch: 'main',
+    sha: 'aaa2222',
+    tps: 1004,
+    seed: 2,
+    at: at(1),
+  });
+  const slow = await postRun(page.request, token, {
+    ...base,
+    branch: 'feature',
+    sha: 'bbb3333',
+    tps: 760,
+    seed: 3,
+    at: at(2),
+  });
+
+  // CI's view: the REST comparison against the main baseline flags the regression.
+  const cmp = await page.request.get(`/api/v1/runs/${slow}/compare?baseline=main`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(cmp.status(), await cmp.text()).toBe(200);
+  const body = await cmp.json();
+  expect(body.regression).toBe(true);
+  expect(body.verdicts.find((v: { metric: string }) => v.metric === 'tps').verdict).toBe('regression');
+
+  // Run list, filtered by workload (kept in the URL), with sparklines and verdict badges.
+  await page.goto(`/demo/runs?workload=${workload}`);
+  const rows = page.getByRole('table', { name: 'Runs' }).locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(page.locator(`tr[data-run="${slow}"] [data-verdict]`)).toHaveText('regression');
+  await expect(page.locator(`tr[data-run="${slow}"] svg.spark path`).first()).toBeVisible();
+  await expect(page.getByLabel('Workload')).toHaveValue(workload);
+
+  // A run page: charts, summary with units, environment, raw output download.
+  await page.locator(`tr[data-run="${slow}"] a.mono`).click();
+  await expect(page).toHaveURL(new RegExp(`/demo/runs/${slow}$`));
+  await expect(page.getByRole('region', { name: 'Throughput' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Summary' })).toContainText('tx/s');
+  await expect(page.getByRole('region', { name: 'Environment during the run' })).toBeVisible();
+  const [raw] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: /Raw output/ }).click(),
+  ]);
+  expect(raw.suggestedFilename()).toBe(`run-${slow}-output.txt`);
+  expect(readFileSync((await raw.path())!, 'utf8')).toContain('progress: 1.0 s');
+
+  // Compare two runs selected in the list.
+  await page.goto(`/demo/runs?workload=${workload}`);
+  await page.getByLabel(`Select run ${main1}`).check();
+  await page.getByLabel(`Select run ${slow}`).check();
+  await page.getByRole('button', { name: /Compare/ }).click();
+  await expect(page).toHaveURL(new RegExp(`/demo/compare\\?runs=${main1},${slow}$`));
+  const deltas = page.getByRole('table', { name: 'Delta table' });
+  await expect(deltas.locator('tr[data-metric="tps"] [data-verdict]')).toHaveText('regression');
+  await expect(deltas.locator('tr[data-metric="tps"]')).toContainText('%');
+  await expect(page.getByRole('region', { name: 'tps' })).toBeVisible();
+
+  const [csv] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Export CSV' }).click(),
+  ]);
+  expect(csv.suggestedFilename()).toMatch(/^compare-.*\.csv$/);
+  const text = readFileSync((await csv.path())!, 'utf8');
+  expect(text.split('\r\n')[0]).toBe(
+    'metric,unit,direction,baseline_run,run,baseline,value,change_pct,ci95_lo,ci95_hi,p_value,test,verdict',
+  );
+  expect(text).toMatch(new RegExp(`^tps,tx/s,higher,${main1},${slow},.*,regression$`, 'm'));
+});
