@@ -105,6 +105,16 @@ test('runs list → run page → compare two runs with deltas, verdicts and CSV 
     seed: 2,
     at: at(1),
   });
+  // A threshold on tps (10% worse than the main baseline) set through the UI's API.
+  const detail = await page.request.get(`/api/v1/runs/${main1}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const workloadId: string = (await detail.json()).workloadId;
+  const th = await page.request.post('/api/trpc/thresholds.save', {
+    headers: { 'x-org': 'demo' },
+    data: { workloadId, metric: 'tps', test: 'percentage', limit: 10, minSamples: 2 },
+  });
+  expect(th.status(), await th.text()).toBe(200);
   const slow = await postRun(page.request, token, {
     ...base,
     branch: 'feature',
@@ -165,4 +175,17 @@ test('runs list → run page → compare two runs with deltas, verdicts and CSV 
     'metric,unit,direction,baseline_run,run,baseline,value,change_pct,ci95_lo,ci95_hi,p_value,test,verdict',
   );
   expect(text).toMatch(new RegExp(`^tps,tx/s,higher,${main1},${slow},.*,regression$`, 'm'));
+
+  // The workload page: history charts, the alert raised when the slow run finished, acknowledge it.
+  const alerts = await page.request.get(`/api/v1/alerts?workloadId=${workloadId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(alerts.status(), await alerts.text()).toBe(200);
+  expect((await alerts.json()).map((a: { runId: string }) => a.runId)).toEqual([slow]);
+  await page.goto(`/demo/workloads/${workloadId}`);
+  await expect(page.getByRole('region', { name: 'History of tps' })).toBeVisible();
+  const alertRow = page.getByRole('table', { name: 'Alerts' }).locator('tbody tr');
+  await expect(alertRow).toHaveCount(1);
+  await alertRow.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(alertRow).toContainText('acknowledged');
 });
