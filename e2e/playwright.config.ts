@@ -36,7 +36,7 @@ export default defineConfig({
   ],
   webServer: {
     // Fresh embedded databases per run; the launcher seeds the demo org and writes the admin login to DATA_DIR.
-    command: `rm -rf "${DATA_DIR}" && node ../apps/web/node_modules/tsx/dist/cli.mjs ../apps/web/scripts/launch.ts`,
+    command: `rm -rf "${DATA_DIR}" && cd ../apps/web && node --import tsx scripts/launch.ts`,
     url: `http://127.0.0.1:${PORT}/api/health`,
     env: { PORT: String(PORT), DATA_DIR, DEMO: process.env.E2E_DEMO ?? '1' },
     timeout: 180_000,

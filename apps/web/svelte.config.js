@@ -5,7 +5,8 @@ import { vitePreprocess } from '@sveltejs/vite-plugin-svelte';
 export default {
   preprocess: vitePreprocess(),
   kit: {
-    adapter: adapter({ precompress: true }),
+    // WEB_BUILD_DIR lets parallel checkouts/tests build without clobbering each other.
+    adapter: adapter({ precompress: true, out: process.env.WEB_BUILD_DIR ?? 'build' }),
     csrf: { trustedOrigins: ['*'] },
     version: { pollInterval: 0 },
   },

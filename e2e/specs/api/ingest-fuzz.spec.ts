@@ -6,6 +6,9 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { DATA_DIR } from '../../playwright.config';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
+/** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+
 /**
  * Throws thousands of malformed payloads at /api/v1/ingest (and random text at /runs/{id}/output):
  * every answer must be a 2xx/4xx with a JSON body, never a 5xx, and the app stays healthy.
@@ -28,7 +31,7 @@ function cliToken(scopes: string): string {
       '--scopes',
       scopes,
     ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR }, encoding: 'utf8' },
+    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
   );
   return out.trim().split('\n').pop()!;
 }
@@ -75,12 +78,10 @@ const payload = fc.oneof(
   fc.uint8Array({ maxLength: 200 }).map((b) => ({ body: Buffer.from(b), gzip: true })),
   fc.string({ maxLength: 300 }).map((s) => ({ body: gzipSync(s), gzip: true })),
   fc.integer({ min: 1, max: 5000 }).map((n) => ({ body: '['.repeat(n) + ']'.repeat(n), gzip: false })),
-  fc
-    .constantFrom('1e400', '-0', '9007199254740993', '"\\ud800"', 'NaN')
-    .map((n) => ({
-      body: `{"batchId":"abcdefgh","cluster":"fuzz","samples":[{"kind":"node_status","ts":${n}}]}`,
-      gzip: false,
-    })),
+  fc.constantFrom('1e400', '-0', '9007199254740993', '"\\ud800"', 'NaN').map((n) => ({
+    body: `{"batchId":"abcdefgh","cluster":"fuzz","samples":[{"kind":"node_status","ts":${n}}]}`,
+    gzip: false,
+  })),
 );
 
 test('no malformed ingest payload gets a 5xx; health stays ok', async ({ request }) => {

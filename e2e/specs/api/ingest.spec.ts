@@ -5,6 +5,9 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { DATA_DIR } from '../../playwright.config';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
+/** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+
 /** An admin token for org `demo`, made by the admin CLI (the same path CI runners use). */
 function adminToken(): string {
   const out = execFileSync(
@@ -21,7 +24,7 @@ function adminToken(): string {
       '--scopes',
       'admin',
     ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR }, encoding: 'utf8' },
+    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
   );
   return out.trim().split('\n').pop()!;
 }

@@ -5,6 +5,9 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { DATA_DIR } from '../../playwright.config';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
+/** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
 const fixture = (name: string) =>
@@ -25,7 +28,7 @@ function cliToken(scopes: string): string {
       '--scopes',
       scopes,
     ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR }, encoding: 'utf8' },
+    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
   );
   return out.trim().split('\n').pop()!;
 }

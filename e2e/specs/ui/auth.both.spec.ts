@@ -1,10 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { signIn, signUp } from '../../fixtures/auth';
+import { adminLogin, signIn, signUp } from '../../fixtures/auth';
 
 test('signed out, org pages redirect to login and back after sign-in', async ({ page }) => {
   await page.goto('/demo/settings/members');
   await expect(page).toHaveURL(/\/login\?next=%2Fdemo%2Fsettings%2Fmembers/);
-  await signIn(page);
+  const login = adminLogin();
+  await page.getByLabel('Email').fill(login.email);
+  await page.getByLabel('Password').fill(login.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/demo\/settings\/members$/);
   await expect(page.getByRole('cell', { name: 'admin@clusterscope.local' })).toBeVisible();
 });

@@ -268,31 +268,46 @@ export async function startEmbeddedPostgres(opts: TStartEmbeddedOptions): Promis
       log(line);
     }
   };
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: meta.user,
-    password: meta.password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog,
-    onError: (e) => onLog(String(e instanceof Error ? e.message : e)),
-  });
+  const create = (p: number) =>
+    new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: p,
+      user: meta!.user,
+      password: meta!.password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: isRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      onLog,
+      onError: (e) => onLog(String(e instanceof Error ? e.message : e)),
+    });
+  let server = create(port);
 
   if (!initialised) {
     log(`embedded postgres: initialising cluster in ${dataDir}`);
     await server.initialise();
   }
-  try {
-    await server.start();
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : 'postgres exited during startup';
-    throw new Error(
-      `embedded postgres failed to start on port ${port} (${dataDir}): ${reason}\n${recent.join('\n')}`,
-    );
+  // Another process may grab the free port between our check and postgres binding it: retry elsewhere.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await server.start();
+      break;
+    } catch (err) {
+      if (attempt < 3 && !(await isPortFree(port))) {
+        const busy = port;
+        port = await findFreePort();
+        log(`embedded postgres: port ${busy} was taken during start-up, retrying on ${port}`);
+        meta = { ...meta, port };
+        await writeMeta(dataDir, meta);
+        server = create(port);
+        continue;
+      }
+      const reason = err instanceof Error ? err.message : 'postgres exited during startup';
+      throw new Error(
+        `embedded postgres failed to start on port ${port} (${dataDir}): ${reason}\n${recent.join('\n')}`,
+      );
+    }
   }
 
   meta.ownerPid = process.pid;

@@ -22,6 +22,8 @@ const ZLaunchEnv = z.object({
   PG_PORT: z.coerce.number().int().optional(),
   DEMO: bool,
   SEED: bool,
+  /** Where `vite build` wrote the server (svelte.config.js reads the same variable). */
+  WEB_BUILD_DIR: z.string().default('build'),
 });
 export type TLaunchEnv = z.infer<typeof ZLaunchEnv>;
 

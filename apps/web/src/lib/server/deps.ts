@@ -10,14 +10,32 @@ interface TServer {
   auth: TAuth;
 }
 
-const g = globalThis as unknown as { __csServer?: Promise<TServer> };
+const g = globalThis as unknown as {
+  __csServer?: Promise<TServer>;
+  __csClosers?: (() => Promise<unknown>)[];
+};
+
+/** Registers cleanup (flush writers, stop timers, close stores) for graceful shutdown; runs last-in first-out. */
+export function onShutdown(fn: () => Promise<unknown>): void {
+  (g.__csClosers ??= []).push(fn);
+}
+
+export async function shutdown(): Promise<void> {
+  const fns = (g.__csClosers ?? []).splice(0).reverse();
+  for (const fn of fns)
+    await fn().catch((err: Error) => console.error(`clusterscope: shutdown: ${err.message}`));
+}
 
 /** Opens both stores once per process and applies ClickHouse migrations (chDB lives in this process only). */
 export function getServer(): Promise<TServer> {
   g.__csServer ??= (async () => {
     const env = getEnv();
     const db = createDb(env.DATABASE_URL);
+    onShutdown(() => db.$disconnect());
     const ch = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
+    onShutdown(() => ch.close());
+    const ping = await ch.ping();
+    if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
     const deps: TDeps = { db, ch };
     const auth = createAuth(db, {
