@@ -3,3 +3,4 @@ export * from './ingest';
 export * from './bench';
 export * from './compare';
 export * from './runs';
+export * from './workloads';
