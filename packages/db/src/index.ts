@@ -10,3 +10,5 @@ export type { RunStatus } from './generated/prisma/client';
 export * from './live';
 export * from './repos/thresholds';
 export * from './repos/alerts';
+export * from './repos/workloads';
+export * from './repos/jobs';

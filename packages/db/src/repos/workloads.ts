@@ -1,0 +1,83 @@
+import type { TDb } from '../client';
+import { Prisma } from '../generated/prisma/client';
+
+export interface TWorkloadData {
+  name: string;
+  tool: string;
+  params: Record<string, unknown>;
+  target: string;
+  durationS: number;
+  warmupS: number;
+  description: string;
+}
+
+const withRuns = {
+  _count: { select: { runs: true } },
+  runs: {
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: 1,
+    select: { id: true, status: true, startedAt: true },
+  },
+} as const satisfies Prisma.WorkloadInclude;
+
+export type TWorkloadRow = Prisma.WorkloadGetPayload<{ include: typeof withRuns }>;
+
+/** Thrown when a name is already taken in the org. */
+export class DuplicateNameError extends Error {}
+
+const isDuplicate = (err: unknown) =>
+  err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+
+export async function listWorkloads(db: TDb, orgId: string): Promise<TWorkloadRow[]> {
+  return db.workload.findMany({ where: { organizationId: orgId }, orderBy: { name: 'asc' }, include: withRuns });
+}
+
+/** By id, else by name. */
+export async function getWorkload(db: TDb, orgId: string, idOrName: string): Promise<TWorkloadRow | null> {
+  return db.workload.findFirst({
+    where: { organizationId: orgId, OR: [{ id: idOrName }, { name: idOrName }] },
+    include: withRuns,
+  });
+}
+
+export async function insertWorkload(db: TDb, orgId: string, data: TWorkloadData): Promise<TWorkloadRow> {
+  try {
+    return await db.workload.create({
+      data: { organizationId: orgId, ...data, params: data.params as Prisma.InputJsonValue },
+      include: withRuns,
+    });
+  } catch (err) {
+    if (isDuplicate(err)) throw new DuplicateNameError(data.name);
+    throw err;
+  }
+}
+
+/** Applies a change and bumps the version (only when something changed); null when missing. */
+export async function updateWorkload(
+  db: TDb,
+  orgId: string,
+  id: string,
+  data: Partial<TWorkloadData>,
+  expectedVersion: number,
+): Promise<TWorkloadRow | null> {
+  try {
+    const res = await db.workload.updateMany({
+      where: { id, organizationId: orgId, version: expectedVersion },
+      data: {
+        ...data,
+        params: data.params as Prisma.InputJsonValue | undefined,
+        version: { increment: 1 },
+      },
+    });
+    if (res.count === 0) return null;
+  } catch (err) {
+    if (isDuplicate(err)) throw new DuplicateNameError(data.name ?? '');
+    throw err;
+  }
+  return getWorkload(db, orgId, id);
+}
+
+export async function deleteWorkload(db: TDb, orgId: string, id: string): Promise<boolean> {
+  const res = await db.workload.deleteMany({ where: { id, organizationId: orgId } });
+  return res.count > 0;
+}
