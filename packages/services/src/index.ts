@@ -19,3 +19,5 @@ export * from './export';
 export * from './health-views';
 export * from './dashboard';
 export * from './demo';
+export * from './workloads';
+export * from './jobs';

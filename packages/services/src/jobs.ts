@@ -1,0 +1,329 @@
+import { EventEmitter } from 'node:events';
+import {
+  claimNextJob,
+  expireJobs,
+  findAgentByName,
+  finishHeldJob,
+  getHeldJob,
+  getRun,
+  getWorkload,
+  renewJobLease,
+  requestRunCancel,
+  setAgentDisabledTools,
+  writeAudit,
+  type TRunRow,
+} from '@clusterscope/db';
+import {
+  TOOL_BINARIES,
+  TOOLS,
+  ZJobClaimIn,
+  ZJobFinishIn,
+  ZJobLeaseIn,
+  type TJob,
+  type TJobClaimIn,
+  type TJobFinishIn,
+  type TJobLeaseOut,
+  type TRunOutputResult,
+  type TRunProgress,
+  type TRunStatus,
+  type TTool,
+} from '@clusterscope/schema';
+import { getBenchSamples } from '@clusterscope/tsdb';
+import type { TDeps } from './deps';
+import { actorOf, assertCan, type TCaller } from './caller';
+import { AppError, notFound } from './errors';
+import { addRunOutput, onRunFinished, toRunDto } from './runs';
+
+/** In-process wake-up for long-polling agents; other instances notice within one poll step. */
+const waiters = new EventEmitter();
+waiters.setMaxListeners(0);
+const POLL_STEP_MS = 500;
+
+export function wakeJobWaiters(orgId: string): void {
+  waiters.emit(orgId);
+}
+
+function waitForWake(orgId: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      waiters.off(orgId, done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    waiters.on(orgId, done);
+  });
+}
+
+/** Agents call with a token holding `ingest` or `runs:write` (or `admin`). */
+function assertAgentToken(caller: TCaller): Extract<TCaller, { kind: 'token' }> {
+  if (
+    caller.kind !== 'token' ||
+    !caller.scopes.some((s) => s === 'ingest' || s === 'runs:write' || s === 'admin')
+  )
+    throw new AppError('FORBIDDEN', 'agent job endpoints need an API token with the ingest or runs:write scope');
+  return caller;
+}
+
+async function loadAgent(deps: TDeps, caller: TCaller, name: string) {
+  const a = await findAgentByName(deps.db, caller.orgId, name);
+  if (!a)
+    throw notFound(`agent '${name}' (an agent registers with its first heartbeat through /api/v1/ingest)`);
+  if (caller.kind === 'token' && caller.clusterId && a.clusterId !== caller.clusterId)
+    throw notFound(`agent '${name}'`);
+  return a;
+}
+
+const toolsOf = (capabilities: string[], disabled: string[]): TTool[] =>
+  TOOLS.filter((t) => capabilities.includes(TOOL_BINARIES[t]) && !disabled.includes(t) && !disabled.includes(TOOL_BINARIES[t]));
+
+const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+
+async function toJob(deps: TDeps, run: TRunRow, leaseS: number): Promise<TJob | null> {
+  const { target: _redacted, durationS, warmupS, ...params } = (run.params ?? {}) as Record<string, unknown>;
+  void _redacted;
+  const w = run.workloadId ? await getWorkload(deps.db, run.organizationId, run.workloadId) : null;
+  if (!w) return null;
+  return {
+    id: run.id,
+    tool: run.tool as TTool,
+    workload: w.name,
+    workloadVersion: run.workloadVersion ?? w.version,
+    params,
+    target: w.target,
+    durationS: num(durationS, w.durationS),
+    warmupS: num(warmupS, w.warmupS),
+    timeoutS: run.timeoutS,
+    leaseS,
+    leaseExpiresAt: (run.leaseExpiresAt ?? new Date()).toISOString(),
+  };
+}
+
+/**
+ * Long-poll for a job: claims the oldest queued run of the agent's cluster that one of its tools (heartbeat
+ * capabilities minus disabled tools) can run, waiting up to `wait` seconds. `{job: null}` when none came.
+ */
+export async function claimJob(
+  deps: TDeps,
+  caller: TCaller,
+  input: TJobClaimIn,
+  opts: { signal?: AbortSignal } = {},
+): Promise<{ job: TJob | null }> {
+  assertAgentToken(caller);
+  const q = ZJobClaimIn.parse(input);
+  const agent = await loadAgent(deps, caller, q.agent);
+  if (!agent.clusterId)
+    throw new AppError('CONFLICT', `agent '${agent.name}' has not reported a cluster (set cluster in its config)`);
+  const disabled = (q.disabled ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .slice(0, 16);
+  if (q.disabled !== undefined && disabled.join(',') !== agent.disabledTools.join(','))
+    await setAgentDisabledTools(deps.db, agent.id, disabled);
+  const tools = toolsOf(agent.capabilities, q.disabled !== undefined ? disabled : agent.disabledTools);
+  const deadline = Date.now() + q.wait * 1000;
+  for (;;) {
+    const run = await claimNextJob(deps.db, {
+      orgId: caller.orgId,
+      clusterId: agent.clusterId,
+      agentId: agent.id,
+      tools,
+      leaseS: q.lease,
+    });
+    if (run) {
+      const job = await toJob(deps, run, q.lease);
+      if (job) {
+        await writeAudit(deps.db, caller.orgId, {
+          ...actorOf(caller),
+          action: 'run.claim',
+          targetType: 'run',
+          targetId: run.id,
+          data: { agent: agent.name },
+        });
+        return { job };
+      }
+      await finishHeldJob(
+        deps.db,
+        { orgId: caller.orgId, id: run.id, agentId: agent.id },
+        { status: 'failed', exitCode: null, error: 'the workload was deleted before an agent claimed the run' },
+      );
+      continue;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0 || opts.signal?.aborted) return { job: null };
+    await waitForWake(caller.orgId, Math.min(POLL_STEP_MS, left));
+  }
+}
+
+async function held(deps: TDeps, caller: TCaller, id: string, agentName: string) {
+  const agent = await loadAgent(deps, caller, agentName);
+  const run = await getHeldJob(deps.db, caller.orgId, id, agent.id);
+  if (!run) {
+    const r = await getRun(deps.db, caller.orgId, id);
+    if (!r) throw notFound(`run '${id}'`);
+    throw new AppError('CONFLICT', `run '${id}' is not held by agent '${agentName}' (status ${r.status})`, {
+      status: r.status,
+    });
+  }
+  return { agent, run };
+}
+
+/** Renews the lease (and marks the run running once the tool started); tells the agent about a cancel. */
+export async function renewLease(
+  deps: TDeps,
+  caller: TCaller,
+  input: { id: string; agent: string; lease?: number; running?: boolean },
+): Promise<TJobLeaseOut> {
+  assertAgentToken(caller);
+  const q = ZJobLeaseIn.parse(input);
+  const { agent } = await held(deps, caller, q.id, q.agent);
+  const r = await renewJobLease(deps.db, {
+    orgId: caller.orgId,
+    id: q.id,
+    agentId: agent.id,
+    leaseS: q.lease,
+    running: q.running,
+  });
+  if (!r) throw new AppError('CONFLICT', `run '${q.id}' is no longer held by agent '${q.agent}'`);
+  return {
+    cancelRequested: r.cancelRequested,
+    status: r.status,
+    leaseExpiresAt: r.leaseExpiresAt?.toISOString() ?? null,
+  };
+}
+
+/** The agent's raw tool output, parsed and stored by the runs service. */
+export async function postJobOutput(
+  deps: TDeps,
+  caller: TCaller,
+  input: { id: string; agent: string; output: string },
+): Promise<TRunOutputResult> {
+  const token = assertAgentToken(caller);
+  const { run } = await held(deps, caller, input.id, input.agent);
+  // Holding the lease entitles the agent to write this run's results, whatever else its token may do.
+  const writer: TCaller = { ...token, scopes: [...new Set([...token.scopes, 'runs:write' as const])] };
+  return addRunOutput(deps, writer, {
+    id: run.id,
+    output: input.output,
+    tool: run.tool as TTool,
+  });
+}
+
+export async function finishJob(deps: TDeps, caller: TCaller, input: TJobFinishIn) {
+  assertAgentToken(caller);
+  const q = ZJobFinishIn.parse(input);
+  const { agent } = await held(deps, caller, q.id, q.agent);
+  const done = await finishHeldJob(
+    deps.db,
+    { orgId: caller.orgId, id: q.id, agentId: agent.id },
+    { status: q.status, exitCode: q.exitCode ?? null, error: q.error ?? null },
+  );
+  if (!done) throw new AppError('CONFLICT', `run '${q.id}' is already finished`);
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'run.finish',
+    targetType: 'run',
+    targetId: q.id,
+    data: { status: q.status, exitCode: q.exitCode ?? null, agent: agent.name },
+  });
+  return onRunFinished(deps, toRunDto(done), caller.orgId);
+}
+
+/** Cancel from the UI/API: a queued run ends at once, a claimed/running one is stopped by its agent. */
+export async function cancelRun(
+  deps: TDeps,
+  caller: TCaller,
+  id: string,
+): Promise<{ id: string; status: TRunStatus; cancelRequested: boolean }> {
+  assertCan(caller, { run: ['cancel'] });
+  const before = await getRun(deps.db, caller.orgId, id);
+  if (!before || (caller.kind === 'token' && caller.clusterId && before.clusterId !== caller.clusterId))
+    throw notFound(`run '${id}'`);
+  if (before.finishedAt)
+    throw new AppError('CONFLICT', `run '${id}' is already finished (${before.status})`);
+  if (before.status !== 'queued' && !before.agentId)
+    throw new AppError('CONFLICT', `run '${id}' was posted by CI, not queued; it cannot be cancelled here`);
+  const r = (await requestRunCancel(deps.db, caller.orgId, id))!;
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'run.cancel',
+    targetType: 'run',
+    targetId: id,
+    data: { from: before.status, to: r.status },
+  });
+  if (r.finishedAt) await onRunFinished(deps, toRunDto(r), caller.orgId).catch(() => undefined);
+  return { id, status: r.status, cancelRequested: r.cancelRequested };
+}
+
+/** Status, lease and live sample count of a run (the run page polls this while it is open). */
+export async function getRunProgress(deps: TDeps, caller: TCaller, id: string): Promise<TRunProgress> {
+  assertCan(caller, { run: ['read'] });
+  const r = await getRun(deps.db, caller.orgId, id);
+  if (!r || (caller.kind === 'token' && caller.clusterId && r.clusterId !== caller.clusterId))
+    throw notFound(`run '${id}'`);
+  let samples = 0;
+  try {
+    const rows = await getBenchSamples(deps.ch, caller.orgId, [id]);
+    samples = new Set(rows.map((x) => x.elapsed_s)).size;
+  } catch {
+    /* ClickHouse briefly unavailable: report 0 */
+  }
+  const agent = r.agentId ? (await deps.db.agent.findUnique({ where: { id: r.agentId } }))?.name : null;
+  return {
+    id: r.id,
+    status: r.status,
+    cancelRequested: r.cancelRequested,
+    forced: r.forced,
+    agent: agent ?? null,
+    samples,
+    queuedAt: r.queuedAt?.toISOString() ?? null,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    leaseExpiresAt: r.leaseExpiresAt?.toISOString() ?? null,
+    timeoutS: r.timeoutS,
+    error: r.error,
+  };
+}
+
+/** One sweeper pass: ends runs whose lease expired or whose hard timeout passed (see expireJobs). */
+export async function sweepJobs(deps: TDeps, now = new Date()) {
+  const ended = await expireJobs(deps.db, now);
+  for (const e of ended) {
+    await writeAudit(deps.db, e.orgId, {
+      actorType: 'system',
+      action: 'run.expire',
+      targetType: 'run',
+      targetId: e.id,
+      data: { status: e.status, error: e.error },
+    });
+    const r = await getRun(deps.db, e.orgId, e.id);
+    if (r) await onRunFinished(deps, toRunDto(r), e.orgId).catch(() => undefined);
+  }
+  return ended;
+}
+
+/** Runs sweepJobs every `intervalMs`; returns the stop function (await it on shutdown). */
+export function startJobSweeper(
+  deps: TDeps,
+  opts: { intervalMs?: number; onEnded?: (e: { id: string; orgId: string; status: string }) => void } = {},
+): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        for (const e of await sweepJobs(deps)) opts.onEnded?.(e);
+      } catch (err) {
+        console.error(JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message }));
+      }
+    });
+  }, opts.intervalMs ?? 2000);
+  timer.unref?.();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}
