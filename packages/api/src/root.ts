@@ -8,6 +8,8 @@ import { dashboardRouter } from './routers/dashboard';
 import { compareRouter } from './routers/compare';
 import { thresholdsRouter } from './routers/thresholds';
 import { alertsRouter } from './routers/alerts';
+import { workloadsRouter } from './routers/workloads';
+import { jobsRouter } from './routers/jobs';
 
 /** The one router: browser (tRPC) and CI (REST via OpenAPI meta) call the same procedures. */
 export const appRouter = router({
@@ -20,5 +22,7 @@ export const appRouter = router({
   compare: compareRouter,
   thresholds: thresholdsRouter,
   alerts: alertsRouter,
+  workloads: workloadsRouter,
+  jobs: jobsRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { cancelRun, claimJob, finishJob, getRunProgress, postJobOutput, renewLease } from '@clusterscope/services';
+import {
+  ZJobClaimIn,
+  ZJobClaimOut,
+  ZJobFinishIn,
+  ZJobLeaseIn,
+  ZJobLeaseOut,
+  ZJobOutputIn,
+  ZRun,
+  ZRunCancelled,
+  ZRunOutputResult,
+  ZRunProgress,
+} from '@clusterscope/schema';
+import { orgProcedure, router, withPermission, type TContext } from '../trpc';
+
+const tags = ['agent jobs'];
+
+type TNotify = (e: { orgId: string; topic: string; runId?: string; clusterId?: string }) => void;
+const notify = (ctx: TContext, orgId: string, runId: string) => {
+  const n = ctx.runtime?.notify as TNotify | undefined;
+  if (typeof n === 'function') n({ orgId, topic: 'runs', runId });
+};
+
+/** The agent side of the job queue (token with ingest or runs:write), plus cancel and progress for the UI. */
+export const jobsRouter = router({
+  claim: orgProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/agent/jobs',
+        tags,
+        summary: 'Long-poll for a job (agents)',
+        description:
+          '`agent` = the agent name from its heartbeats. Waits up to `wait` s for a queued run of the agent\'s cluster that its tools can run (heartbeat capabilities minus `disabled`), claims it (SELECT … FOR UPDATE SKIP LOCKED) with a lease of `lease` s. `{job: null}` when none came.',
+      },
+    })
+    .input(ZJobClaimIn)
+    .output(ZJobClaimOut)
+    .query(({ ctx, input }) => claimJob(ctx.deps, ctx.caller, input)),
+  lease: orgProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/agent/jobs/{id}/lease',
+        tags,
+        summary: 'Renew the lease of a claimed job (agents)',
+        description:
+          '`running: true` once the tool started. Answers `cancelRequested`; 409 when the agent no longer holds the run (stop the tool).',
+      },
+    })
+    .input(ZJobLeaseIn)
+    .output(ZJobLeaseOut)
+    .mutation(async ({ ctx, input }) => {
+      const r = await renewLease(ctx.deps, ctx.caller, input);
+      if (input.running) notify(ctx, ctx.caller.orgId, input.id);
+      return r;
+    }),
+  output: orgProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/agent/jobs/{id}/output',
+        tags,
+        summary: "Post a job's raw tool output (agents)",
+      },
+    })
+    .input(ZJobOutputIn)
+    .output(ZRunOutputResult)
+    .mutation(async ({ ctx, input }) => {
+      const r = await postJobOutput(ctx.deps, ctx.caller, input);
+      notify(ctx, ctx.caller.orgId, input.id);
+      return r;
+    }),
+  finish: orgProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/agent/jobs/{id}/finish',
+        tags,
+        summary: 'Finish a job (agents)',
+        description: 'status succeeded | failed | cancelled | timed_out; releases the lease.',
+      },
+    })
+    .input(ZJobFinishIn)
+    .output(ZRun)
+    .mutation(async ({ ctx, input }) => {
+      const r = await finishJob(ctx.deps, ctx.caller, input);
+      notify(ctx, ctx.caller.orgId, input.id);
+      return r;
+    }),
+  cancel: withPermission({ run: ['cancel'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/runs/{id}/cancel',
+        tags: ['runs'],
+        summary: 'Cancel a queued or running run',
+        description:
+          'A queued run ends `cancelled` at once; a claimed/running one is flagged and its agent stops the tool (SIGINT, then SIGKILL) on its next lease renewal.',
+      },
+    })
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .output(ZRunCancelled)
+    .mutation(async ({ ctx, input }) => {
+      const r = await cancelRun(ctx.deps, ctx.caller, input.id);
+      notify(ctx, ctx.caller.orgId, input.id);
+      return r;
+    }),
+  progress: withPermission({ run: ['read'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/runs/{id}/progress',
+        tags: ['runs'],
+        summary: 'Status, agent, lease and live sample count of a run',
+      },
+    })
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .output(ZRunProgress)
+    .query(({ ctx, input }) => getRunProgress(ctx.deps, ctx.caller, input.id)),
+});
