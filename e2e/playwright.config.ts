@@ -1,7 +1,8 @@
 import { defineConfig, devices } from '@playwright/test';
 
 export const PORT = Number(process.env.E2E_PORT ?? 3100);
-export const DATA_DIR = new URL('./.data/', import.meta.url).pathname;
+/** Fresh per run; E2E_DATA_DIR lets parallel runs use separate directories. */
+export const DATA_DIR = process.env.E2E_DATA_DIR ?? new URL('./.data/', import.meta.url).pathname;
 
 const launchOptions = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -1,6 +1,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import type { TContext } from '@clusterscope/api';
 import { getServer } from './deps';
+import { notify } from './live';
 
 export function readBearer(req: Request): string | null {
   const h = req.headers.get('authorization');
@@ -16,5 +17,6 @@ export async function createContext(event: RequestEvent): Promise<TContext> {
     userId: event.locals.user?.id ?? null,
     bearer: readBearer(event.request),
     orgSlug: event.request.headers.get('x-org'),
+    runtime: { notify },
   };
 }
