@@ -1,10 +1,14 @@
 /**
- * Measures the verdict rule on real pgbench runs against an embedded PostgreSQL:
+ * Measures the verdict rule on real pgbench (`-S -P 1 -T <s> -c <c>`) against an embedded PostgreSQL:
  * - 20 A/A pairs (identical config): how often compareSamples calls a tps *regression* (false alarm);
  * - 20 A/B pairs where B runs with the server in a v1 CPU cgroup whose quota is ~85% of the CPU the
  *   server used unthrottled (measured first), so B is clearly slower: how often a regression is detected.
  *
- * The machine is shared, so like the product this script knows what the environment did during each
+ * VERDICT_MODE=paired (default): the two runs of a pair execute at the same time on two identical
+ * databases of the server (B's backends moved into the quota cgroup), so load from other processes on a
+ * shared machine hits both alike and the rates measure the statistics, not the neighbours.
+ * VERDICT_MODE=sequential: A then B (order alternating for A/B), as CI would run them.
+ * In sequential mode the machine is shared, so like the product this script knows what the environment did during each
  * run: CPU used by everything else (host busy time from /proc/stat minus the server's and pgbench's
  * cgroups). A pair whose two runs saw other load differing by more than VERDICT_ENV_LIMIT cores is
  * "environment unhealthy" and is re-run (up to VERDICT_ENV_RETRIES times, then counted as is), the way
@@ -31,12 +35,15 @@ const CG = `clusterscope-verdicts-${process.pid}`;
 const CPU = `/sys/fs/cgroup/cpu/${CG}`;
 const ACCT = `/sys/fs/cgroup/cpuacct/${CG}`;
 const CLIENT_ACCT = `/sys/fs/cgroup/cpuacct/${CG}-client`;
+const CPU_B = `${CPU}-b`;
+const ACCT_B = `${ACCT}-b`;
+const MODE = process.env.VERDICT_MODE ?? 'paired';
 const PERIOD_US = 100_000;
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
-function setQuota(us: number): void {
-  writeFileSync(`${CPU}/cpu.cfs_quota_us`, String(us));
+function setQuota(us: number, dir = CPU): void {
+  writeFileSync(`${dir}/cpu.cfs_quota_us`, String(us));
 }
 const readUsageNs = (dir = ACCT) => Number(readFileSync(`${dir}/cpuacct.usage`, 'utf8').trim());
 
@@ -53,9 +60,11 @@ function enterCgroups(pid: number): void {
     if (!existsSync(dir)) mkdirSync(dir);
     writeFileSync(`${dir}/cgroup.procs`, String(pid));
   }
-  if (!existsSync(CLIENT_ACCT)) mkdirSync(CLIENT_ACCT);
-  writeFileSync(`${CPU}/cpu.cfs_period_us`, String(PERIOD_US));
-  setQuota(-1);
+  for (const dir of [CLIENT_ACCT, CPU_B, ACCT_B]) if (!existsSync(dir)) mkdirSync(dir);
+  for (const dir of [CPU, CPU_B]) {
+    writeFileSync(`${dir}/cpu.cfs_period_us`, String(PERIOD_US));
+    setQuota(-1, dir);
+  }
 }
 
 function leaveCgroups(pid: number | null): void {
@@ -63,6 +72,8 @@ function leaveCgroups(pid: number | null): void {
     [CPU, '/sys/fs/cgroup/cpu'],
     [ACCT, '/sys/fs/cgroup/cpuacct'],
     [CLIENT_ACCT, '/sys/fs/cgroup/cpuacct'],
+    [CPU_B, '/sys/fs/cgroup/cpu'],
+    [ACCT_B, '/sys/fs/cgroup/cpuacct'],
   ]) {
     if (!existsSync(dir)) continue;
     try {
@@ -142,6 +153,168 @@ async function runPair(
   }
 }
 
+/** tps interval samples of a pgbench output. */
+function parseTps(text: string): number[] {
+  const parsed = parseOutput(text, 'pgbench');
+  const tps = parsed.samples.map((s) => s.values.tps).filter((v): v is number => Number.isFinite(v));
+  if (tps.length < 3) throw new Error(`pgbench gave ${tps.length} progress samples:\n${text.slice(0, 2000)}`);
+  return tps;
+}
+
+const PGBENCH_ARGS = () => [
+  '-n',
+  '-S',
+  '-P',
+  '1',
+  '-T',
+  String(SECONDS),
+  '-c',
+  String(CLIENTS),
+  '-j',
+  String(CLIENTS),
+];
+
+/** Moves the pgbench backends of the database in `url` into the B cgroups as soon as they connect. */
+async function moveBackendsToB(url: string, want: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  const moved = new Set<string>();
+  const sql =
+    "select pid from pg_stat_activity where datname = current_database() and application_name = 'pgbench'";
+  while (moved.size < want && Date.now() < deadline) {
+    const { stdout } = await run('psql', [url, '-Atc', sql]);
+    for (const p of stdout
+      .split('\n')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      if (moved.has(p)) continue;
+      try {
+        writeFileSync(`${CPU_B}/cgroup.procs`, p);
+        writeFileSync(`${ACCT_B}/cgroup.procs`, p);
+        moved.add(p);
+      } catch {
+        // The backend exited between the query and the move.
+      }
+    }
+    if (moved.size < want) await new Promise((r) => setTimeout(r, 30));
+  }
+  if (moved.size < want) throw new Error(`found ${moved.size}/${want} pgbench backends on ${url}`);
+}
+
+/** Runs A and B at the same time; B's backends run under `quotaUs` (-1 = unlimited). */
+async function runConcurrentPair(
+  urlA: string,
+  urlB: string,
+  quotaUs: number,
+): Promise<{ a: number[]; b: number[]; bCores: number }> {
+  setQuota(quotaUs, CPU_B);
+  const u0 = readUsageNs(ACCT_B);
+  const t0 = process.hrtime.bigint();
+  try {
+    const pa = pgbench(urlA, PGBENCH_ARGS());
+    const pb = pgbench(urlB, PGBENCH_ARGS());
+    try {
+      await moveBackendsToB(urlB, CLIENTS);
+    } catch (err) {
+      await Promise.allSettled([pa, pb]);
+      throw err;
+    }
+    const [ta, tb] = await Promise.all([pa, pb]);
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    return { a: parseTps(ta), b: parseTps(tb), bCores: (readUsageNs(ACCT_B) - u0) / 1e9 / secs };
+  } finally {
+    setQuota(-1, CPU_B);
+  }
+}
+
+const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+type TRates = { falseRegressions: number; detected: number; slowdowns: number[] };
+
+/** Paired mode: every pair runs concurrently on two identical databases (roles alternate between them). */
+async function measurePaired(baseUrl: string): Promise<TRates> {
+  const urls = ['bench_a', 'bench_b'].map((db) => {
+    const u = new URL(baseUrl);
+    u.pathname = `/${db}`;
+    return u.toString();
+  });
+  for (const [i, db] of ['bench_a', 'bench_b'].entries()) {
+    await run('psql', [baseUrl, '-qc', `CREATE DATABASE ${db}`]);
+    await run('pgbench', ['-i', '-s', '1', '-q', urls[i]], { maxBuffer: 16 << 20 });
+  }
+  await runConcurrentPair(urls[0], urls[1], -1);
+  const cal = await runConcurrentPair(urls[0], urls[1], -1);
+  const quotaUs = Math.max(1000, Math.round(cal.bCores * QUOTA_SHARE * PERIOD_US));
+  log(
+    `calibration: ${meanOf(cal.a).toFixed(0)} / ${meanOf(cal.b).toFixed(0)} tps, B backends ${cal.bCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
+  );
+  const out: TRates = { falseRegressions: 0, detected: 0, slowdowns: [] };
+  for (let i = 0; i < PAIRS * 2; i++) {
+    const ab = i >= PAIRS;
+    const [ua, ub] = i % 2 === 0 ? urls : [urls[1], urls[0]];
+    const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : -1);
+    const r = compareSamples(trim(r0.a), trim(r0.b), 'higher');
+    if (ab) {
+      if (r.verdict === 'regression') out.detected++;
+      out.slowdowns.push(((meanOf(r0.a) - meanOf(r0.b)) / meanOf(r0.a)) * 100);
+    } else if (r.verdict === 'regression') out.falseRegressions++;
+    log(
+      `${ab ? 'A/B' : 'A/A'} ${(i % PAIRS) + 1}: ${meanOf(r0.a).toFixed(0)} vs ${meanOf(r0.b).toFixed(0)} tps → ${r.verdict} (${r.reason})`,
+    );
+  }
+  return out;
+}
+
+/** Sequential mode: A then B, pairs re-run when the host's other load differed (see the header). */
+async function measureSequential(url: string): Promise<TRates> {
+  await run('pgbench', ['-i', '-s', '1', '-q', url], { maxBuffer: 16 << 20 });
+  // Calibration: CPU the server uses unthrottled; B gets QUOTA_SHARE of it.
+  await benchTps(url);
+  const cal = await benchTps(url);
+  const quotaUs = Math.max(1000, Math.round(cal.cpuCores * QUOTA_SHARE * PERIOD_US));
+  log(
+    `calibration: ${cal.mean.toFixed(0)} tps, server ${cal.cpuCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
+  );
+
+  let falseRegressions = 0;
+  for (let i = 0; i < PAIRS; i++) {
+    const [a, b] = await runPair('A/A', i, async () => [await benchTps(url), await benchTps(url)]);
+    const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
+    if (r.verdict === 'regression') falseRegressions++;
+    log(
+      `A/A ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
+    );
+  }
+  let detected = 0;
+  const slowdowns: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    // Alternate the order so a drift in machine load does not favour either side.
+    const bFirst = i % 2 === 1;
+    const runB = async () => {
+      setQuota(quotaUs);
+      try {
+        return await benchTps(url);
+      } finally {
+        setQuota(-1);
+      }
+    };
+    const [a, b] = await runPair('A/B', i, async () => {
+      if (bFirst) {
+        const b1 = await runB();
+        return [await benchTps(url), b1];
+      }
+      const a1 = await benchTps(url);
+      return [a1, await runB()];
+    });
+    const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
+    if (r.verdict === 'regression') detected++;
+    slowdowns.push(((a.mean - b.mean) / a.mean) * 100);
+    log(
+      `A/B ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
+    );
+  }
+  return { falseRegressions, detected, slowdowns };
+}
+
 async function main() {
   const started = Date.now();
   if (!existsSync('/sys/fs/cgroup/cpu') || !existsSync('/sys/fs/cgroup/cpuacct'))
@@ -152,52 +325,8 @@ async function main() {
   try {
     pid = Number.parseInt(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0], 10);
     enterCgroups(pid);
-    await run('pgbench', ['-i', '-s', '1', '-q', pg.url], { maxBuffer: 16 << 20 });
-    // Calibration: CPU the server uses unthrottled; B gets QUOTA_SHARE of it.
-    await benchTps(pg.url);
-    const cal = await benchTps(pg.url);
-    const quotaUs = Math.max(1000, Math.round(cal.cpuCores * QUOTA_SHARE * PERIOD_US));
-    log(
-      `calibration: ${cal.mean.toFixed(0)} tps, server ${cal.cpuCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
-    );
-
-    let falseRegressions = 0;
-    for (let i = 0; i < PAIRS; i++) {
-      const [a, b] = await runPair('A/A', i, async () => [await benchTps(pg.url), await benchTps(pg.url)]);
-      const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
-      if (r.verdict === 'regression') falseRegressions++;
-      log(
-        `A/A ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
-      );
-    }
-    let detected = 0;
-    const slowdowns: number[] = [];
-    for (let i = 0; i < PAIRS; i++) {
-      // Alternate the order so a drift in machine load does not favour either side.
-      const bFirst = i % 2 === 1;
-      const runB = async () => {
-        setQuota(quotaUs);
-        try {
-          return await benchTps(pg.url);
-        } finally {
-          setQuota(-1);
-        }
-      };
-      const [a, b] = await runPair('A/B', i, async () => {
-        if (bFirst) {
-          const b1 = await runB();
-          return [await benchTps(pg.url), b1];
-        }
-        const a1 = await benchTps(pg.url);
-        return [a1, await runB()];
-      });
-      const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
-      if (r.verdict === 'regression') detected++;
-      slowdowns.push(((a.mean - b.mean) / a.mean) * 100);
-      log(
-        `A/B ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
-      );
-    }
+    const rates = MODE === 'sequential' ? await measureSequential(pg.url) : await measurePaired(pg.url);
+    const { falseRegressions, detected, slowdowns } = rates;
     const round = (x: number) => Math.round(x * 1000) / 1000;
     console.log(
       JSON.stringify({
@@ -207,12 +336,13 @@ async function main() {
         detection_rate: round(detected / PAIRS),
         mean_slowdown_pct: round(slowdowns.reduce((x, y) => x + y, 0) / slowdowns.length),
         seconds: Math.round((Date.now() - started) / 1000),
-        env_unhealthy_reruns: envRetries,
+        mode: MODE,
+        ...(MODE === 'sequential' ? { env_unhealthy_reruns: envRetries } : {}),
       }),
     );
   } finally {
-    leaveCgroups(pid);
     await pg.stop();
+    leaveCgroups(pid);
     rmSync(dir, { recursive: true, force: true });
   }
 }
