@@ -133,6 +133,11 @@ test('runs list → run page → compare two runs with deltas, verdicts and CSV 
   expect(body.regression).toBe(true);
   expect(body.verdicts.find((v: { metric: string }) => v.metric === 'tps').verdict).toBe('regression');
 
+  const spec = await (await page.request.get('/api/v1/openapi.json')).json();
+  expect(Object.keys(spec.paths)).toEqual(
+    expect.arrayContaining(['/runs/{id}/compare', '/compare', '/thresholds', '/alerts', '/alerts/{id}/ack']),
+  );
+
   // Run list, filtered by workload (kept in the URL), with sparklines and verdict badges.
   await page.goto(`/demo/runs?workload=${workload}`);
   const rows = page.getByRole('table', { name: 'Runs' }).locator('tbody tr');
