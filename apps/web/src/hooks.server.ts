@@ -3,6 +3,7 @@ import { svelteKitHandler } from 'better-auth/svelte-kit';
 import { building } from '$app/environment';
 import { getServer, shutdown } from '$lib/server/deps';
 import { startDemo } from '$lib/server/demo';
+import { startJobSweeperOnce } from '$lib/server/job-sweeper';
 
 export const init: ServerInit = async () => {
   if (building) return;
@@ -21,6 +22,7 @@ export const init: ServerInit = async () => {
     process.exit(1);
   }
   startDemo();
+  await startJobSweeperOnce();
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
