@@ -83,4 +83,7 @@ await Promise.all([
     outfile: `${outdir}/agent.js`,
   }),
   build({ ...common, entryPoints: ['src/bin/clusterscope.ts'], outfile: `${outdir}/clusterscope.js` }),
+  // The job loop needs the bench parsers (full zod schemas): a separate module the daemon imports only
+  // when `jobs.enabled`, so collector-only agents keep their small footprint.
+  build({ ...common, entryPoints: ['src/jobs/runner.ts'], outfile: `${outdir}/jobs.js` }),
 ]);

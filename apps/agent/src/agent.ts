@@ -131,6 +131,11 @@ export class Agent {
     return samples.length;
   }
 
+  /** Queues samples produced outside the inputs (benchmark jobs) for durable delivery. */
+  enqueueSamples(samples: TSample[]): void {
+    for (let i = 0; i < samples.length; i += BATCH_SAMPLES) this.enqueue(samples.slice(i, i + BATCH_SAMPLES));
+  }
+
   private enqueue(samples: TSample[]): void {
     const { config } = this.deps;
     const batchId = randomUUID();

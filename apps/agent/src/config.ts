@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import type { TEnv } from './env';
 import { INPUTS } from './inputs/registry';
 import { ZDurationMs, ZSizeBytes } from './lib/units';
+import { ZJobsConfig } from './jobs/config';
 
 export const DEFAULT_CONFIG_PATH = '/etc/clusterscope/agent.yaml';
 
@@ -60,6 +61,8 @@ export const ZAgentConfig = z.strictObject({
     {},
   ),
   inputs: z.prefault(z.strictObject(inputsShape), {}),
+  /** Benchmark jobs queued from the dashboard (off by default). */
+  jobs: z.prefault(ZJobsConfig, {}),
 });
 export type TAgentConfig = z.output<typeof ZAgentConfig>;
 

@@ -9,6 +9,7 @@ import type { CheckResult } from '../inputs/types';
 import { httpRequest } from '../lib/http';
 import { createLogger, errorMessage } from '../lib/log';
 import { serveMetrics } from '../metrics';
+import { existsSync } from 'node:fs';
 import { AGENT_VERSION } from '../version';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
@@ -84,6 +85,16 @@ async function runCheck(config: TAgentConfig, agent: Agent): Promise<boolean> {
   const failed = results.filter((r) => !r.ok).length;
   console.log(failed ? `\n${failed} check(s) failed.` : `\nAll ${results.length} checks passed.`);
   return failed === 0;
+}
+
+type TJobsModule = typeof import('../jobs/runner');
+
+/** The job loop lives in dist/jobs.js (loaded only when enabled); from source, the TypeScript module. */
+async function loadJobs(): Promise<TJobsModule> {
+  const built = new URL('./jobs.js', import.meta.url);
+  if (existsSync(built)) return (await import(built.href)) as TJobsModule;
+  const source = '../jobs/runner.ts';
+  return (await import(source)) as TJobsModule;
 }
 
 async function main(): Promise<number> {
@@ -173,6 +184,19 @@ async function main(): Promise<number> {
     outbox: config.outbox.dir,
   });
   agent.start();
+  const jobs = config.jobs.enabled
+    ? new (await loadJobs()).JobLoop({
+        url: config.url,
+        token: config.token,
+        agentName: config.host,
+        config: config.jobs,
+        logger: logger.child({ component: 'jobs' }),
+        pathEnv: env.PATH ?? '',
+        enqueueSamples: (s) => agent.enqueueSamples(s),
+        drain: (deadline) => agent.delivery.drain(deadline),
+      })
+    : undefined;
+  jobs?.start();
   await new Promise<void>((resolve) => {
     const stop = (sig: string) => {
       logger.info('stopping', { signal: sig });
@@ -181,6 +205,7 @@ async function main(): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  await jobs?.stop();
   await agent.stop();
   await metricsServer?.close();
   return 0;
