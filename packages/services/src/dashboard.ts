@@ -214,7 +214,6 @@ export interface TClusterCharts {
   ranges_underreplicated: [number, number][];
   ranges_unavailable: [number, number][];
   leaseholders: TSeries[];
-  replicas: TSeries[];
   cpu: TSeries[];
   cpu_limit: TSeries[];
   throttled: TSeries[];
@@ -225,6 +224,11 @@ export interface TClusterCharts {
 }
 
 const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
+
+/** Pure: drops points equal to the previous one, keeping the first and the last. */
+export function keepChanges(data: [number, number | null][]): [number, number | null][] {
+  return data.filter((p, i) => i === 0 || i === data.length - 1 || p[1] !== data[i - 1][1]);
+}
 
 /** Pure: groups cgroup points into one series per node (or host) for each measure. */
 export function toCgroupSeries(points: readonly TCgroupPoint[]) {
@@ -250,6 +254,12 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
       s.data.push([p.ts, p[field] as number | null]);
     }
   }
+  const round = (v: number | null) => (v === null ? null : Number(v.toPrecision(4)));
+  for (const k of ['cpu', 'throttled', 'io_read', 'io_write'] as const)
+    for (const s of out[k].values()) for (const p of s.data) p[1] = round(p[1]);
+  // Limits rarely change: keep only the points where they do (and the last one).
+  for (const k of ['cpu_limit', 'mem_limit'] as const)
+    for (const s of out[k].values()) s.data = keepChanges(s.data);
   const list = (m: Map<string, TSeries>) =>
     [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
   return {
@@ -280,7 +290,7 @@ export async function getClusterCharts(
       from: input.from,
       to: input.to,
       resolution,
-      metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders', 'replicas'],
+      metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
     }),
     getCgroupSeries(deps.ch, {
       orgId: caller.orgId,
@@ -313,7 +323,6 @@ export async function getClusterCharts(
     ranges_underreplicated: sum('ranges_underreplicated'),
     ranges_unavailable: sum('ranges_unavailable'),
     leaseholders: perNode('replicas_leaseholders'),
-    replicas: perNode('replicas'),
     ...toCgroupSeries(cgPoints),
   };
 }

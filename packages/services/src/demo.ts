@@ -212,14 +212,21 @@ export async function backfillDemo(
   const last = latest.reduce((m, n) => Math.max(m, n.ts), 0);
   let t = Math.max(last + step, Math.floor((now - backfillMs) / step) * step);
   let rows = 0;
+  // A few hours in flight at once: the writer coalesces concurrent batches into larger inserts.
+  let inflight: Promise<unknown>[] = [];
   while (t <= now) {
     const end = Math.min(now, t + 3_600_000 - step);
     const samples: TSample[] = [];
     const first = t;
     for (; t <= end; t += step) samples.push(...simulateDemo(t));
-    await writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${first}`, samples);
+    inflight.push(writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${first}`, samples));
     rows += samples.length;
+    if (inflight.length >= 6) {
+      await Promise.all(inflight);
+      inflight = [];
+    }
   }
+  await Promise.all(inflight);
   return rows;
 }
 

@@ -107,6 +107,7 @@ export function limitLines(limits: readonly TSeriesIn[], from: number, to: numbe
     data: s.data,
     color: colorOf(s, i),
     dashed: true,
+    step: true,
   }));
 }
 

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { TCgroupPoint, TNodeLatest } from '@clusterscope/tsdb';
+import { keepChanges, toCgroupSeries, toNodeViews } from './dashboard';
+
+const NOW = 1_800_000_000_000;
+const cg = (ts: number, node_id: number | null, over: Partial<TCgroupPoint> = {}): TCgroupPoint => ({
+  ts, host: `h${node_id ?? 'x'}`, cgroup: '/c', node_id, cpu_cores: 1.23456789, cpu_limit_cores: 4,
+  throttled_ratio: 0.1, throttled_s_per_s: 0, mem_current: 5e9, mem_max: 8e9, io_read_bps: 10.55555,
+  io_write_bps: 20, io_read_iops: 1, io_write_iops: 2, ...over,
+}); // prettier-ignore
+const node = (node_id: number, ts: number, over: Partial<TNodeLatest> = {}): TNodeLatest =>
+  ({
+    cluster_id: 'c', node_id, ts, address: `n${node_id}:26257`, sql_address: '', locality: '', build: 'v24',
+    started_at: null, updated_at: null, liveness: 'LIVE', is_live: true, is_available: true, is_draining: false,
+    membership: 'active', replicas: 10, replicas_leaders: 3, replicas_leaseholders: 4, ranges: 10,
+    ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1, key_bytes: 0, value_bytes: 0,
+    intent_bytes: 0, system_bytes: 0, capacity: 100, capacity_available: 50, capacity_used: 50, uptime_s: 60,
+    ...over,
+  }) as TNodeLatest; // prettier-ignore
+
+describe('toNodeViews', () => {
+  it('marks silent nodes STALE and joins the newest cgroup reading with a CPU rate', () => {
+    const views = toNodeViews(
+      [node(1, NOW - 5_000), node(2, NOW - 60_000, { liveness: 'DRAINING' })],
+      [cg(NOW - 20_000, 1), cg(NOW - 10_000, 1, { cpu_cores: 2 }), cg(NOW - 10_000, null)],
+      NOW,
+      10,
+    );
+    expect(views.map((v) => v.state)).toEqual(['LIVE', 'STALE']);
+    expect(views[0].cgroup).toMatchObject({ cpu_cores: 2, cpu_limit_cores: 4, mem_max: 8e9 });
+    expect(views[1].cgroup).toBeNull();
+    expect(views[0].leaseholders).toBe(4);
+  });
+});
+
+describe('toCgroupSeries', () => {
+  it('groups per node, rounds rates and keeps only limit changes', () => {
+    const pts = [0, 1, 2, 3].map((i) => cg(i * 10, 1, { mem_max: i < 3 ? 8e9 : 16e9 }));
+    pts.push(cg(0, 2), cg(10, 2));
+    const s = toCgroupSeries(pts);
+    expect(s.cpu.map((x) => x.name)).toEqual(['n1', 'n2']);
+    expect(s.cpu[0].data[0]).toEqual([0, 1.235]);
+    expect(s.io_read[0].data[0][1]).toBe(10.56);
+    expect(s.mem_limit[0].data).toEqual([
+      [0, 8e9],
+      [30, 16e9],
+    ]);
+    expect(s.cpu_limit[0].data).toEqual([
+      [0, 4],
+      [30, 4],
+    ]);
+  });
+  it('keepChanges keeps first, changes and last', () => {
+    expect(keepChanges([[1, 1], [2, 1], [3, 2], [4, 2], [5, 2]])).toEqual([[1, 1], [3, 2], [5, 2]]); // prettier-ignore
+    expect(keepChanges([])).toEqual([]);
+  });
+});
