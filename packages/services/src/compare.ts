@@ -155,9 +155,9 @@ export function summarizeVerdicts(
   envHealthy: boolean | null,
   hasBaseline: boolean,
 ): { verdict: TRunVerdict; regression: boolean } {
+  if (envHealthy === false) return { verdict: 'unhealthy_env', regression: false };
   if (!hasBaseline) return { verdict: 'no_baseline', regression: false };
   const regressed = verdicts.some((v) => v.verdict === 'regression');
-  if (envHealthy === false) return { verdict: 'unhealthy_env', regression: false };
   if (regressed) return { verdict: 'regression', regression: true };
   if (verdicts.some((v) => v.verdict === 'improvement')) return { verdict: 'improvement', regression: false };
   return { verdict: 'noise', regression: false };
