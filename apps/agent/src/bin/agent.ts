@@ -193,7 +193,13 @@ async function main(): Promise<number> {
         logger: logger.child({ component: 'jobs' }),
         pathEnv: env.PATH ?? '',
         enqueueSamples: (s) => agent.enqueueSamples(s),
-        drain: (deadline) => agent.delivery.drain(deadline),
+        // The delivery loop is running: wait for it to empty the outbox (drain() is for --once only).
+        drain: async (deadline) => {
+          agent.delivery.wake();
+          while (agent.outbox.stats().pending > 0 && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 100));
+          return agent.outbox.stats().pending === 0;
+        },
       })
     : undefined;
   jobs?.start();
