@@ -174,18 +174,23 @@ const PGBENCH_ARGS = () => [
   String(CLIENTS),
 ];
 
-/** Moves the pgbench backends of the database in `url` into the B cgroups as soon as they connect. */
+/**
+ * Moves the pgbench client backends of the database in `url` into the B cgroups as soon as they connect.
+ * pgbench first opens (and closes) one connection to check the tables, so this waits until exactly
+ * `want` live backends are there and every one of them was moved.
+ */
 async function moveBackendsToB(url: string, want: number): Promise<void> {
   const deadline = Date.now() + 5000;
   const moved = new Set<string>();
   const sql =
     "select pid from pg_stat_activity where datname = current_database() and application_name = 'pgbench'";
-  while (moved.size < want && Date.now() < deadline) {
+  for (;;) {
     const { stdout } = await run('psql', [url, '-Atc', sql]);
-    for (const p of stdout
+    const live = stdout
       .split('\n')
       .map((x) => x.trim())
-      .filter(Boolean)) {
+      .filter(Boolean);
+    for (const p of live) {
       if (moved.has(p)) continue;
       try {
         writeFileSync(`${CPU_B}/cgroup.procs`, p);
@@ -195,9 +200,10 @@ async function moveBackendsToB(url: string, want: number): Promise<void> {
         // The backend exited between the query and the move.
       }
     }
-    if (moved.size < want) await new Promise((r) => setTimeout(r, 30));
+    if (live.length === want && live.every((p) => moved.has(p))) return;
+    if (Date.now() > deadline) throw new Error(`found ${live.length}/${want} pgbench backends on ${url}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-  if (moved.size < want) throw new Error(`found ${moved.size}/${want} pgbench backends on ${url}`);
 }
 
 /** Runs A and B at the same time; B's backends run under `quotaUs` (-1 = unlimited). */
@@ -322,6 +328,14 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'clusterscope-verdicts-'));
   const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'pg'), database: 'bench' });
   let pid: number | null = null;
+  const cleanup = async () => {
+    await pg.stop();
+    leaveCgroups(pid);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // Ctrl-C / timeout: still stop PostgreSQL and remove the cgroups.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => void cleanup().finally(() => process.exit(130)));
   try {
     pid = Number.parseInt(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0], 10);
     enterCgroups(pid);
@@ -341,9 +355,7 @@ async function main() {
       }),
     );
   } finally {
-    await pg.stop();
-    leaveCgroups(pid);
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 
