@@ -401,7 +401,7 @@ export async function getNodeDetail(
   ]);
   const startState = events[0]?.from ?? node.liveness;
   const samples = raw.points
-    .slice(-60)
+    .slice(-30)
     .reverse()
     .map((p) => ({
       ts: p.ts,

@@ -22,10 +22,10 @@ const DRAIN_PERIOD_S = 7200;
 const DRAIN_AT_S = 3600;
 const DRAIN_FOR_S = 300;
 const DEAD_FOR_S = 300;
-/** Node 5's liveness flaps (UNAVAILABLE for two samples) every 30 min. */
+/** Node 5's liveness flaps (UNAVAILABLE for two samples) every 3 h. */
 export const FLAP_NODE = 5;
-const FLAP_PERIOD_S = 1800;
-const FLAP_AT_S = 900;
+const FLAP_PERIOD_S = 10_800;
+const FLAP_AT_S = 5400;
 const FLAP_FOR_S = 20;
 
 const TOTAL_RANGES = 1200;
@@ -142,7 +142,8 @@ export function simulateDemo(ms: number): TSample[] {
     // CPU seconds used since EPOCH_S = base * t + swing * ∫load.
     const cpuS = base * (s - EPOCH_S) + swing * loadIntegral(node, s);
     const periods = (s - EPOCH_S) * 10;
-    const throttleShare = node === 2 ? 0.18 : 0.004;
+    // Node 2 is throttled hard, node 4 a little; the others never hit their quota.
+    const throttleShare = node === 2 ? 0.18 : node === 4 ? 0.03 : 0;
     const memBase = node === 4 ? 7.1 : 4.2 + node * 0.3;
     const io = (perS: number) => Math.round(perS * (s - EPOCH_S) + perS * loadIntegral(node, s));
     const cg: TCgroupUsageSample = {

@@ -103,6 +103,10 @@ describe('buildTimeOption', () => {
     const o = buildTimeOption(rangesChart(charts(), markers)) as unknown as TOpt;
     expect(o.series.map((x) => x.name)).toEqual(['under-replicated', 'unavailable']);
     expect(o.series[0].markLine?.data.map((d) => d.xAxis)).toEqual([F + 5, F + 9]);
+    expect((o.series[0].markLine as unknown as { label: { show: boolean } }).label.show).toBe(true);
+    const many = eventMarkers(Array.from({ length: 9 }, (_, i) => ({ ts: F + i, node_id: 1, to: 'DEAD' })));
+    const crowded = buildTimeOption(rangesChart(charts(), many)) as unknown as TOpt;
+    expect((crowded.series[0].markLine as unknown as { label: { show: boolean } }).label.show).toBe(false);
   });
   it('names read and write lines per node for IO', () => {
     const o = buildTimeOption(ioChart(charts())) as unknown as TOpt;

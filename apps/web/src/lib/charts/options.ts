@@ -45,6 +45,8 @@ export const PALETTE = [
   '#2563eb', '#16a34a', '#d97706', '#9333ea', '#0891b2',
   '#db2777', '#65a30d', '#ea580c', '#4f46e5', '#0d9488',
 ]; // prettier-ignore
+/** Above this many markers a chart draws their lines without labels. */
+export const MAX_MARKER_LABELS = 6;
 const TONE = { bad: '#dc2626', warn: '#d97706', ok: '#16a34a' } as const;
 
 export const colorOf = (s: { node_id: number | null; name: string }, i = 0): string =>
@@ -133,7 +135,13 @@ export function buildTimeOption(c: TTimeChart): EChartsCoreOption {
       symbol: 'none',
       silent: true,
       animation: false,
-      label: { formatter: '{b}', fontSize: 10, position: 'insideEndTop' },
+      // Many transitions: lines only (labels would overlap); the events list names them.
+      label: {
+        show: markers.length <= MAX_MARKER_LABELS,
+        formatter: '{b}',
+        fontSize: 10,
+        position: 'insideEndTop',
+      },
       data: markers.map((m) => ({
         name: m.label,
         xAxis: m.ts,
