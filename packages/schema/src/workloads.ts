@@ -304,9 +304,7 @@ export const ZWorkload = z.object({
   warmupS: z.number().int(),
   description: z.string(),
   runs: z.number().int(),
-  lastRun: z
-    .object({ id: z.string(), status: ZRunStatus, startedAt: z.string() })
-    .nullable(),
+  lastRun: z.object({ id: z.string(), status: ZRunStatus, startedAt: z.string() }).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -61,7 +61,10 @@ function assertAgentToken(caller: TCaller): Extract<TCaller, { kind: 'token' }> 
     caller.kind !== 'token' ||
     !caller.scopes.some((s) => s === 'ingest' || s === 'runs:write' || s === 'admin')
   )
-    throw new AppError('FORBIDDEN', 'agent job endpoints need an API token with the ingest or runs:write scope');
+    throw new AppError(
+      'FORBIDDEN',
+      'agent job endpoints need an API token with the ingest or runs:write scope',
+    );
   return caller;
 }
 
@@ -75,7 +78,12 @@ async function loadAgent(deps: TDeps, caller: TCaller, name: string) {
 }
 
 const toolsOf = (capabilities: string[], disabled: string[]): TTool[] =>
-  TOOLS.filter((t) => capabilities.includes(TOOL_BINARIES[t]) && !disabled.includes(t) && !disabled.includes(TOOL_BINARIES[t]));
+  TOOLS.filter(
+    (t) =>
+      capabilities.includes(TOOL_BINARIES[t]) &&
+      !disabled.includes(t) &&
+      !disabled.includes(TOOL_BINARIES[t]),
+  );
 
 const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
 
@@ -113,7 +121,10 @@ export async function claimJob(
   const q = ZJobClaimIn.parse(input);
   const agent = await loadAgent(deps, caller, q.agent);
   if (!agent.clusterId)
-    throw new AppError('CONFLICT', `agent '${agent.name}' has not reported a cluster (set cluster in its config)`);
+    throw new AppError(
+      'CONFLICT',
+      `agent '${agent.name}' has not reported a cluster (set cluster in its config)`,
+    );
   const disabled = (q.disabled ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -146,7 +157,11 @@ export async function claimJob(
       await finishHeldJob(
         deps.db,
         { orgId: caller.orgId, id: run.id, agentId: agent.id },
-        { status: 'failed', exitCode: null, error: 'the workload was deleted before an agent claimed the run' },
+        {
+          status: 'failed',
+          exitCode: null,
+          error: 'the workload was deleted before an agent claimed the run',
+        },
       );
       continue;
     }
@@ -240,8 +255,7 @@ export async function cancelRun(
   const before = await getRun(deps.db, caller.orgId, id);
   if (!before || (caller.kind === 'token' && caller.clusterId && before.clusterId !== caller.clusterId))
     throw notFound(`run '${id}'`);
-  if (before.finishedAt)
-    throw new AppError('CONFLICT', `run '${id}' is already finished (${before.status})`);
+  if (before.finishedAt) throw new AppError('CONFLICT', `run '${id}' is already finished (${before.status})`);
   if (before.status !== 'queued' && !before.agentId)
     throw new AppError('CONFLICT', `run '${id}' was posted by CI, not queued; it cannot be cancelled here`);
   const r = (await requestRunCancel(deps.db, caller.orgId, id))!;
@@ -316,7 +330,9 @@ export function startJobSweeper(
       try {
         for (const e of await sweepJobs(deps)) opts.onEnded?.(e);
       } catch (err) {
-        console.error(JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message }));
+        console.error(
+          JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message }),
+        );
       }
     });
   }, opts.intervalMs ?? 2000);

@@ -54,11 +54,9 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
 function checked(w: { tool: TTool; params: Record<string, unknown>; target: string }) {
   const v = validateWorkload(w);
   if (!v.ok)
-    throw new AppError(
-      'UNPROCESSABLE_CONTENT',
-      v.issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-      { issues: v.issues },
-    );
+    throw new AppError('UNPROCESSABLE_CONTENT', v.issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
+      issues: v.issues,
+    });
   return v.params;
 }
 
@@ -78,7 +76,11 @@ export async function getWorkloadById(deps: TDeps, caller: TCaller, idOrName: st
   return toWorkloadDto(await loadWorkload(deps, caller, idOrName));
 }
 
-export async function createWorkload(deps: TDeps, caller: TCaller, input: TWorkloadCreate): Promise<TWorkload> {
+export async function createWorkload(
+  deps: TDeps,
+  caller: TCaller,
+  input: TWorkloadCreate,
+): Promise<TWorkload> {
   assertCan(caller, { workload: ['write'] });
   const w = ZWorkloadCreate.parse(input);
   const params = checked(w);
@@ -101,7 +103,11 @@ export async function createWorkload(deps: TDeps, caller: TCaller, input: TWorkl
 }
 
 /** Any change bumps the version; runs keep the version they were started with. */
-export async function updateWorkload(deps: TDeps, caller: TCaller, patch: TWorkloadPatch): Promise<TWorkload> {
+export async function updateWorkload(
+  deps: TDeps,
+  caller: TCaller,
+  patch: TWorkloadPatch,
+): Promise<TWorkload> {
   assertCan(caller, { workload: ['write'] });
   const cur = await loadWorkload(deps, caller, patch.id);
   const { id: _id, ...changes } = patch;
@@ -123,7 +129,8 @@ export async function updateWorkload(deps: TDeps, caller: TCaller, patch: TWorkl
       throw new AppError('CONFLICT', `name: a workload named '${changes.name}' exists`);
     throw err;
   }
-  if (!row) throw new AppError('CONFLICT', `workload '${cur.name}' was changed concurrently; reload and retry`);
+  if (!row)
+    throw new AppError('CONFLICT', `workload '${cur.name}' was changed concurrently; reload and retry`);
   await writeAudit(deps.db, caller.orgId, {
     ...actorOf(caller),
     action: 'workload.update',
@@ -175,8 +182,7 @@ export async function checkClusterGate(deps: TDeps, orgId: string, clusterId: st
       nodes: 0,
     };
   const reasons: string[] = [];
-  for (const n of active)
-    if (n.liveness !== 'LIVE') reasons.push(`node ${n.node_id} is ${n.liveness}`);
+  for (const n of active) if (n.liveness !== 'LIVE') reasons.push(`node ${n.node_id} is ${n.liveness}`);
   const unavailable = active.reduce((s, n) => s + n.ranges_unavailable, 0);
   if (unavailable > 0) reasons.push(`${unavailable} range(s) unavailable`);
   return { ok: reasons.length === 0, reasons, nodes: active.length };
@@ -192,7 +198,11 @@ const TOOL_WORKLOAD_PARAM: Record<TTool, string | null> = {
 };
 
 /** Queues a run of a workload after the cluster health gate (409 with the reasons unless `force`). */
-export async function startWorkloadRun(deps: TDeps, caller: TCaller, input: TWorkloadStart): Promise<TRunStarted> {
+export async function startWorkloadRun(
+  deps: TDeps,
+  caller: TCaller,
+  input: TWorkloadStart,
+): Promise<TRunStarted> {
   assertCan(caller, { run: ['start'] });
   const q = ZWorkloadStart.parse(input);
   const w = await loadWorkload(deps, caller, q.id);
@@ -223,7 +233,11 @@ export async function startWorkloadRun(deps: TDeps, caller: TCaller, input: TWor
     tool,
     toolWorkload: key ? String(params[key] ?? '') : '',
     params: { ...params, target: redactTarget(w.target), durationS: w.durationS, warmupS: w.warmupS },
-    labels: { ...q.labels, trigger: caller.kind === 'user' ? 'ui' : 'api', ...(forced ? { forced: 'true' } : {}) },
+    labels: {
+      ...q.labels,
+      trigger: caller.kind === 'user' ? 'ui' : 'api',
+      ...(forced ? { forced: 'true' } : {}),
+    },
     forced,
     timeoutS: q.timeoutS ?? w.durationS * 2 + w.warmupS + 300,
     agentId,

@@ -118,7 +118,8 @@ export function resolveTarget(target: string, secrets: Record<string, string>): 
   const name = target.slice(7);
   if (!new RegExp(SECRET_NAME_PATTERN).test(name)) throw new JobError(`target: invalid secret name`);
   const v = secrets[name];
-  if (v === undefined) throw new JobError(`target: secret '${name}' is not defined in this agent's jobs.secrets`);
+  if (v === undefined)
+    throw new JobError(`target: secret '${name}' is not defined in this agent's jobs.secrets`);
   return v;
 }
 
@@ -161,7 +162,8 @@ function sysbenchDb(target: string): string[] {
   if (u.username) out.push(`--${d}-user=${decodeURIComponent(u.username)}`);
   if (u.password) out.push(`--${d}-password=${decodeURIComponent(u.password)}`);
   if (db) out.push(`--${d}-db=${db}`);
-  for (const a of out) if (/[\x00-\x1f\x7f]/.test(a)) throw new JobError('target: control characters in the URL');
+  for (const a of out)
+    if (/[\x00-\x1f\x7f]/.test(a)) throw new JobError('target: control characters in the URL');
   return out;
 }
 

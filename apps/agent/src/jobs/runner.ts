@@ -203,7 +203,9 @@ export class JobLoop {
           exitCode = r.code;
         } else if (r.code !== 0 && s.phase !== 'post' && !cancelled && !timedOut && !lost) {
           exitCode = r.code;
-          throw new JobError(`${s.phase} step '${s.argv.slice(0, 3).join(' ')}…' exited with ${r.code}: ${tail(r.output)}`);
+          throw new JobError(
+            `${s.phase} step '${s.argv.slice(0, 3).join(' ')}…' exited with ${r.code}: ${tail(r.output)}`,
+          );
         }
       }
       await stopping;
@@ -303,7 +305,9 @@ export class JobLoop {
         output += `\n${errorMessage(e)}`;
         done(127);
       });
-      child.once('close', (code, sig) => done(code ?? (sig === 'SIGKILL' ? 137 : sig === 'SIGINT' ? 130 : 1)));
+      child.once('close', (code, sig) =>
+        done(code ?? (sig === 'SIGKILL' ? 137 : sig === 'SIGINT' ? 130 : 1)),
+      );
     });
   }
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { cancelRun, claimJob, finishJob, getRunProgress, postJobOutput, renewLease } from '@clusterscope/services';
+import {
+  cancelRun,
+  claimJob,
+  finishJob,
+  getRunProgress,
+  postJobOutput,
+  renewLease,
+} from '@clusterscope/services';
 import {
   ZJobClaimIn,
   ZJobClaimOut,
@@ -32,7 +39,7 @@ export const jobsRouter = router({
         tags,
         summary: 'Long-poll for a job (agents)',
         description:
-          '`agent` = the agent name from its heartbeats. Waits up to `wait` s for a queued run of the agent\'s cluster that its tools can run (heartbeat capabilities minus `disabled`), claims it (SELECT … FOR UPDATE SKIP LOCKED) with a lease of `lease` s. `{job: null}` when none came.',
+          "`agent` = the agent name from its heartbeats. Waits up to `wait` s for a queued run of the agent's cluster that its tools can run (heartbeat capabilities minus `disabled`), claims it (SELECT … FOR UPDATE SKIP LOCKED) with a lease of `lease` s. `{job: null}` when none came.",
       },
     })
     .input(ZJobClaimIn)

@@ -35,7 +35,9 @@ export const workloadsRouter = router({
     .output(z.array(ZWorkload))
     .query(({ ctx }) => findWorkloads(ctx.deps, ctx.caller)),
   get: read
-    .meta({ openapi: { method: 'GET', path: '/workloads/{id}', tags, summary: 'Get a workload (id or name)' } })
+    .meta({
+      openapi: { method: 'GET', path: '/workloads/{id}', tags, summary: 'Get a workload (id or name)' },
+    })
     .input(ZWorkloadId)
     .output(ZWorkload)
     .query(({ ctx, input }) => getWorkloadById(ctx.deps, ctx.caller, input.id)),

@@ -29,7 +29,11 @@ const isDuplicate = (err: unknown) =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 
 export async function listWorkloads(db: TDb, orgId: string): Promise<TWorkloadRow[]> {
-  return db.workload.findMany({ where: { organizationId: orgId }, orderBy: { name: 'asc' }, include: withRuns });
+  return db.workload.findMany({
+    where: { organizationId: orgId },
+    orderBy: { name: 'asc' },
+    include: withRuns,
+  });
 }
 
 /** By id, else by name. */

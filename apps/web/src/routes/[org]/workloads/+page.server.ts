@@ -3,5 +3,12 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  return { workloads: await call(() => api.compare.workloads()) };
+  const [workloads, clusters, agents] = await call(() =>
+    Promise.all([api.workloads.list(), api.clusters.list(), api.agents.list()]),
+  );
+  return {
+    workloads,
+    clusters: clusters.map((c) => ({ id: c.id, name: c.name })),
+    agents: agents.map((a) => ({ name: a.name, clusterId: a.clusterId })),
+  };
 };
