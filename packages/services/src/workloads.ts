@@ -82,7 +82,13 @@ export async function createWorkload(
   input: TWorkloadCreate,
 ): Promise<TWorkload> {
   assertCan(caller, { workload: ['write'] });
-  const w = ZWorkloadCreate.parse(input);
+  const parsed = ZWorkloadCreate.safeParse(input);
+  if (!parsed.success)
+    throw new AppError(
+      'UNPROCESSABLE_CONTENT',
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
+    );
+  const w = parsed.data;
   const params = checked(w);
   let row: TWorkloadRow;
   try {
