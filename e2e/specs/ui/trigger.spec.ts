@@ -147,7 +147,7 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
   // Create the workload through the form.
   await page.goto(`/${ORG}/workloads/new`);
   const form = page.getByRole('form', { name: 'Workload' });
-  await form.getByLabel('Name').fill('e2e-pgbench');
+  await form.locator('input[name=name]').fill('e2e-pgbench');
   await form.getByLabel('Tool').selectOption('pgbench');
   await form.getByLabel('Clients (-c)').fill('2');
   await form.getByLabel('Scale (init)').fill('1');

@@ -324,15 +324,21 @@ export function startJobSweeper(
 ): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let failing = false;
   const timer = setInterval(() => {
     running = running.then(async () => {
       if (stopped) return;
       try {
         for (const e of await sweepJobs(deps)) opts.onEnded?.(e);
+        if (failing) console.error(JSON.stringify({ level: 'info', msg: 'job sweeper recovered' }));
+        failing = false;
       } catch (err) {
-        console.error(
-          JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message }),
-        );
+        // Once per outage, not every tick.
+        if (!failing)
+          console.error(
+            JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message.trim() }),
+          );
+        failing = true;
       }
     });
   }, opts.intervalMs ?? 2000);
