@@ -166,6 +166,7 @@ export function targetKindsFor(tool: TTool, params: Record<string, unknown>): TT
 }
 
 /** No whitespace or control characters anywhere, never a leading dash. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const SAFE_TARGET = /^[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]*$/;
 /** libpq URL parameters a target may carry (others could make the agent read local files). */
 export const PG_URL_PARAMS = ['sslmode', 'connect_timeout', 'application_name'] as const;
@@ -220,6 +221,7 @@ const ZName = z
   .trim()
   .min(1)
   .max(128)
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   .regex(/^[^\x00-\x1f\x7f]+$/, 'no control characters');
 
 const ZWorkloadFields = z.object({

@@ -110,6 +110,7 @@ class Params {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const SAFE = /^[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]*$/;
 
 /** Resolves `secret:<name>` from the agent's config; the value is checked like any target. */
@@ -162,6 +163,7 @@ function sysbenchDb(target: string): string[] {
   if (u.username) out.push(`--${d}-user=${decodeURIComponent(u.username)}`);
   if (u.password) out.push(`--${d}-password=${decodeURIComponent(u.password)}`);
   if (db) out.push(`--${d}-db=${db}`);
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   for (const a of out)
     if (/[\x00-\x1f\x7f]/.test(a)) throw new JobError('target: control characters in the URL');
   return out;
