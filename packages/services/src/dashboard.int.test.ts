@@ -1,0 +1,138 @@
+import { createDb, createOrganization, type TDb } from '@clusterscope/db';
+import { createWriter, openTempClickHouse, type TTsdb, type TWriter } from '@clusterscope/tsdb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import type { TCaller } from './caller';
+import {
+  getClusterCharts,
+  getClusterEvents,
+  getClusterNodes,
+  getNodeDetail,
+  getOncall,
+  listClusterHealth,
+} from './dashboard';
+import type { TDeps } from './deps';
+import { backfillDemo, DEMO_CLUSTER, DRAIN_NODE, ensureDemoCluster, writeDemoTick } from './demo';
+import { DEMO_ORG } from './seed';
+
+const HOUR = 3_600_000;
+let url: string;
+let db: TDb;
+let ch: TTsdb;
+let cleanupCh: () => Promise<void>;
+let writer: TWriter;
+let deps: TDeps;
+let caller: TCaller;
+let other: TCaller;
+let clusterId: string;
+let now: number;
+const base = { kind: 'token' as const, tokenId: 't1', scopes: ['read' as const], clusterId: null };
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = createDb(url);
+  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
+  deps = { db, ch };
+  writer = createWriter(ch, { maxDelayMs: 5 });
+  const org = await createOrganization(db, DEMO_ORG);
+  const org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
+  caller = { ...base, orgId: org.id, orgSlug: org.slug };
+  other = { ...base, orgId: org2.id, orgSlug: org2.slug };
+  const demo = await ensureDemoCluster(deps);
+  clusterId = demo!.cluster.id;
+  // Align "now" inside node 3's LIVE phase (cycle start + 20 min) so every node is live at the end.
+  now = Math.floor(Date.now() / (2 * HOUR)) * 2 * HOUR + 20 * 60_000;
+  if (now > Date.now()) now -= 2 * HOUR;
+  const target = { orgId: org.id, clusterId, intervalS: DEMO_CLUSTER.intervalS };
+  const rows = await backfillDemo(deps, writer, target, now, 6 * HOUR);
+  expect(rows).toBeGreaterThan(10_000);
+}, 180_000);
+
+afterAll(async () => {
+  await writer.close();
+  await db.$disconnect();
+  await cleanupCh();
+  await dropTestDatabase(url);
+});
+
+describe('demo backfill', () => {
+  it('is idempotent: a second backfill to the same instant writes nothing', async () => {
+    const rows = await backfillDemo(
+      deps,
+      writer,
+      { orgId: caller.orgId, clusterId, intervalS: 10 },
+      now,
+      6 * HOUR,
+    );
+    expect(rows).toBe(0);
+    expect((await ensureDemoCluster(deps))!.cluster.id).toBe(clusterId);
+  });
+});
+
+describe('dashboard services', () => {
+  it('lists cluster health with all nodes live', async () => {
+    const [h] = await listClusterHealth(deps, caller, now + 1000);
+    expect(h.cluster).toMatchObject({ id: clusterId, demo: true });
+    expect(h.counts).toMatchObject({ total: 5, live: 5, dead: 0, stale: 0, last_ts: now });
+    expect(h.status).toMatchObject({ level: 'ok', headline: 'All 5 live' });
+  });
+
+  it('shows every node STALE with its age once the agent went quiet for 3 intervals', async () => {
+    const later = now + 31_000;
+    const o = await getClusterNodes(deps, caller, clusterId, later);
+    expect(o.nodes.map((n) => n.state)).toEqual(['STALE', 'STALE', 'STALE', 'STALE', 'STALE']);
+    expect(o.status.level).toBe('stale');
+    const oncall = await getOncall(deps, caller, later);
+    expect(oncall.clusters[0].status.headline).toBe('No recent data');
+  });
+
+  it('joins the latest cgroup reading against its limits', async () => {
+    const o = await getClusterNodes(deps, caller, clusterId, now + 1000);
+    const n2 = o.nodes.find((n) => n.node_id === 2)!;
+    expect(n2.cgroup).toMatchObject({ cpu_limit_cores: 4, mem_max: 8 * 1024 ** 3 });
+    expect(n2.cgroup!.cpu_cores).toBeGreaterThan(0.5);
+    expect(n2.cgroup!.throttled_ratio).toBeGreaterThan(0.05);
+  });
+
+  it('reads raw for 1 h and the 1 m rollup for 6 h, with the drain cycle in ranges and events', async () => {
+    const raw = await getClusterCharts(deps, caller, { clusterId, from: now - HOUR, to: now + 1 });
+    expect(raw.resolution).toBe('raw');
+    expect(raw.step_ms).toBe(10_000);
+    expect(raw.leaseholders).toHaveLength(5);
+    const six = await getClusterCharts(deps, caller, { clusterId, from: now - 6 * HOUR, to: now + 1 });
+    expect(six.resolution).toBe('1m');
+    expect(Math.max(...six.ranges_underreplicated.map((p) => p[1]))).toBeGreaterThan(500);
+    expect(six.cpu_limit[0].data.length).toBeLessThan(5);
+    const events = await getClusterEvents(deps, caller, { clusterId, from: now - 6 * HOUR, to: now + 1 });
+    const drain = events.filter((e) => e.node_id === DRAIN_NODE).map((e) => e.to);
+    expect(drain).toEqual(expect.arrayContaining(['DRAINING', 'DEAD', 'LIVE']));
+    expect(events[0].ts).toBeGreaterThanOrEqual(events.at(-1)!.ts);
+  });
+
+  it('gives one node its periods and recent raw samples', async () => {
+    const d = await getNodeDetail(deps, caller, { clusterId, nodeId: DRAIN_NODE, from: now - 6 * HOUR, to: now + 1 }, now + 1000); // prettier-ignore
+    expect(d.node.node_id).toBe(DRAIN_NODE);
+    expect(d.periods[0]).toMatchObject({ state: 'LIVE', to: null });
+    expect(d.periods.map((p) => p.state)).toContain('DEAD');
+    expect(d.samples.length).toBeGreaterThan(0);
+    await expect(
+      getNodeDetail(deps, caller, { clusterId, nodeId: 99, from: now - HOUR, to: now + 1 }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('writes live ticks that move last-heard forward', async () => {
+    await writeDemoTick(writer, { orgId: caller.orgId, clusterId, intervalS: 10 }, now + 10_000);
+    await writer.flush();
+    const [h] = await listClusterHealth(deps, caller, now + 11_000);
+    expect(h.counts.last_ts).toBe(now + 10_000);
+  });
+
+  it('hides the cluster from another organization (NOT_FOUND) and lists nothing there', async () => {
+    await expect(getClusterNodes(deps, other, clusterId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      getClusterCharts(deps, other, { clusterId, from: now - HOUR, to: now }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await listClusterHealth(deps, other)).toEqual([]);
+    expect((await getOncall(deps, other)).clusters).toEqual([]);
+  });
+});
