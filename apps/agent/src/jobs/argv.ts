@@ -164,8 +164,8 @@ function sysbenchDb(target: string): string[] {
   if (u.password) out.push(`--${d}-password=${decodeURIComponent(u.password)}`);
   if (db) out.push(`--${d}-db=${db}`);
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  for (const a of out)
-    if (/[\x00-\x1f\x7f]/.test(a)) throw new JobError('target: control characters in the URL');
+  const control = /[\x00-\x1f\x7f]/;
+  for (const a of out) if (control.test(a)) throw new JobError('target: control characters in the URL');
   return out;
 }
 
