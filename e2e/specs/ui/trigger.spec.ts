@@ -92,7 +92,7 @@ async function runFromUi(page: Page, workload: string): Promise<{ id: string; pr
   const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: workload, exact: true }) });
   await row.getByRole('button', { name: `Run ${workload}` }).click();
   const form = row.getByRole('form', { name: `Start ${workload}` });
-  await form.getByLabel('Cluster').selectOption({ label: CLUSTER });
+  await form.locator('select[name=cluster]').selectOption({ label: CLUSTER });
   const pressedAt = Date.now();
   await form.getByRole('button', { name: 'Start run' }).click();
   await page.waitForURL(new RegExp(`/${ORG}/runs/[a-z0-9]+$`));
@@ -148,7 +148,7 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
   await page.goto(`/${ORG}/workloads/new`);
   const form = page.getByRole('form', { name: 'Workload' });
   await form.locator('input[name=name]').fill('e2e-pgbench');
-  await form.getByLabel('Tool').selectOption('pgbench');
+  await form.locator('select[name=tool]').selectOption('pgbench');
   await form.getByLabel('Clients (-c)').fill('2');
   await form.getByLabel('Scale (init)').fill('1');
   await form.getByLabel('Initialise tables first (pgbench -i)').check();
