@@ -1,25 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { deriveCgroupRates, type TCgroupCounterRow } from './cgroups';
+import { ratesOf, type TCgroupDeltas } from './cgroups';
 
-const row = (ts: number, cu: number, np: number, nt: number, host = 'h'): TCgroupCounterRow => ({
-  host, cgroup: '/c', node_id: 0, ts, read_ts: ts, cu, np, nt, tu: 0, quota: 200000, period: 100000,
-  mem: 1, mem_max: null, rb: ts, wb: 0, ri: 0, wi: 0,
+const d = (over: Partial<TCgroupDeltas>): TCgroupDeltas => ({
+  dt_ms: 10_000, cu: 0, np: 0, nt: 0, tu: 0, rb: 0, wb: 0, ri: 0, wi: 0, ...over,
 }); // prettier-ignore
 
-describe('deriveCgroupRates', () => {
-  it('derives cores, throttling and byte rates from consecutive readings', () => {
-    const pts = deriveCgroupRates([row(0, 0, 0, 0), row(10_000, 15_000_000, 100, 25)]);
-    expect(pts[0].cpu_cores).toBeNull();
-    expect(pts[1].cpu_cores).toBe(1.5);
-    expect(pts[1].throttled_ratio).toBe(0.25);
-    expect(pts[1].cpu_limit_cores).toBe(2);
-    expect(pts[1].io_read_bps).toBe(1000);
-    expect(pts[1].node_id).toBeNull();
+describe('ratesOf', () => {
+  it('derives cores, throttling and byte rates from counter differences', () => {
+    const r = ratesOf(d({ cu: 15_000_000, np: 100, nt: 25, tu: 500_000, rb: 10_000, wi: 50 }));
+    expect(r).toEqual({
+      cpu_cores: 1.5,
+      throttled_ratio: 0.25,
+      throttled_s_per_s: 0.05,
+      io_read_bps: 1000,
+      io_write_bps: 0,
+      io_read_iops: 0,
+      io_write_iops: 5,
+    });
   });
-  it('gives null after a counter reset and restarts per series', () => {
-    const pts = deriveCgroupRates([row(0, 50, 10, 1), row(10_000, 10, 1, 0), row(20_000, 20, 2, 1, 'other')]);
-    expect(pts[1].cpu_cores).toBeNull();
-    expect(pts[1].throttled_ratio).toBeNull();
-    expect(pts[2].cpu_cores).toBeNull();
+  it('gives null without a previous reading, after a reset, or when time did not advance', () => {
+    const first = ratesOf(d({ dt_ms: null, cu: null, np: null, nt: null, tu: null, rb: null }));
+    expect([first.cpu_cores, first.throttled_ratio, first.io_read_bps]).toEqual([null, null, null]);
+    const reset = ratesOf(d({ cu: null, np: -9, nt: -1 }));
+    expect([reset.cpu_cores, reset.throttled_ratio, reset.io_read_bps]).toEqual([null, null, 0]);
+    const still = ratesOf(d({ dt_ms: 0, cu: 5, np: 10, nt: 1 }));
+    expect([still.cpu_cores, still.throttled_ratio]).toEqual([null, 0.1]);
   });
 });

@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, type TResolution } from './resolution';
-import { assertRange, msParam, selectRows, toNum, toNumOrNull } from './util';
+import { assertRange, msParam, selectTsv } from './util';
 
 export interface TCgroupSeriesQuery {
   orgId: string;
@@ -34,31 +34,67 @@ export interface TCgroupPoint {
   io_write_bps: number | null;
   io_read_iops: number | null;
   io_write_iops: number | null;
+  /**
+   * io.max rbps / wbps: the sum of the per-device limits over the devices that have one; null = no
+   * device is limited. Rollups carry no limits: there, every point has the cgroup's latest limit
+   * read from raw samples in the hour before `to` (null when none).
+   */
+  io_read_bps_limit: number | null;
+  io_write_bps_limit: number | null;
 }
 
-interface TCounterRow {
-  host: string;
-  cgroup: string;
-  node_id: number;
-  ts: number;
-  /** Time of the counter reading (last sample of a bucket for rollups). */
-  read_ts: number;
-  cu: number;
-  np: number;
-  nt: number;
-  tu: number;
-  quota: number | null;
-  period: number;
-  mem: number;
-  mem_max: number | null;
-  rb: number;
-  wb: number;
-  ri: number;
-  wi: number;
+/**
+ * Differences between one reading and the previous reading of the same series, as the SQL returns
+ * them: null for a series' first reading, and per counter null after a reset (counter went down).
+ */
+export interface TCgroupDeltas {
+  dt_ms: number | null;
+  cu: number | null;
+  np: number | null;
+  nt: number | null;
+  tu: number | null;
+  rb: number | null;
+  wb: number | null;
+  ri: number | null;
+  wi: number | null;
 }
 
 /** One earlier reading per series is fetched so the first point in the window has a rate. */
 const LOOKBACK_MS: Record<TResolution, number> = { raw: 120_000, '1m': 180_000, '1h': 3 * 3_600_000 };
+/** How far before `to` rollup queries look for the latest io.max limits in raw samples. */
+const IO_LIMIT_LOOKBACK_MS = 3_600_000;
+
+/** Sum of the per-device io.max values over the devices that have one; NULL when none does. */
+const ioLimitSql = (col: string) =>
+  `if(arrayExists(x -> isNotNull(x), ${col}), arraySum(arrayMap(x -> ifNull(x, 0), ${col})), NULL)`;
+
+/**
+ * Per-reading differences of the cumulative counters, computed in SQL over each (host, cgroup)
+ * series in time order; a counter that went down (reset) gives NULL. `first` marks a series'
+ * first row: only there are host and cgroup written (the rows are ordered by series).
+ */
+const DELTAS_SQL = (inner: string) => `
+  SELECT first, if(first, host, '') AS h, if(first, cgroup, '') AS c, node_id, t, mem, mem_max, quota, period,
+         if(first, NULL, read_t - p_read) AS dt_ms,
+         if(first OR cu < p_cu, NULL, cu - p_cu) AS d_cu,
+         if(first, NULL, toInt64(np) - toInt64(p_np)) AS d_np,
+         if(first, NULL, toInt64(nt) - toInt64(p_nt)) AS d_nt,
+         if(first OR tu < p_tu, NULL, tu - p_tu) AS d_tu,
+         if(first OR rb < p_rb, NULL, rb - p_rb) AS d_rb,
+         if(first OR wb < p_wb, NULL, wb - p_wb) AS d_wb,
+         if(first OR ri < p_ri, NULL, ri - p_ri) AS d_ri,
+         if(first OR wi < p_wi, NULL, wi - p_wi) AS d_wi,
+         rl, wl
+  FROM (
+    SELECT *, p_read = 0 AS first,
+           lagInFrame(read_t, 1, toInt64(0)) OVER w AS p_read,
+           lagInFrame(cu) OVER w AS p_cu, lagInFrame(np) OVER w AS p_np, lagInFrame(nt) OVER w AS p_nt,
+           lagInFrame(tu) OVER w AS p_tu, lagInFrame(rb) OVER w AS p_rb, lagInFrame(wb) OVER w AS p_wb,
+           lagInFrame(ri) OVER w AS p_ri, lagInFrame(wi) OVER w AS p_wi
+    FROM (${inner})
+    WINDOW w AS (PARTITION BY host, cgroup ORDER BY t ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+  )
+  ORDER BY host, cgroup, t`;
 
 /** cgroup CPU, throttling, memory and IO over a window; rates come from consecutive counter readings. */
 export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): Promise<TCgroupPoint[]> {
@@ -69,6 +105,7 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     cluster_id: q.clusterId,
     from: q.from - LOOKBACK_MS[resolution],
     to: q.to,
+    limit_from: q.to - IO_LIMIT_LOOKBACK_MS,
   };
   let filter = '';
   if (q.host !== undefined) {
@@ -79,84 +116,122 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     filter += ' AND cgroup = {cgroup:String}';
     params.cgroup = q.cgroup;
   }
-  let sql: string;
+  const where = `org_id = {org_id:String} AND cluster_id = {cluster_id:String}${filter}`;
+  let inner: string;
+  let limits: Promise<Map<string, [number | null, number | null]>> | null = null;
   if (resolution === 'raw') {
-    sql = `SELECT host, cgroup, node_id, toUnixTimestamp64Milli(ts) AS t, toUnixTimestamp64Milli(ts) AS read_t,
+    inner = `SELECT host, cgroup, node_id, toUnixTimestamp64Milli(ts) AS t, t AS read_t,
                   cpu_usage_usec AS cu, cpu_nr_periods AS np, cpu_nr_throttled AS nt, cpu_throttled_usec AS tu,
                   cpu_quota_usec AS quota, cpu_period_usec AS period, mem_current AS mem, mem_max,
-                  arraySum(io_rbytes) AS rb, arraySum(io_wbytes) AS wb, arraySum(io_rios) AS ri, arraySum(io_wios) AS wi
+                  arraySum(io_rbytes) AS rb, arraySum(io_wbytes) AS wb, arraySum(io_rios) AS ri, arraySum(io_wios) AS wi,
+                  ${ioLimitSql('io_rbps_max')} AS rl, ${ioLimitSql('io_wbps_max')} AS wl
            FROM cgroup_usage
-           WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String}${filter}
-             AND ts >= ${msParam('from')} AND ts < ${msParam('to')}
-           ORDER BY host, cgroup, ts`;
+           WHERE ${where} AND ts >= ${msParam('from')} AND ts < ${msParam('to')}`;
   } else {
     const table = resolution === '1m' ? 'cgroup_usage_1m' : 'cgroup_usage_1h';
     const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
-    sql = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(bucket) * 1000 AS t,
+    // Bucket starts in seconds (shorter text); scaled to ms below.
+    inner = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(bucket) AS t,
                   toUnixTimestamp64Milli(max(last_ts)) AS read_t,
                   max(cpu_usage_usec_max) AS cu, max(cpu_nr_periods_max) AS np, max(cpu_nr_throttled_max) AS nt,
                   max(cpu_throttled_usec_max) AS tu, anyLast(cpu_quota_usec_last) AS quota,
                   anyLast(cpu_period_usec_last) AS period, max(mem_current_max) AS mem, anyLast(mem_max_last) AS mem_max,
-                  max(io_rbytes_max) AS rb, max(io_wbytes_max) AS wb, max(io_rios_max) AS ri, max(io_wios_max) AS wi
+                  max(io_rbytes_max) AS rb, max(io_wbytes_max) AS wb, max(io_rios_max) AS ri, max(io_wios_max) AS wi,
+                  NULL AS rl, NULL AS wl
            FROM ${table}
-           WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String}${filter}
-             AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
-           GROUP BY host, cgroup, bucket
-           ORDER BY host, cgroup, bucket`;
+           WHERE ${where} AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
+           GROUP BY host, cgroup, bucket`;
+    limits = latestIoLimits(ch, where, params);
   }
-  const raw = await selectRows<Record<string, unknown>>(ch, sql, params);
-  const rows: TCounterRow[] = raw.map((r) => ({
-    host: String(r.host),
-    cgroup: String(r.cgroup),
-    node_id: toNum(r.node_id),
-    ts: toNum(r.t),
-    read_ts: toNum(r.read_t),
-    cu: toNum(r.cu),
-    np: toNum(r.np),
-    nt: toNum(r.nt),
-    tu: toNum(r.tu),
-    quota: toNumOrNull(r.quota),
-    period: toNum(r.period),
-    mem: toNum(r.mem),
-    mem_max: toNumOrNull(r.mem_max),
-    rb: toNum(r.rb),
-    wb: toNum(r.wb),
-    ri: toNum(r.ri),
-    wi: toNum(r.wi),
-  }));
-  return deriveCgroupRates(rows).filter((p) => p.ts >= q.from);
-}
-
-/** Pure: turns ordered counter readings (grouped by host, cgroup) into points with rates. */
-export function deriveCgroupRates(rows: readonly TCounterRow[]): TCgroupPoint[] {
+  const [tsv, latest] = await Promise.all([selectTsv(ch, DELTAS_SQL(inner), params), limits]);
+  const scale = resolution === 'raw' ? 1 : 1000;
   const out: TCgroupPoint[] = [];
-  let prev: TCounterRow | null = null;
-  for (const r of rows) {
-    const same = prev !== null && prev.host === r.host && prev.cgroup === r.cgroup;
-    const dt = same ? (r.read_ts - prev!.read_ts) / 1000 : 0;
-    const d = (a: number, b: number) => (same && dt > 0 && a >= b ? (a - b) / dt : null);
-    const dcu = d(r.cu, prev?.cu ?? 0);
-    const dnp = same ? r.np - prev!.np : 0;
-    const dnt = same ? r.nt - prev!.nt : 0;
-    const dtu = d(r.tu, prev?.tu ?? 0);
+  let host = '';
+  let cgroup = '';
+  let lim: [number | null, number | null] = [null, null];
+  while (!tsv.done) {
+    if (tsv.num() === 1) {
+      host = tsv.str();
+      cgroup = tsv.str();
+      lim = latest?.get(`${host}\0${cgroup}`) ?? [null, null];
+    } else {
+      tsv.skip();
+      tsv.skip();
+    }
+    const nodeId = tsv.num();
+    const ts = tsv.num() * scale;
+    const mem = tsv.num();
+    const memMax = tsv.numOrNull();
+    const quota = tsv.numOrNull();
+    const period = tsv.num();
+    const d: TCgroupDeltas = {
+      dt_ms: tsv.numOrNull(),
+      cu: tsv.numOrNull(),
+      np: tsv.numOrNull(),
+      nt: tsv.numOrNull(),
+      tu: tsv.numOrNull(),
+      rb: tsv.numOrNull(),
+      wb: tsv.numOrNull(),
+      ri: tsv.numOrNull(),
+      wi: tsv.numOrNull(),
+    };
+    const rl = tsv.numOrNull();
+    const wl = tsv.numOrNull();
+    tsv.endRow();
+    if (ts < q.from) continue; // lookback reading: only there for the next point's rates
     out.push({
-      ts: r.ts,
-      host: r.host,
-      cgroup: r.cgroup,
-      node_id: r.node_id === 0 ? null : r.node_id,
-      cpu_cores: dcu === null ? null : dcu / 1e6,
-      cpu_limit_cores: r.quota === null || r.period <= 0 ? null : r.quota / r.period,
-      throttled_ratio: same && dnp > 0 && dnt >= 0 ? dnt / dnp : null,
-      throttled_s_per_s: dtu === null ? null : dtu / 1e6,
-      mem_current: r.mem,
-      mem_max: r.mem_max,
-      io_read_bps: d(r.rb, prev?.rb ?? 0),
-      io_write_bps: d(r.wb, prev?.wb ?? 0),
-      io_read_iops: d(r.ri, prev?.ri ?? 0),
-      io_write_iops: d(r.wi, prev?.wi ?? 0),
+      ts,
+      host,
+      cgroup,
+      node_id: nodeId === 0 ? null : nodeId,
+      ...ratesOf(d),
+      cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
+      mem_current: mem,
+      mem_max: memMax,
+      io_read_bps_limit: latest ? lim[0] : rl,
+      io_write_bps_limit: latest ? lim[1] : wl,
     });
-    prev = r;
   }
   return out;
 }
-export type { TCounterRow as TCgroupCounterRow };
+
+/** The latest io.max read/write limits per series, from raw samples in the hour before `to`. */
+async function latestIoLimits(
+  ch: TClickHouse,
+  where: string,
+  params: Record<string, unknown>,
+): Promise<Map<string, [number | null, number | null]>> {
+  const tsv = await selectTsv(
+    ch,
+    `SELECT host, cgroup, argMax(rl, ts), argMax(wl, ts)
+     FROM (SELECT host, cgroup, ts, ${ioLimitSql('io_rbps_max')} AS rl, ${ioLimitSql('io_wbps_max')} AS wl
+           FROM cgroup_usage
+           WHERE ${where} AND ts >= ${msParam('limit_from')} AND ts < ${msParam('to')})
+     GROUP BY host, cgroup`,
+    params,
+  );
+  const m = new Map<string, [number | null, number | null]>();
+  while (!tsv.done) {
+    const key = `${tsv.str()}\0${tsv.str()}`;
+    m.set(key, [tsv.numOrNull(), tsv.numOrNull()]);
+    tsv.endRow();
+  }
+  return m;
+}
+
+/** Pure: rates from the differences to the previous reading (null without one, after a reset or dt ≤ 0). */
+export function ratesOf(d: TCgroupDeltas) {
+  const dt = d.dt_ms === null ? 0 : d.dt_ms / 1000;
+  const rate = (x: number | null) => (x === null || dt <= 0 ? null : x / dt);
+  const cu = rate(d.cu);
+  const tu = rate(d.tu);
+  return {
+    cpu_cores: cu === null ? null : cu / 1e6,
+    throttled_ratio: d.np !== null && d.nt !== null && d.np > 0 && d.nt >= 0 ? d.nt / d.np : null,
+    throttled_s_per_s: tu === null ? null : tu / 1e6,
+    io_read_bps: rate(d.rb),
+    io_write_bps: rate(d.wb),
+    io_read_iops: rate(d.ri),
+    io_write_iops: rate(d.wi),
+  };
+}

@@ -52,6 +52,20 @@ function cgroupSample(host: number, k: number): TCgroupUsageSample {
   }; // prettier-ignore
 }
 
+/** Cluster c2: an awkward host name, two devices (one limited) and a CPU counter reset at k = 30. */
+function limitedSample(k: number): TCgroupUsageSample {
+  const base = cgroupSample(1, k);
+  return {
+    ...base, cluster_id: undefined, host: 'h\\x\ty', cgroup: '/a b', node_id: 0,
+    cpu_usage_usec: k < 30 ? k * STEP * 1000 : (k - 30) * STEP * 500,
+    io: [
+      { ...base.io[0], rbps_max: 1_000_000, wbps_max: null },
+      { ...base.io[0], device: '8:16', rbps_max: 500_000, wbps_max: null },
+      { ...base.io[0], device: '7:0', rbps_max: null, wbps_max: null },
+    ],
+  } as TCgroupUsageSample; // prettier-ignore
+}
+
 const nodeSamples: TNodeStatusSample[] = [];
 for (let k = 0; k < STEPS; k++) for (const n of [1, 2, 3]) nodeSamples.push(nodeSample(n, k));
 
@@ -67,6 +81,12 @@ beforeAll(async () => {
     w.write(A, 'c1', 'a-nodes-1', nodeSamples.slice(0, 1000)),
     w.write(A, 'c1', 'a-nodes-2', nodeSamples.slice(1000)),
     w.write(A, 'c1', 'a-cgroups', cg),
+    w.write(
+      A,
+      'c2',
+      'a-limited',
+      Array.from({ length: 60 }, (_, k) => limitedSample(k)),
+    ),
     w.write(A, null, 'a-bench-1', bench),
     // Org B: same cluster id and node id 1, different values, always LIVE.
     w.write(B, 'c1', 'b-nodes-1', [nodeSample(1, 5, 5000), nodeSample(1, 6, 5000)]),
@@ -261,6 +281,44 @@ describe('cgroups', () => {
       }
     });
   }
+});
+
+describe('cgroup io limits, names and counter resets', () => {
+  it('sums per-device io.max over limited devices (raw), null when no device is limited', async () => {
+    const pts = await getCgroupSeries(ch, {
+      orgId: A,
+      clusterId: 'c2',
+      from: T0,
+      to: END,
+      resolution: 'raw',
+    });
+    expect(pts).toHaveLength(60);
+    expect(new Set(pts.map((p) => `${p.host}|${p.cgroup}|${p.node_id}`))).toEqual(
+      new Set(['h\\x\ty|/a b|null']),
+    );
+    for (const p of pts) expect([p.io_read_bps_limit, p.io_write_bps_limit]).toEqual([1_500_000, null]);
+    const c1 = await getCgroupSeries(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, resolution: 'raw' });
+    expect(c1.every((p) => p.io_read_bps_limit === null && p.io_write_bps_limit === null)).toBe(true);
+  });
+  it('gives rollup points the latest raw limit, and no CPU rate across a counter reset', async () => {
+    const raw = await getCgroupSeries(ch, {
+      orgId: A,
+      clusterId: 'c2',
+      from: T0,
+      to: END,
+      resolution: 'raw',
+    });
+    expect(raw.map((p) => p.cpu_cores).slice(28, 33)).toEqual([1, 1, null, 0.5, 0.5]);
+    expect(raw[0].cpu_cores).toBeNull();
+    const q = { orgId: A, clusterId: 'c2', from: T0, to: T0 + 600_000 };
+    const m = await getCgroupSeries(ch, { ...q, resolution: '1m' });
+    expect(m.map((p) => p.ts)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => T0 + i * 60_000));
+    expect(m.map((p) => p.cpu_cores)).toEqual([null, 1, 1, 1, 1, null, 0.5, 0.5, 0.5, 0.5]);
+    for (const p of m) expect([p.io_read_bps_limit, p.io_write_bps_limit]).toEqual([1_500_000, null]);
+    // The limit comes from raw samples in the hour before `to`; none there means unknown (null).
+    const later = await getCgroupSeries(ch, { ...q, to: T0 + 3 * 3_600_000, resolution: '1m' });
+    expect(later.every((p) => p.io_read_bps_limit === null)).toBe(true);
+  });
 });
 
 describe('environment', () => {

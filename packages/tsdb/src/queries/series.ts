@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, type TResolution } from './resolution';
-import { assertRange, msParam, selectRows, toNum, toNumOrNull } from './util';
+import { assertRange, msParam, selectTsv } from './util';
 
 /**
  * Node metrics a chart may ask for: the SQL over raw rows and over a rollup bucket.
@@ -78,23 +78,24 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
   } else {
     const table = resolution === '1m' ? 'node_status_1m' : 'node_status_1h';
     const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
-    sql = `SELECT node_id, toUnixTimestamp(bucket) * 1000 AS t, ${cols.join(', ')}
+    // Bucket starts in seconds (shorter text); scaled to ms below.
+    sql = `SELECT node_id, toUnixTimestamp(bucket) AS t, ${cols.join(', ')}
            FROM ${table}
            WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
              AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
            GROUP BY node_id, bucket
            ORDER BY node_id, bucket`;
   }
-  const rows = await selectRows<Record<string, unknown>>(ch, sql, params);
-  return {
-    resolution,
-    points: rows.map((r) => {
-      const values: Record<string, number | null> = {};
-      q.metrics.forEach((m, i) => {
-        const v = toNumOrNull(r[`m${i}`]);
-        values[m] = v !== null && Number.isNaN(v) ? null : v;
-      });
-      return { ts: toNum(r.t), node_id: toNum(r.node_id), values };
-    }),
-  };
+  const tsv = await selectTsv(ch, sql, params);
+  const scale = resolution === 'raw' ? 1 : 1000;
+  const points: TNodeSeriesPoint[] = [];
+  while (!tsv.done) {
+    const node_id = tsv.num();
+    const ts = tsv.num() * scale;
+    const values: Record<string, number | null> = {};
+    for (const m of q.metrics) values[m] = tsv.numOrNull();
+    tsv.endRow();
+    points.push({ ts, node_id, values });
+  }
+  return { resolution, points };
 }

@@ -23,3 +23,97 @@ export function assertRange(from: number, to: number): void {
 
 /** SQL for a DateTime64(3, 'UTC') built from an Int64 epoch-ms parameter. */
 export const msParam = (name: string) => `fromUnixTimestamp64Milli({${name}:Int64}, 'UTC')`;
+
+/**
+ * Runs a parameterised SELECT in TabSeparated format and returns a reader over its text. TSV is
+ * ~2–3× cheaper than JSON for ClickHouse to write and for us to read (no per-row objects or keys).
+ */
+export async function selectTsv(ch: TClickHouse, query: string, params: TParams): Promise<TsvReader> {
+  const rs = await toClient(ch).query({ query, query_params: params, format: 'TabSeparated' });
+  return new TsvReader(await rs.text());
+}
+
+const TAB = 9;
+const NL = 10;
+const TSV_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f' };
+
+/**
+ * Sequential reader of TabSeparated text: call one typed accessor per column, then `endRow()`.
+ * Throws an error naming the row and column when the text does not match the expected shape.
+ */
+export class TsvReader {
+  private pos = 0;
+  private row = 0;
+  private col = 0;
+  constructor(private readonly text: string) {}
+
+  /** True when every row was read. */
+  get done(): boolean {
+    return this.pos >= this.text.length;
+  }
+
+  private field(): string {
+    const t = this.text;
+    const start = this.pos;
+    this.col++;
+    let i = start;
+    while (i < t.length) {
+      const c = t.charCodeAt(i);
+      if (c === TAB || c === NL) break;
+      i++;
+    }
+    if (start >= t.length) throw this.error('missing column');
+    this.pos = i;
+    return t.slice(start, i);
+  }
+
+  private sep(): void {
+    if (this.text.charCodeAt(this.pos) === TAB) this.pos++;
+  }
+
+  /** `col` is 1-based: the column just read. */
+  private error(msg: string, col = this.col): Error {
+    return new Error(`ClickHouse TSV row ${this.row + 1}, column ${col}: ${msg}`);
+  }
+
+  /** A number; `\N` or nan reads as null. */
+  numOrNull(): number | null {
+    const s = this.field();
+    this.sep();
+    if (s === '\\N' || s === 'nan' || s === '-nan') return null;
+    if (s === 'inf' || s === '+inf') return Infinity;
+    if (s === '-inf') return -Infinity;
+    const v = Number(s);
+    if (s === '' || Number.isNaN(v)) throw this.error(`expected a number, got ${JSON.stringify(s)}`);
+    return v;
+  }
+
+  /** A non-null number. */
+  num(): number {
+    const v = this.numOrNull();
+    if (v === null) throw this.error('expected a number, got NULL');
+    return v;
+  }
+
+  /** A string, TSV escapes undone. */
+  str(): string {
+    const s = this.field();
+    this.sep();
+    return s.includes('\\') ? s.replace(/\\(.)/g, (_, c: string) => TSV_ESCAPES[c] ?? c) : s;
+  }
+
+  /** Skips one column. */
+  skip(): void {
+    this.field();
+    this.sep();
+  }
+
+  /** Ends the current row (checks that no column is left). */
+  endRow(): void {
+    if (this.pos < this.text.length && this.text.charCodeAt(this.pos) !== NL)
+      throw this.error('more columns than expected', this.col + 1);
+    this.pos++;
+    this.row++;
+    this.col = 0;
+  }
+}
