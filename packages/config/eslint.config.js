@@ -5,7 +5,18 @@ import ts from 'typescript-eslint';
 
 /** Shared flat config: TypeScript + Node/browser globals. Svelte apps extend it. */
 export default ts.config(
-  { ignores: ['**/dist/**', '**/build/**', '**/build-*/**', '**/test-results/**', '**/playwright-report/**', '**/.svelte-kit/**', '**/generated/**', '**/node_modules/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/build/**',
+      '**/build-*/**',
+      '**/test-results/**',
+      '**/playwright-report/**',
+      '**/.svelte-kit/**',
+      '**/generated/**',
+      '**/node_modules/**',
+    ],
+  },
   js.configs.recommended,
   ...ts.configs.recommended,
   prettier,
