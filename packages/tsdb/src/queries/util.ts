@@ -76,8 +76,25 @@ export class TsvReader {
     return new Error(`ClickHouse TSV row ${this.row + 1}, column ${col}: ${msg}`);
   }
 
-  /** A number; `\N` or nan reads as null. */
+  /** A number; `\N` or nan reads as null. Plain integers are parsed in place (no substring). */
   numOrNull(): number | null {
+    const t = this.text;
+    let i = this.pos;
+    let c = t.charCodeAt(i);
+    const neg = c === 45; // '-'
+    if (neg) c = t.charCodeAt(++i);
+    if (c >= 48 && c <= 57) {
+      let v = 0;
+      do {
+        v = v * 10 + (c - 48);
+        c = t.charCodeAt(++i);
+      } while (c >= 48 && c <= 57);
+      if ((c === TAB || c === NL || Number.isNaN(c)) && v <= Number.MAX_SAFE_INTEGER) {
+        this.col++;
+        this.pos = c === TAB ? i + 1 : i;
+        return neg ? -v : v;
+      }
+    }
     const s = this.field();
     this.sep();
     if (s === '\\N' || s === 'nan' || s === '-nan') return null;
