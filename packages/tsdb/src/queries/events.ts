@@ -1,5 +1,6 @@
 import type { TLiveness } from '@clusterscope/schema';
 import type { TClickHouse } from '../client';
+import { RESOLUTION_LIMITS } from './resolution';
 import { assertRange, msParam, selectRows, toNum } from './util';
 
 export interface TNodeEvent {
@@ -18,11 +19,27 @@ export interface TNodeEventsQuery {
   /** Readings this far before `from` are compared too, so a change at the window start is seen. Default 1 h. */
   lookbackMs?: number;
   limit?: number;
+  /** Forces the source; default: raw up to a 1-day window (inside raw retention), else the 1 m rollup. */
+  source?: 'raw' | '1m';
 }
 
-/** Liveness transitions (e.g. LIVE -> DRAINING -> DEAD) derived from consecutive node_status samples. */
+/** Longest window whose events are derived from raw samples (a day of 10 s samples scans fast). */
+export const RAW_EVENTS_MAX_SPAN_MS = 86_400_000;
+
+/**
+ * Liveness transitions (e.g. LIVE -> DRAINING -> DEAD) derived from consecutive node_status samples.
+ * Longer windows (7 d, 30 d) read the 1 m rollup instead: transitions between each minute's last
+ * liveness, stamped at that minute's start (or `from`). There, states shorter than a minute may be
+ * merged or missed (LIVE -> SUSPECT -> LIVE inside one minute is not seen; LIVE -> DRAINING -> DEAD
+ * inside one minute reads as LIVE -> DEAD).
+ */
 export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promise<TNodeEvent[]> {
   assertRange(q.from, q.to);
+  const source =
+    q.source ??
+    (q.to - q.from <= RAW_EVENTS_MAX_SPAN_MS && q.from >= Date.now() - RESOLUTION_LIMITS.rawRetentionMs
+      ? 'raw'
+      : '1m');
   const params: Record<string, unknown> = {
     org_id: q.orgId,
     cluster_id: q.clusterId,
@@ -35,7 +52,24 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
   if (q.nodeId !== undefined) params.node_id = q.nodeId;
   const rows = await selectRows<Record<string, unknown>>(
     ch,
-    `SELECT node_id, toUnixTimestamp64Milli(ts) AS t, prev, cur
+    source === '1m'
+      ? `SELECT node_id, greatest(toUnixTimestamp(bucket) * 1000, {from:Int64}) AS t, prev, cur
+     FROM (
+       SELECT node_id, bucket, cur,
+              lagInFrame(cur) OVER (PARTITION BY node_id ORDER BY bucket
+                ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev
+       FROM (
+         SELECT node_id, bucket, argMaxMerge(last_liveness) AS cur
+         FROM node_status_1m
+         WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
+           AND bucket >= toStartOfMinute(${msParam('scan_from')}) AND bucket < ${msParam('to')}
+         GROUP BY node_id, bucket
+       )
+     )
+     WHERE prev != '' AND prev != cur AND bucket >= toStartOfMinute(${msParam('from')})
+     ORDER BY t, node_id
+     LIMIT {limit:UInt32}`
+      : `SELECT node_id, toUnixTimestamp64Milli(ts) AS t, prev, cur
      FROM (
        SELECT node_id, ts, toString(liveness) AS cur,
               lagInFrame(toString(liveness)) OVER (PARTITION BY node_id ORDER BY ts

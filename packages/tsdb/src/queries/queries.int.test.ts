@@ -167,6 +167,27 @@ describe('events', () => {
       { ts: T0 + 120 * STEP + 2, node_id: 2, from: 'DEAD', to: 'LIVE' },
     ]);
   });
+  it('derives the same transitions at minute resolution from the 1 m rollup', async () => {
+    const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, source: '1m' });
+    expect(ev).toEqual([
+      { ts: T0 + 960_000, node_id: 2, from: 'LIVE', to: 'DRAINING' },
+      { ts: T0 + 1_080_000, node_id: 2, from: 'DRAINING', to: 'DEAD' },
+      { ts: T0 + 1_200_000, node_id: 2, from: 'DEAD', to: 'LIVE' },
+    ]);
+    // A window starting inside a minute: the change is stamped at `from`; earlier minutes are left out.
+    const from = T0 + 1_100_000;
+    const late = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', from, to: END, source: '1m' });
+    expect(late).toEqual([
+      { ts: from, node_id: 2, from: 'DRAINING', to: 'DEAD' },
+      { ts: T0 + 1_200_000, node_id: 2, from: 'DEAD', to: 'LIVE' },
+    ]);
+    // Long windows pick the rollup by default.
+    const week = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', from: END - 7 * 86_400_000, to: END });
+    expect(week.map((e) => e.ts)).toEqual([T0 + 960_000, T0 + 1_080_000, T0 + 1_200_000]);
+    expect(await getNodeEvents(ch, { orgId: B, clusterId: 'c1', from: T0, to: END, source: '1m' })).toEqual(
+      [],
+    );
+  });
   it('sees a change at the window start through the lookback', async () => {
     const from = T0 + 110 * STEP;
     const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', nodeId: 2, from, to: from + 60_000 });
