@@ -38,6 +38,33 @@ export interface TVerdict {
   verdict: string;
 }
 
+export interface TLiveSample {
+  ts: number;
+  elapsed_s: number;
+  values: Record<string, number>;
+}
+
+/** POST /runs/{id}/output answer (ZRunOutputResult). */
+export interface TOutputResult {
+  tool: TTool;
+  workload: string;
+  summary: TMetric[];
+  warnings: string[];
+  incomplete: boolean;
+  /** Interval samples stored from the output (0 when live samples were posted). */
+  samples: number;
+}
+
+/** GET /runs/{id}/compare answer (ZRunComparison), the fields the CLI reads. */
+export interface TComparison {
+  verdicts: TVerdict[];
+  regression: boolean;
+  verdict?: string;
+  envHealthy?: boolean | null;
+  env_reasons?: string[];
+  baseline?: { kind: 'run' | 'branch'; ref: string; branch: string | null; run_ids: string[] };
+}
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -69,17 +96,11 @@ export class ApiClient {
   createRun(run: TCreateRun): Promise<{ id: string }> {
     return this.call('POST', '/api/v1/runs', run);
   }
-  postSamples(
-    id: string,
-    samples: { ts: number; elapsed_s: number; values: Record<string, number> }[],
-  ): Promise<unknown> {
-    return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/samples`, { samples });
+  /** `batchId` makes a retry idempotent (the server stores one id once). */
+  postSamples(id: string, samples: TLiveSample[], batchId?: string): Promise<unknown> {
+    return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/samples`, { samples, batchId });
   }
-  postOutput(
-    id: string,
-    output: string,
-    tool?: TTool,
-  ): Promise<{ summary?: TMetric[] } & Record<string, unknown>> {
+  postOutput(id: string, output: string, tool?: TTool): Promise<Partial<TOutputResult>> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/output`, { output, tool });
   }
   postResults(id: string, metrics: TMetric[]): Promise<unknown> {
@@ -88,7 +109,7 @@ export class ApiClient {
   finishRun(id: string, status: 'succeeded' | 'failed' | 'cancelled', exitCode?: number): Promise<unknown> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/finish`, { status, exitCode });
   }
-  compare(id: string, baseline?: string): Promise<{ verdicts: TVerdict[]; regression: boolean }> {
+  compare(id: string, baseline?: string): Promise<TComparison> {
     const q = baseline ? `?baseline=${encodeURIComponent(baseline)}` : '';
     return this.call('GET', `/api/v1/runs/${encodeURIComponent(id)}/compare${q}`);
   }

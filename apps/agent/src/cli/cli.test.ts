@@ -24,8 +24,11 @@ interface Call {
 }
 
 /** Fake of the runs REST API; `regression` controls the compare verdict. */
-async function startFakeApi(opts: { regression?: boolean; outputStatus?: number } = {}) {
+async function startFakeApi(
+  opts: { regression?: boolean; outputStatus?: number; failSamples?: number } = {},
+) {
   const calls: Call[] = [];
+  let samplesFailures = 0;
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -38,7 +41,10 @@ async function startFakeApi(opts: { regression?: boolean; outputStatus?: number 
       };
       if (req.headers.authorization !== 'Bearer t0k') return send(401, { error: 'bad token' });
       if (req.method === 'POST' && req.url === '/api/v1/runs') return send(201, { id: 'run_1' });
-      if (req.url === '/api/v1/runs/run_1/samples') return send(202, {});
+      if (req.url === '/api/v1/runs/run_1/samples')
+        return samplesFailures++ < (opts.failSamples ?? 0)
+          ? send(503, { error: 'answer lost' })
+          : send(202, {});
       if (req.url === '/api/v1/runs/run_1/output')
         return opts.outputStatus
           ? send(opts.outputStatus, { error: 'unrecognised' })
@@ -83,6 +89,34 @@ const capture = () => {
 };
 
 describe('clusterscope run', () => {
+  it('retries a live-sample chunk unchanged under the same batchId (a lost answer never duplicates)', async () => {
+    const api = await startFakeApi({ failSamples: 1 });
+    close = api.close;
+    const cap = capture();
+    const code = await runBenchmark(
+      new ApiClient(api.url, 't0k'),
+      {
+        cluster: 'ci',
+        workload: 'cpu',
+        tool: 'sysbench',
+        labels: {},
+        failOnRegression: false,
+        argv: ['sysbench', 'cpu', '--time=3', '--report-interval=1', '--threads=1', 'run'],
+        sampleEveryMs: 300,
+      },
+      cap.io,
+    );
+    expect(code).toBe(0);
+    type TPost = { batchId: string; samples: { elapsed_s: number }[] };
+    const posts = api.calls.filter((c) => c.url.endsWith('/samples')).map((c) => c.body as TPost);
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    expect(posts[1]).toEqual(posts[0]); // the failed chunk, resent as is
+    const byId = new Map(posts.map((p) => [p.batchId, p.samples.map((x) => x.elapsed_s)]));
+    const printed = [...cap.out().matchAll(/^\[ (\d+)s \]/gm)].map((m) => Number(m[1]));
+    expect([...byId.values()].flat()).toEqual(printed);
+    expect(cap.err()).toMatch(/posting live samples failed \(will retry\)/);
+  }, 20_000);
+
   it('runs real sysbench, streams live samples, posts output and finishes with its exit code', async () => {
     const api = await startFakeApi();
     close = api.close;
@@ -268,5 +302,11 @@ describe('cli helpers', () => {
     expect(
       formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }]),
     ).toBe('metric  change  95% CI  p  verdict\ntps     -3.1%   —       —  noise');
+    const rows = formatVerdicts([
+      { metric: 'a', change_pct: -0.01, ci95: [-0.5, 0.4], p_value: 0.9, verdict: 'noise' },
+      { metric: 'b', change_pct: 0.04, ci95: null, p_value: null, verdict: 'noise' },
+      { metric: 'c', change_pct: 12.345, ci95: null, p_value: 0.0001, verdict: 'improvement' },
+    ]).split('\n');
+    expect(rows.slice(1).map((r) => r.split(/ +/)[1])).toEqual(['0.0%', '0.0%', '+12.3%']);
   });
 });

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { TTool } from '@clusterscope/schema';
 import type { TEnv } from '../env';
-import type { TVerdict } from './api-client';
+import type { TComparison, TVerdict } from './api-client';
 
 export class UsageError extends Error {}
 
@@ -61,13 +61,20 @@ export function gitInfo(env: TEnv, flags: { repo?: string; branch?: string; sha?
 const fmt = (v: number | null | undefined, digits = 2) =>
   v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits);
 
+/** `+1.2%` / `-3.4%` / `0.0%` (a change that rounds to zero has no sign, never `-0.0%`). */
+function fmtChange(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return '—';
+  const r = Number(v.toFixed(1));
+  return r === 0 ? '0.0%' : `${r > 0 ? '+' : ''}${r.toFixed(1)}%`;
+}
+
 /** A short fixed-width table of compare verdicts. */
 export function formatVerdicts(verdicts: TVerdict[]): string {
   const rows = [
     ['metric', 'change', '95% CI', 'p', 'verdict'],
     ...verdicts.map((v) => [
       v.metric,
-      v.change_pct === null ? '—' : `${v.change_pct > 0 ? '+' : ''}${fmt(v.change_pct, 1)}%`,
+      fmtChange(v.change_pct),
       v.ci95 ? `[${fmt(v.ci95[0], 1)}, ${fmt(v.ci95[1], 1)}]` : '—',
       fmt(v.p_value, 3),
       v.verdict,
@@ -82,4 +89,20 @@ export function formatVerdicts(verdicts: TVerdict[]): string {
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** Lines explaining a comparison that has no regression for a reason other than the numbers. */
+export function describeComparison(cmp: TComparison): string[] {
+  const out: string[] = [];
+  const b = cmp.baseline;
+  if (b) {
+    const what = b.kind === 'run' ? `run ${b.ref}` : `branch ${b.ref} (${b.run_ids.length} run(s))`;
+    out.push(`baseline: ${what}`);
+  }
+  if (cmp.verdict === 'no_baseline') out.push('no baseline to compare with: nothing was judged');
+  if (cmp.verdict === 'unhealthy_env' || cmp.envHealthy === false) {
+    const why = cmp.env_reasons?.length ? `: ${cmp.env_reasons.join('; ')}` : '';
+    out.push(`the cluster was unhealthy during the run${why}; regressions are not counted`);
+  }
+  return out;
 }

@@ -2,8 +2,8 @@
 import { spawn } from 'node:child_process';
 import { parseOutput } from '@clusterscope/bench';
 import type { TTool } from '@clusterscope/schema';
-import type { ApiClient } from './api-client';
-import { formatVerdicts } from './common';
+import type { ApiClient, TLiveSample } from './api-client';
+import { describeComparison, formatVerdicts } from './common';
 
 export interface RunOptions {
   cluster: string;
@@ -48,10 +48,27 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
   let parsedUpTo = -1;
   let posting: Promise<void> = Promise.resolve();
   let warnedPost = false;
+  /** A chunk once formed is retried as is, under the same batchId, so a lost answer never duplicates it. */
+  let pending: { batchId: string; samples: TLiveSample[] } | undefined;
+
+  const postPending = async (): Promise<boolean> => {
+    if (!pending) return true;
+    try {
+      await api.postSamples(id, pending.samples, pending.batchId);
+      posted += pending.samples.length;
+      pending = undefined;
+      return true;
+    } catch (e) {
+      if (!warnedPost) note(io, `posting live samples failed (will retry): ${(e as Error).message}`);
+      warnedPost = true;
+      return false;
+    }
+  };
 
   /** Parse the complete lines seen so far and post samples not yet posted. */
   const pushSamples = (final: boolean) => {
     posting = posting.then(async () => {
+      if (!(await postPending())) return;
       const cut = final ? output.length : output.lastIndexOf('\n') + 1;
       if (cut <= 0 || cut === parsedUpTo) return;
       let samples;
@@ -63,21 +80,15 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
       parsedUpTo = cut;
       const fresh = samples.slice(posted);
       if (fresh.length === 0) return;
-      try {
-        await api.postSamples(
-          id,
-          fresh.map((s) => ({
-            ts: Math.round(startedAt + s.elapsed_s * 1000),
-            elapsed_s: s.elapsed_s,
-            values: s.values,
-          })),
-        );
-        posted += fresh.length;
-      } catch (e) {
-        parsedUpTo = -1; // retry these next time
-        if (!warnedPost) note(io, `posting live samples failed (will retry): ${(e as Error).message}`);
-        warnedPost = true;
-      }
+      pending = {
+        batchId: `live-${id}-${posted}`,
+        samples: fresh.map((s) => ({
+          ts: Math.round(startedAt + s.elapsed_s * 1000),
+          elapsed_s: s.elapsed_s,
+          values: s.values,
+        })),
+      };
+      await postPending();
     });
     return posting;
   };
@@ -111,6 +122,10 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
   unregister?.();
   if (exit.spawnError) note(io, `cannot run the tool: ${exit.spawnError}`);
   await pushSamples(true);
+  for (let i = 0; pending && i < 3; i++) {
+    await new Promise((r) => setTimeout(r, 500 * (i + 1)));
+    await pushSamples(true);
+  }
 
   if (output.trim()) {
     try {
@@ -121,6 +136,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
           io,
           `summary: ${summary.map((m) => `${m.name}=${m.value}${m.unit ? ` ${m.unit}` : ''}`).join(', ')}`,
         );
+      for (const w of Array.isArray(res?.warnings) ? res.warnings : []) note(io, `warning: ${w}`);
     } catch (e) {
       note(io, `posting the output failed: ${(e as Error).message}`);
     }
@@ -137,6 +153,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     try {
       const cmp = await api.compare(id, opts.baseline);
       io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
+      for (const line of describeComparison(cmp)) note(io, line);
       if (cmp.regression) {
         note(
           io,

@@ -1,8 +1,8 @@
 /** `clusterscope submit`: post a finished benchmark's output as a run. */
 import { detectTool, parseOutput } from '@clusterscope/bench';
 import type { TTool } from '@clusterscope/schema';
-import { ApiError, type ApiClient } from './api-client';
-import { formatVerdicts } from './common';
+import { ApiError, type ApiClient, type TOutputResult } from './api-client';
+import { describeComparison, formatVerdicts } from './common';
 import { EXIT_REGRESSION, type RunIo } from './run';
 
 export interface SubmitOptions {
@@ -42,8 +42,9 @@ export async function submitOutput(
     labels: Object.keys(opts.labels).length ? opts.labels : undefined,
     git: opts.git,
   });
+  let server: Partial<TOutputResult> | undefined;
   try {
-    await api.postOutput(id, opts.output, local.tool);
+    server = await api.postOutput(id, opts.output, local.tool);
   } catch (e) {
     if (e instanceof ApiError && e.status === 422) {
       // Server could not read it although we could (version skew): send our summary instead.
@@ -57,10 +58,15 @@ export async function submitOutput(
   io.out(
     `run ${id}: ${local.tool} ${local.workload}, ${local.samples.length} samples, ${local.summary.length} metrics\n`,
   );
-  for (const m of local.summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
+  // The server's parse is what is stored; show it (ours only when the server could not read the output).
+  const summary = Array.isArray(server?.summary) && server.summary.length ? server.summary : local.summary;
+  for (const m of summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
+  for (const w of Array.isArray(server?.warnings) ? server.warnings : [])
+    io.err(`clusterscope: warning: ${w}\n`);
   if (opts.failOnRegression) {
     const cmp = await api.compare(id, opts.baseline);
     io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
+    for (const line of describeComparison(cmp)) io.err(`clusterscope: ${line}\n`);
     if (cmp.regression) return EXIT_REGRESSION;
   }
   return 0;

@@ -1,0 +1,267 @@
+/**
+ * The `clusterscope` CI CLI (dist/clusterscope.js) against the real app: submit a recorded output, run
+ * real sysbench with live samples, --fail-on-regression against a much faster baseline, usage errors.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { DATA_DIR, PORT } from '../../playwright.config';
+import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
+
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+const BASE = `http://127.0.0.1:${PORT}`;
+const FIXTURES = path.resolve(import.meta.dirname, '../../../packages/bench/fixtures');
+const uid = () => randomBytes(4).toString('hex');
+const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+
+let cliJs: string;
+let admin: string;
+let ciToken: string;
+let cluster: string;
+let work: string;
+
+interface TCli {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with a clean CI-less environment; resolves with its exit code and output. */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<TCli> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(CLUSTERSCOPE_|GITHUB_|CI_)/.test(k)) base[k] = v;
+  const fullEnv: Record<string, string | undefined> = {
+    ...base,
+    CLUSTERSCOPE_URL: BASE,
+    CLUSTERSCOPE_TOKEN: ciToken,
+    ...env,
+  };
+  for (const [k, v] of Object.entries(fullEnv)) if (v === undefined) delete fullEnv[k];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [cliJs, ...args],
+      { env: fullEnv as NodeJS.ProcessEnv, timeout: 90_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const runIdFrom = (text: string): string => {
+  const m = /run (\S+?)[: ](created|succeeded|failed)?/.exec(text);
+  if (!m) throw new Error(`no run id in:\n${text}`);
+  return m[1];
+};
+
+async function getRun(request: APIRequestContext, id: string) {
+  const res = await request.get(`/api/v1/runs/${id}`, { headers: auth(admin) });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as {
+    status: string;
+    tool: string;
+    toolWorkload: string;
+    exitCode: number | null;
+    workloadName: string;
+    clusterName: string;
+    summary: { name: string; value: number; unit: string }[];
+    labels: Record<string, string>;
+  };
+}
+
+async function getSamples(request: APIRequestContext, id: string) {
+  const input = encodeURIComponent(JSON.stringify({ ids: [id] }));
+  const res = await request.get(`/api/trpc/runs.samples?input=${input}`, { headers: auth(admin) });
+  expect(res.status(), await res.text()).toBe(200);
+  const [series] = (await res.json()).result.data as {
+    points: { elapsed_s: number; values: Record<string, number> }[];
+  }[];
+  return series.points;
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ request }) => {
+  cliJs = buildAgentDist().cliJs;
+  admin = adminTokenFor(DATA, `e2e-cli-${uid()}`);
+  cluster = `ci-${uid()}`;
+  await createCluster(BASE, admin, cluster);
+  const res = await request.post('/api/trpc/tokens.create', {
+    headers: auth(admin),
+    data: { name: `ci-${uid()}`, scopes: ['runs:write', 'read'] },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  ciToken = (await res.json()).result.data.token;
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-cli-'));
+});
+
+test('submit a recorded pgbench output: the run has its parsed summary and samples', async ({ request }) => {
+  const r = await cli([
+    'submit',
+    '--cluster',
+    cluster,
+    '--workload',
+    'tpcb',
+    '--tool',
+    'pgbench',
+    '--label',
+    'pr=42',
+    path.join(FIXTURES, 'pgbench_tpcb.txt'),
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/^run \S+: pgbench tpcb-like, \d+ samples, \d+ metrics$/m);
+  expect(r.stdout).toMatch(/^ {2}tps = 1514\.47335/m);
+  const id = runIdFrom(r.stdout);
+  const run = await getRun(request, id);
+  expect(run).toMatchObject({
+    status: 'succeeded',
+    tool: 'pgbench',
+    toolWorkload: 'tpcb-like',
+    workloadName: 'tpcb',
+    clusterName: cluster,
+    labels: { pr: '42' },
+  });
+  expect(run.summary.find((m) => m.name === 'tps')?.value).toBeCloseTo(1514.47335, 3);
+  expect(run.summary.find((m) => m.name === 'lat_avg_ms')?.value).toBeCloseTo(1.318, 3);
+  const points = await getSamples(request, id);
+  expect(points.map((p) => p.elapsed_s)).toEqual([...new Set(points.map((p) => p.elapsed_s))]);
+  expect(points[0].values.tps).toBeCloseTo(838.8, 1);
+});
+
+test('run real sysbench: exit code passed through, live samples stored once, summary parsed', async ({
+  request,
+}) => {
+  const r = await cli([
+    'run',
+    '--cluster',
+    cluster,
+    '--workload',
+    'cpu',
+    '--',
+    'sysbench',
+    'cpu',
+    '--time=4',
+    '--report-interval=1',
+    'run',
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/events per second:/); // the tool's output is passed through
+  const live = /run (\S+) succeeded \(exit code 0, (\d+) live samples posted\)/.exec(r.stderr);
+  expect(live, r.stderr).not.toBeNull();
+  const [, id, postedText] = live!;
+  const posted = Number(postedText);
+  expect(posted).toBeGreaterThanOrEqual(2);
+  const run = await getRun(request, id);
+  expect(run).toMatchObject({ status: 'succeeded', tool: 'sysbench', toolWorkload: 'cpu', exitCode: 0 });
+  expect(run.summary.find((m) => m.name === 'events_per_s')?.value).toBeGreaterThan(0);
+  // The server stores the output's intervals only when none were posted live: no duplicates.
+  const points = await getSamples(request, id);
+  expect(points).toHaveLength(posted);
+  expect(points.map((p) => p.elapsed_s)).toEqual(Array.from({ length: posted }, (_, i) => i + 1));
+  expect(points.every((p) => p.values.events_per_s > 0)).toBe(true);
+});
+
+test("a failing tool: the CLI exits with the tool's code and the run is failed", async ({ request }) => {
+  const r = await cli([
+    'run',
+    '--cluster',
+    cluster,
+    '--workload',
+    'cpu',
+    '--',
+    'sysbench',
+    'cpu',
+    'nosuchcmd',
+  ]);
+  expect(r.code).toBe(1);
+  const m = /run (\S+) failed \(exit code 1/.exec(r.stderr);
+  expect(m, r.stderr).not.toBeNull();
+  expect(await getRun(request, m![1])).toMatchObject({ status: 'failed', exitCode: 1 });
+
+  const missing = await cli(['run', '--cluster', cluster, '--workload', 'cpu', '--', 'no-such-tool-xyz']);
+  expect(missing.code).toBe(127);
+  expect(missing.stderr).toMatch(/"no-such-tool-xyz" not found on PATH/);
+});
+
+test('--fail-on-regression against a much faster baseline exits 3 with a verdict table', async () => {
+  // A real sysbench output with every throughput figure ×10 is the "much faster" baseline; 7 s give ≥ 5
+  // interval samples per run, so the comparison uses samples (CI and p-value), not summaries.
+  const real = execFileSync('sysbench', ['cpu', '--time=7', '--report-interval=1', 'run'], {
+    encoding: 'utf8',
+  });
+  const fast = real
+    .replace(/eps: ([\d.]+)/g, (_, v: string) => `eps: ${(Number(v) * 10).toFixed(2)}`)
+    .replace(
+      /events per second:\s+([\d.]+)/,
+      (_, v: string) => `events per second:  ${(Number(v) * 10).toFixed(2)}`,
+    );
+  expect(fast).not.toBe(real);
+  const file = path.join(work, 'fast-baseline.txt');
+  fs.writeFileSync(file, fast);
+  const sub = await cli(['submit', '--cluster', cluster, '--workload', 'cpu-gate', file]);
+  expect(sub.code, sub.stderr).toBe(0);
+  const baseline = runIdFrom(sub.stdout);
+
+  const r = await cli([
+    'run', '--cluster', cluster, '--workload', 'cpu-gate', '--fail-on-regression', '--baseline', baseline,
+    '--', 'sysbench', 'cpu', '--time=7', '--report-interval=1', 'run',
+  ]); // prettier-ignore
+  expect(r.code, r.stderr).toBe(3);
+  expect(r.stderr).toMatch(/^metric +change +95% CI +p +verdict$/m);
+  expect(r.stderr).toMatch(/^events_per_s +-(89|9\d)\.\d% +\[-?[\d.]+, -?[\d.]+\] +[\d.]+ +regression$/m);
+  expect(r.stderr).toMatch(new RegExp(`regression against ${baseline}: exiting with 3`));
+  expect(r.stderr).toMatch(new RegExp(`^clusterscope: baseline: run ${baseline}$`, 'm'));
+
+  // The same baseline used for itself: no regression, exit 0.
+  const same = await cli([
+    'submit', '--cluster', cluster, '--workload', 'cpu-gate', '--fail-on-regression', '--baseline', baseline, file,
+  ]); // prettier-ignore
+  expect(same.code, same.stderr).toBe(0);
+  expect(same.stderr).toMatch(/^events_per_s +\+?0\.0% .* noise$/m);
+});
+
+test('bad usage exits 2 with a clear message', async () => {
+  const cases: [string[], RegExp][] = [
+    [['run', '--cluster', cluster, '--', 'sysbench', 'cpu', 'run'], /--workload is required/],
+    [['run', '--cluster', cluster, '--workload', 'w'], /no tool given: put the command after "--"/],
+    [['submit', '--cluster', cluster, '--workload', 'w'], /give exactly one output file/],
+    [['submit', '--cluster', cluster, '--workload', 'w', '--tool', 'nope', 'x.txt'], /--tool "nope" must be one of/],
+    [['submit', '--cluster', cluster, '--workload', 'w', '--label', 'novalue', 'x.txt'], /--label "novalue" must be key=value/],
+    [['submit', '--cluster', cluster, '--workload', 'w', '/nonexistent/out.txt'], /cannot read \/nonexistent\/out\.txt/],
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ]; // prettier-ignore
+  for (const [args, msg] of cases) {
+    const r = await cli(args);
+    expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2);
+    expect(r.stderr).toMatch(msg);
+    expect(r.stderr).toMatch(/Run "clusterscope --help" for usage/);
+  }
+});
+
+test('a missing CLUSTERSCOPE_TOKEN is named; a bad token or cluster is an API error', async () => {
+  const file = path.join(FIXTURES, 'pgbench_tpcb.txt');
+  const noToken = await cli(['submit', '--cluster', cluster, '--workload', 'w', file], {
+    CLUSTERSCOPE_TOKEN: undefined,
+  });
+  expect(noToken.code).toBe(2);
+  expect(noToken.stderr).toMatch(/CLUSTERSCOPE_TOKEN is not set/);
+
+  const badToken = await cli(['submit', '--cluster', cluster, '--workload', 'w', file], {
+    CLUSTERSCOPE_TOKEN: 'cs_definitely_not_a_token',
+  });
+  expect(badToken.code).toBe(1);
+  expect(badToken.stderr).toMatch(/HTTP 401/);
+  expect(badToken.stderr).toMatch(/CLUSTERSCOPE_TOKEN is missing, invalid or revoked/);
+
+  const noCluster = await cli(['submit', '--cluster', `nope-${uid()}`, '--workload', 'w', file]);
+  expect(noCluster.code).toBe(1);
+  expect(noCluster.stderr).toMatch(/HTTP 404/);
+  expect(noCluster.stderr).toMatch(/nope-/);
+});
