@@ -221,6 +221,9 @@ export interface TClusterCharts {
   mem_limit: TSeries[];
   io_read: TSeries[];
   io_write: TSeries[];
+  /** io.max read / write limits (bytes/s, summed over limited devices; null = unlimited). */
+  io_read_limit: TSeries[];
+  io_write_limit: TSeries[];
 }
 
 const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
@@ -240,6 +243,8 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
     mem_limit: 'mem_max',
     io_read: 'io_read_bps',
     io_write: 'io_write_bps',
+    io_read_limit: 'io_read_bps_limit',
+    io_write_limit: 'io_write_bps_limit',
   } as const;
   const out = Object.fromEntries(Object.keys(keys).map((k) => [k, new Map<string, TSeries>()])) as Record<
     keyof typeof keys,
@@ -251,14 +256,14 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
       const m = out[k];
       let s = m.get(name);
       if (!s) m.set(name, (s = { name, node_id: p.node_id, data: [] }));
-      s.data.push([p.ts, p[field] as number | null]);
+      s.data.push([p.ts, (p[field] ?? null) as number | null]);
     }
   }
   const round = (v: number | null) => (v === null ? null : Number(v.toPrecision(4)));
   for (const k of ['cpu', 'throttled', 'io_read', 'io_write'] as const)
     for (const s of out[k].values()) for (const p of s.data) p[1] = round(p[1]);
   // Limits rarely change: keep only the points where they do (and the last one).
-  for (const k of ['cpu_limit', 'mem_limit'] as const)
+  for (const k of ['cpu_limit', 'mem_limit', 'io_read_limit', 'io_write_limit'] as const)
     for (const s of out[k].values()) s.data = keepChanges(s.data);
   const list = (m: Map<string, TSeries>) =>
     [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
@@ -270,6 +275,8 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
     mem_limit: list(out.mem_limit),
     io_read: list(out.io_read),
     io_write: list(out.io_write),
+    io_read_limit: list(out.io_read_limit),
+    io_write_limit: list(out.io_write_limit),
   };
 }
 

@@ -37,10 +37,11 @@ export interface TCgroupPoint {
   /**
    * io.max rbps / wbps: the sum of the per-device limits over the devices that have one; null = no
    * device is limited. Rollups carry no limits: there, every point has the cgroup's latest limit
-   * read from raw samples in the hour before `to` (null when none).
+   * read from raw samples in the hour before `to` (null when none). Always set by getCgroupSeries
+   * (optional only so hand-built points in older tests stay valid).
    */
-  io_read_bps_limit: number | null;
-  io_write_bps_limit: number | null;
+  io_read_bps_limit?: number | null;
+  io_write_bps_limit?: number | null;
 }
 
 /**

@@ -113,6 +113,27 @@ describe('buildTimeOption', () => {
     expect(o.series.map((x) => x.name)).toEqual(['n1 write', 'n1 read']);
     expect(o.tooltip.valueFormatter(2 * 1024 * 1024)).toBe('2.0 MiB/s');
   });
+  it('draws io.max limits as dashed lines: one shared line, or one per node when they differ', () => {
+    const same = buildTimeOption(
+      ioChart(charts({ io_write_limit: [s(1, [5e6, 5e6]), s(2, [5e6])], io_read_limit: [s(1, [null])] })),
+    ) as unknown as TOpt;
+    expect(same.series.map((x) => x.name)).toEqual(['n1 write', 'n1 read', 'write limit']);
+    const limit = same.series[2] as unknown as { data: [number, number][]; lineStyle: { type: string } };
+    expect(limit.data).toEqual([
+      [F, 5e6],
+      [T, 5e6],
+    ]);
+    expect(limit.lineStyle.type).toBe('dashed');
+    const differ = buildTimeOption(
+      ioChart(charts({ io_read_limit: [s(1, [1e6]), s(2, [2e6])] })),
+    ) as unknown as TOpt;
+    expect(differ.series.map((x) => x.name)).toEqual([
+      'n1 write',
+      'n1 read',
+      'n1 read limit',
+      'n2 read limit',
+    ]);
+  });
 });
 
 describe('helpers', () => {

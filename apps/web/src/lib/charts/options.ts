@@ -86,7 +86,7 @@ export const hasData = (lines: readonly { data: readonly TPoint[] }[]): boolean 
  * Limit lines: when every series has the same single limit value, one dashed "limit" line across the
  * window; otherwise one dashed line per series ("n3 limit"). Series without a limit (null) are dropped.
  */
-export function limitLines(limits: readonly TSeriesIn[], from: number, to: number): TLine[] {
+export function limitLines(limits: readonly TSeriesIn[], from: number, to: number, label = 'limit'): TLine[] {
   const withLimit = limits.filter((s) => s.data.some((p) => p[1] !== null));
   if (withLimit.length === 0) return [];
   const values = new Set(withLimit.flatMap((s) => s.data.filter((p) => p[1] !== null).map((p) => p[1])));
@@ -94,7 +94,7 @@ export function limitLines(limits: readonly TSeriesIn[], from: number, to: numbe
     const v = [...values][0];
     return [
       {
-        name: 'limit',
+        name: label,
         data: [
           [from, v],
           [to, v],
@@ -105,7 +105,7 @@ export function limitLines(limits: readonly TSeriesIn[], from: number, to: numbe
     ];
   }
   return withLimit.map((s, i) => ({
-    name: `${s.name} limit`,
+    name: `${s.name} ${label}`,
     data: s.data,
     color: colorOf(s, i),
     dashed: true,
@@ -186,6 +186,9 @@ export interface TChartsIn {
   mem_limit: TSeriesIn[];
   io_read: TSeriesIn[];
   io_write: TSeriesIn[];
+  /** io.max limits per node (absent from older payloads). */
+  io_read_limit?: TSeriesIn[];
+  io_write_limit?: TSeriesIn[];
 }
 
 const perNode = (xs: readonly TSeriesIn[], suffix = ''): TLine[] =>
@@ -233,7 +236,7 @@ export const memoryChart = (c: TChartsIn): TTimeChart => ({
   lines: [...perNode(c.mem), ...limitLines(c.mem_limit, c.from, c.to)],
 });
 
-/** Read + write throughput per node. */
+/** Read + write throughput per node, with io.max limits as dashed lines when a node has one. */
 export function ioChart(c: TChartsIn): TTimeChart {
   const write = c.io_write.map((s, i) => ({
     name: `${s.name} write`,
@@ -246,7 +249,11 @@ export function ioChart(c: TChartsIn): TTimeChart {
     color: colorOf(s, i),
     dashed: true,
   }));
-  return { unit: 'Bps', from: c.from, to: c.to, lines: [...write, ...read] };
+  const limits = [
+    ...limitLines(c.io_write_limit ?? [], c.from, c.to, 'write limit'),
+    ...limitLines(c.io_read_limit ?? [], c.from, c.to, 'read limit'),
+  ];
+  return { unit: 'Bps', from: c.from, to: c.to, lines: [...write, ...read, ...limits] };
 }
 
 /** Liveness transitions as chart markers: to DEAD/UNAVAILABLE is bad, back to LIVE is ok. */
