@@ -36,6 +36,16 @@ test('the OpenAPI spec documents the REST API with bearer auth', async ({ reques
   expect(Object.keys(doc.paths)).toContain('/clusters');
 });
 
+test('interactive API docs are served offline', async ({ request }) => {
+  const page = await request.get('/api/docs');
+  expect(page.status()).toBe(200);
+  expect(await page.text()).toContain('/api/v1/openapi.json');
+  const js = await request.get('/api/docs/swagger-ui-bundle.js');
+  expect(js.status()).toBe(200);
+  expect((await js.body()).length).toBeGreaterThan(100_000);
+  expect((await request.get('/api/docs/..%2Fpackage.json')).status()).toBe(404);
+});
+
 test('admin CLI: token create prints a working token last; bad input is a clear error', async ({
   request,
 }) => {
