@@ -116,6 +116,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const enqueued = () => enqueuedSamples(agent.logs()).batches.length;
   await waitFor(() => delivered() >= 3, 30_000, 'first batches delivered');
 
+  const downAt = Date.now();
   await stopApp(app);
   const atStop = enqueued();
   await waitFor(() => enqueued() >= atStop + 6, 30_000, '6 intervals collected while the app is down');
@@ -124,6 +125,8 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   expect(agent.logs().some((l) => l.msg === 'ingest failed, will retry')).toBe(true);
 
   app = await startApp(dataDir);
+  const downMs = Date.now() - downAt;
+  const collectedWhileDown = enqueued() - atStop;
   await waitFor(
     async () => {
       const m = await scrapeMetrics(METRICS_PORT);
@@ -178,9 +181,30 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
     (await waitForLog(second, 'outbox has pending batches; replaying in order')).pending,
   ).toBeGreaterThanOrEqual(1);
   await waitFor(() => enqueuedSamples(second.logs()).batches.length >= 3, 30_000, 'collection after restart');
-  await stopAgent(second);
+  await waitFor(() => proxy.forwarded.get(killedBatch) === 2, 30_000, 'the killed batch resent');
+
+  // kill -9 again while a send is in flight that the app never received.
+  let lostBatch = '';
+  proxy.beforeForward = (batchId) => {
+    if (lostBatch) return true;
+    lostBatch = batchId;
+    second.child.kill('SIGKILL');
+    return false;
+  };
+  expect(await second.exited).toBeNull();
+  proxy.beforeForward = undefined;
+  expect(proxy.forwarded.has(lostBatch)).toBe(false);
+  const third = spawnAgent(agentJs, ['--config', cfg2]);
+  agents.push(third);
+  await waitFor(
+    () => enqueuedSamples(third.logs()).batches.length >= 3,
+    30_000,
+    'collection after 2nd restart',
+  );
+  await stopAgent(third);
   const rest2 = await flush(agentJs, cfg2);
-  const killRuns = [first, second, rest2];
+  expect(proxy.forwarded.get(lostBatch)).toBe(1); // delivered once, by the restarted agent
+  const killRuns = [first, second, third, rest2];
   const kill = {
     batches: killRuns.flatMap((a) => enqueuedSamples(a.logs()).batches),
     samples: killRuns.reduce((s, a) => s + enqueuedSamples(a.logs()).samples, 0),
@@ -196,7 +220,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const storedOutage = countStored(dataDir, outageCluster.id);
   const storedKill = countStored(dataDir, killCluster.id);
   const report = {
-    outage: { collected: outage.samples, batches: outage.batches, stored: total(storedOutage), duplicated: duplicates(storedOutage), tables: storedOutage },
+    outage: { downMs, collectedWhileDown, collected: outage.samples, batches: outage.batches, stored: total(storedOutage), duplicated: duplicates(storedOutage), tables: storedOutage },
     kill: { collected: kill.samples, batches: kill.batches.length, stored: total(storedKill), duplicated: duplicates(storedKill), tables: storedKill },
   }; // prettier-ignore
   console.log(`agent delivery results: ${JSON.stringify(report)}`);
@@ -211,6 +235,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
     expect(r.tables.host_metrics.rows).toBe(r.tables.heartbeats.rows);
   }
   expect(report.outage.batches).toBeGreaterThanOrEqual(10);
+  expect(collectedWhileDown).toBeGreaterThanOrEqual(5);
 });
 
 async function waitForLog(a: AgentProcess, msg: string): Promise<Record<string, unknown>> {
