@@ -34,6 +34,7 @@ const uid = () => randomBytes(4).toString('hex');
 
 const apps: TLaunched[] = [];
 const agents: AgentProcess[] = [];
+const cleanup: string[] = [];
 let cockroach: Awaited<ReturnType<typeof startCockroach>> | undefined;
 
 async function startApp(dataDir?: string): Promise<TLaunched> {
@@ -83,6 +84,8 @@ test.afterAll(async () => {
     }
   }
   await cockroach?.close();
+  for (const dir of new Set([...apps.map((a) => a.dataDir), ...cleanup]))
+    fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('no sample lost or duplicated across an app outage and a kill -9 mid-send', async () => {
@@ -90,6 +93,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const { agentJs } = buildAgentDist();
   cockroach = await startCockroach();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-outage-'));
+  cleanup.push(work);
   const base = `http://127.0.0.1:${APP_PORT}`;
 
   let app = await startApp();
