@@ -246,25 +246,57 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
     io_read_limit: 'io_read_bps_limit',
     io_write_limit: 'io_write_bps_limit',
   } as const;
-  const out = Object.fromEntries(Object.keys(keys).map((k) => [k, new Map<string, TSeries>()])) as Record<
-    keyof typeof keys,
+  type K = keyof typeof keys;
+  const names = Object.keys(keys) as K[];
+  const out = Object.fromEntries(names.map((k) => [k, new Map<string, TSeries>()])) as Record<
+    K,
     Map<string, TSeries>
   >;
+  const round = (v: number | null) => (v === null || v === 0 ? v : Number(v.toPrecision(4)));
+  type TGroup = Record<K, TSeries> & { last: Partial<Record<K, [number, number | null]>> };
+  // Limits rarely change: keep only the points where they do, plus the first and the last (as keepChanges).
+  const limit = (g: TGroup, k: K, ts: number, v: number | null) => {
+    const prev = g.last[k];
+    const pt: [number, number | null] = [ts, v];
+    if (prev === undefined || prev[1] !== v) g[k].data.push(pt);
+    g.last[k] = pt;
+  };
+  const groups = new Map<string, TGroup>();
+  // One lookup per run of points of the same series (points arrive grouped by series).
+  let lastName: string | null = null;
+  let g = {} as TGroup;
   for (const p of points) {
     const name = cgroupName(p);
-    for (const [k, field] of Object.entries(keys) as [keyof typeof keys, keyof TCgroupPoint][]) {
-      const m = out[k];
-      let s = m.get(name);
-      if (!s) m.set(name, (s = { name, node_id: p.node_id, data: [] }));
-      s.data.push([p.ts, (p[field] ?? null) as number | null]);
+    if (name !== lastName) {
+      lastName = name;
+      const hit = groups.get(name);
+      if (hit) g = hit;
+      else {
+        g = { last: {} } as TGroup;
+        for (const k of names) {
+          const s: TSeries = { name, node_id: p.node_id, data: [] };
+          out[k].set(name, s);
+          g[k] = s;
+        }
+        groups.set(name, g);
+      }
     }
+    const ts = p.ts;
+    g.cpu.data.push([ts, round(p.cpu_cores)]);
+    g.throttled.data.push([ts, round(p.throttled_ratio)]);
+    g.mem.data.push([ts, p.mem_current]);
+    g.io_read.data.push([ts, round(p.io_read_bps)]);
+    g.io_write.data.push([ts, round(p.io_write_bps)]);
+    limit(g, 'cpu_limit', ts, p.cpu_limit_cores);
+    limit(g, 'mem_limit', ts, p.mem_max);
+    limit(g, 'io_read_limit', ts, p.io_read_bps_limit ?? null);
+    limit(g, 'io_write_limit', ts, p.io_write_bps_limit ?? null);
   }
-  const round = (v: number | null) => (v === null ? null : Number(v.toPrecision(4)));
-  for (const k of ['cpu', 'throttled', 'io_read', 'io_write'] as const)
-    for (const s of out[k].values()) for (const p of s.data) p[1] = round(p[1]);
-  // Limits rarely change: keep only the points where they do (and the last one).
-  for (const k of ['cpu_limit', 'mem_limit', 'io_read_limit', 'io_write_limit'] as const)
-    for (const s of out[k].values()) s.data = keepChanges(s.data);
+  for (const x of groups.values())
+    for (const [k, pt] of Object.entries(x.last) as [K, [number, number | null]][]) {
+      const data = x[k].data;
+      if (data[data.length - 1] !== pt) data.push(pt);
+    }
   const list = (m: Map<string, TSeries>) =>
     [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
   return {

@@ -44,22 +44,6 @@ export interface TCgroupPoint {
   io_write_bps_limit?: number | null;
 }
 
-/**
- * Differences between one reading and the previous reading of the same series, as the SQL returns
- * them: null for a series' first reading, and per counter null after a reset (counter went down).
- */
-export interface TCgroupDeltas {
-  dt_ms: number | null;
-  cu: number | null;
-  np: number | null;
-  nt: number | null;
-  tu: number | null;
-  rb: number | null;
-  wb: number | null;
-  ri: number | null;
-  wi: number | null;
-}
-
 /** One earlier reading per series is fetched so the first point in the window has a rate. */
 const LOOKBACK_MS: Record<TResolution, number> = { raw: 120_000, '1m': 180_000, '1h': 3 * 3_600_000 };
 /** How far before `to` rollup queries look for the latest io.max limits in raw samples. */
@@ -165,30 +149,37 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     const memMax = tsv.numOrNull();
     const quota = tsv.numOrNull();
     const period = tsv.num();
-    const d: TCgroupDeltas = {
-      dt_ms: tsv.numOrNull(),
-      cu: tsv.numOrNull(),
-      np: tsv.numOrNull(),
-      nt: tsv.numOrNull(),
-      tu: tsv.numOrNull(),
-      rb: tsv.numOrNull(),
-      wb: tsv.numOrNull(),
-      ri: tsv.numOrNull(),
-      wi: tsv.numOrNull(),
-    };
+    // Differences to the previous reading (null: none, or the counter was reset), then rates.
+    const dtMs = tsv.numOrNull();
+    const dt = dtMs === null ? 0 : dtMs / 1000;
+    const dcu = tsv.numOrNull();
+    const dnp = tsv.numOrNull();
+    const dnt = tsv.numOrNull();
+    const dtu = tsv.numOrNull();
+    const drb = tsv.numOrNull();
+    const dwb = tsv.numOrNull();
+    const dri = tsv.numOrNull();
+    const dwi = tsv.numOrNull();
     const rl = tsv.numOrNull();
     const wl = tsv.numOrNull();
     tsv.endRow();
     if (ts < q.from) continue; // lookback reading: only there for the next point's rates
+    const ok = dt > 0;
     out.push({
       ts,
       host,
       cgroup,
       node_id: nodeId === 0 ? null : nodeId,
-      ...ratesOf(d),
+      cpu_cores: ok && dcu !== null ? dcu / dt / 1e6 : null,
       cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
+      throttled_ratio: dnp !== null && dnt !== null && dnp > 0 && dnt >= 0 ? dnt / dnp : null,
+      throttled_s_per_s: ok && dtu !== null ? dtu / dt / 1e6 : null,
       mem_current: mem,
       mem_max: memMax,
+      io_read_bps: ok && drb !== null ? drb / dt : null,
+      io_write_bps: ok && dwb !== null ? dwb / dt : null,
+      io_read_iops: ok && dri !== null ? dri / dt : null,
+      io_write_iops: ok && dwi !== null ? dwi / dt : null,
       io_read_bps_limit: latest ? lim[0] : rl,
       io_write_bps_limit: latest ? lim[1] : wl,
     });
@@ -218,21 +209,4 @@ async function latestIoLimits(
     tsv.endRow();
   }
   return m;
-}
-
-/** Pure: rates from the differences to the previous reading (null without one, after a reset or dt ≤ 0). */
-export function ratesOf(d: TCgroupDeltas) {
-  const dt = d.dt_ms === null ? 0 : d.dt_ms / 1000;
-  const rate = (x: number | null) => (x === null || dt <= 0 ? null : x / dt);
-  const cu = rate(d.cu);
-  const tu = rate(d.tu);
-  return {
-    cpu_cores: cu === null ? null : cu / 1e6,
-    throttled_ratio: d.np !== null && d.nt !== null && d.np > 0 && d.nt >= 0 ? d.nt / d.np : null,
-    throttled_s_per_s: tu === null ? null : tu / 1e6,
-    io_read_bps: rate(d.rb),
-    io_write_bps: rate(d.wb),
-    io_read_iops: rate(d.ri),
-    io_write_iops: rate(d.wi),
-  };
 }
