@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, type TResolution } from './resolution';
-import { assertRange, msParam, selectTsv } from './util';
+import { assertRange, msParam, selectRowBinary, selectTsv } from './util';
 
 export interface TCgroupSeriesQuery {
   orgId: string;
@@ -58,18 +58,21 @@ const ioLimitSql = (col: string) =>
  * series in time order; a counter that went down (reset) gives NULL. `first` marks a series'
  * first row: only there are host and cgroup written (the rows are ordered by series).
  */
+const F = (x: string) => `toFloat64(${x})`;
+const N = (x: string) => `CAST(${x} AS Nullable(Float64))`;
 const DELTAS_SQL = (inner: string) => `
-  SELECT first, if(first, host, '') AS h, if(first, cgroup, '') AS c, node_id, t, mem, mem_max, quota, period,
-         if(first, NULL, read_t - p_read) AS dt_ms,
-         if(first OR cu < p_cu, NULL, cu - p_cu) AS d_cu,
-         if(first, NULL, toInt64(np) - toInt64(p_np)) AS d_np,
-         if(first, NULL, toInt64(nt) - toInt64(p_nt)) AS d_nt,
-         if(first OR tu < p_tu, NULL, tu - p_tu) AS d_tu,
-         if(first OR rb < p_rb, NULL, rb - p_rb) AS d_rb,
-         if(first OR wb < p_wb, NULL, wb - p_wb) AS d_wb,
-         if(first OR ri < p_ri, NULL, ri - p_ri) AS d_ri,
-         if(first OR wi < p_wi, NULL, wi - p_wi) AS d_wi,
-         rl, wl
+  SELECT toUInt8(first), toString(if(first, host, '')), toString(if(first, cgroup, '')),
+         ${F('node_id')}, ${F('t')}, ${F('mem')}, ${N('mem_max')}, ${N('quota')}, ${F('period')},
+         ${N('if(first, NULL, read_t - p_read)')},
+         ${N('if(first OR cu < p_cu, NULL, cu - p_cu)')},
+         ${N('if(first, NULL, toInt64(np) - toInt64(p_np))')},
+         ${N('if(first, NULL, toInt64(nt) - toInt64(p_nt))')},
+         ${N('if(first OR tu < p_tu, NULL, tu - p_tu)')},
+         ${N('if(first OR rb < p_rb, NULL, rb - p_rb)')},
+         ${N('if(first OR wb < p_wb, NULL, wb - p_wb)')},
+         ${N('if(first OR ri < p_ri, NULL, ri - p_ri)')},
+         ${N('if(first OR wi < p_wi, NULL, wi - p_wi)')},
+         ${N('rl')}, ${N('wl')}
   FROM (
     SELECT *, p_read = 0 AS first,
            lagInFrame(read_t, 1, toInt64(0)) OVER w AS p_read,
@@ -128,41 +131,40 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
            GROUP BY host, cgroup, bucket`;
     limits = latestIoLimits(ch, where, params);
   }
-  const [tsv, latest] = await Promise.all([selectTsv(ch, DELTAS_SQL(inner), params), limits]);
+  const [rb, latest] = await Promise.all([selectRowBinary(ch, DELTAS_SQL(inner), params), limits]);
   const scale = resolution === 'raw' ? 1 : 1000;
   const out: TCgroupPoint[] = [];
   let host = '';
   let cgroup = '';
   let lim: [number | null, number | null] = [null, null];
-  while (!tsv.done) {
-    if (tsv.num() === 1) {
-      host = tsv.str();
-      cgroup = tsv.str();
+  while (!rb.done) {
+    const first = rb.u8() === 1;
+    const h = rb.str();
+    const c = rb.str();
+    if (first) {
+      host = h;
+      cgroup = c;
       lim = latest?.get(`${host}\0${cgroup}`) ?? [null, null];
-    } else {
-      tsv.skip();
-      tsv.skip();
     }
-    const nodeId = tsv.num();
-    const ts = tsv.num() * scale;
-    const mem = tsv.num();
-    const memMax = tsv.numOrNull();
-    const quota = tsv.numOrNull();
-    const period = tsv.num();
+    const nodeId = rb.f64();
+    const ts = rb.f64() * scale;
+    const mem = rb.f64();
+    const memMax = rb.f64OrNull();
+    const quota = rb.f64OrNull();
+    const period = rb.f64();
     // Differences to the previous reading (null: none, or the counter was reset), then rates.
-    const dtMs = tsv.numOrNull();
+    const dtMs = rb.f64OrNull();
     const dt = dtMs === null ? 0 : dtMs / 1000;
-    const dcu = tsv.numOrNull();
-    const dnp = tsv.numOrNull();
-    const dnt = tsv.numOrNull();
-    const dtu = tsv.numOrNull();
-    const drb = tsv.numOrNull();
-    const dwb = tsv.numOrNull();
-    const dri = tsv.numOrNull();
-    const dwi = tsv.numOrNull();
-    const rl = tsv.numOrNull();
-    const wl = tsv.numOrNull();
-    tsv.endRow();
+    const dcu = rb.f64OrNull();
+    const dnp = rb.f64OrNull();
+    const dnt = rb.f64OrNull();
+    const dtu = rb.f64OrNull();
+    const drb = rb.f64OrNull();
+    const dwb = rb.f64OrNull();
+    const dri = rb.f64OrNull();
+    const dwi = rb.f64OrNull();
+    const rl = rb.f64OrNull();
+    const wl = rb.f64OrNull();
     if (ts < q.from) continue; // lookback reading: only there for the next point's rates
     const ok = dt > 0;
     out.push({
