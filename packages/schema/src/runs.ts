@@ -63,6 +63,8 @@ export const ZRunFinishIn = ZRunId.extend({
   status: z.enum(['succeeded', 'failed', 'cancelled']),
   exitCode: z.number().int().min(-1024).max(1024).optional(),
   error: z.string().max(4000).optional(),
+  /** When the run ended (for results posted after the fact); defaults to now. */
+  finishedAt: ZIsoDate.optional(),
 });
 export type TRunFinishIn = z.infer<typeof ZRunFinishIn>;
 

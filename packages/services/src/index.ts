@@ -21,3 +21,4 @@ export * from './dashboard';
 export * from './demo';
 export * from './workloads';
 export * from './jobs';
+export * from './demo-runs';

@@ -13,6 +13,7 @@ import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
 import { cancelRun, claimJob, finishJob, getRunProgress, renewLease, sweepJobs } from './jobs';
+import { createRun } from './runs';
 import { createWorkload, startWorkloadRun, updateWorkload } from './workloads';
 
 let url: string;
@@ -220,5 +221,17 @@ describe('job queue', () => {
     await renewLease(deps, agentTok, { id: t.id, agent: 'a1', running: true, lease: 300 });
     const late = await sweepJobs(deps, new Date(Date.now() + 5000 + 31_000));
     expect(late).toEqual([expect.objectContaining({ id: t.id, status: 'timed_out' })]);
+  });
+
+  it('sweeper leaves CI-posted runs alone, however long they run', async () => {
+    const ci = await createRun(deps, member, {
+      cluster: 'pg',
+      workload: 'tpcb',
+      startedAt: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+    });
+    expect(await sweepJobs(deps, new Date(Date.now() + 86_400_000))).not.toContainEqual(
+      expect.objectContaining({ id: ci.id }),
+    );
+    expect((await getRunProgress(deps, admin, ci.id)).status).toBe('running');
   });
 });

@@ -322,8 +322,8 @@ export async function addRunResults(
 }
 
 /**
- * Called once when a run reaches a final status. The regression engineer extends this to evaluate
- * thresholds and the run window's environment health; today it has nothing more to compute.
+ * Called once when a run reaches a final status: stores the run window's environment health and
+ * evaluates the workload's thresholds (thresholds.ts).
  */
 export async function onRunFinished(deps: TDeps, run: TRun, orgId: string): Promise<TRun> {
   const res = await handleRunFinished(deps, orgId, run.id);
@@ -334,11 +334,17 @@ export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishI
   assertCan(caller, { run: ['write'] });
   const run = await loadRun(deps, caller, input.id);
   if (run.finishedAt) throw new AppError('CONFLICT', `run '${run.id}' is already finished (${run.status})`);
+  const finishedAt = input.finishedAt ? new Date(input.finishedAt) : new Date();
+  if (finishedAt < run.startedAt)
+    throw new AppError(
+      'UNPROCESSABLE_CONTENT',
+      `finishedAt: before the run's startedAt (${run.startedAt.toISOString()})`,
+    );
   const done = await updateOpenRun(deps.db, run.organizationId, run.id, {
     status: input.status,
     exitCode: input.exitCode ?? null,
     error: input.error ?? null,
-    finishedAt: new Date(),
+    finishedAt,
   });
   if (!done) throw new AppError('CONFLICT', `run '${run.id}' is already finished`);
   await writeAudit(deps.db, caller.orgId, {

@@ -81,7 +81,7 @@ export function evaluateThreshold(
   return {
     status: crossed ? 'crossed' : 'ok',
     crossed,
-    reason: `${config.test} (limit ${config.limit}): ${value} ${crossed ? 'crosses' : 'is within'} the ${side}`,
+    reason: `${config.test} (limit ${config.limit}): ${Number(value.toPrecision(6))} ${crossed ? 'crosses' : 'is within'} the ${side}`,
     boundary,
     baseline_mean: mean(xs),
   };

@@ -153,7 +153,8 @@ export interface TExpiredJob {
  */
 export async function expireJobs(db: TDb, now = new Date(), graceMs = 30_000): Promise<TExpiredJob[]> {
   const open = await db.run.findMany({
-    where: { status: { in: ['queued', ...OPEN] }, finishedAt: null },
+    // Only queued (agent-executed) runs: a CI-posted run has no lease and may legitimately run for hours.
+    where: { status: { in: ['queued', ...OPEN] }, finishedAt: null, queuedAt: { not: null } },
     select: {
       id: true,
       organizationId: true,

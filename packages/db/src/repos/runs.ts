@@ -154,3 +154,7 @@ export async function updateRunResults(
   });
   return res.count > 0 ? getRun(db, orgId, id) : null;
 }
+
+export async function countWorkloadRuns(db: TDb, orgId: string, workloadName: string) {
+  return db.run.count({ where: { organizationId: orgId, workload: { name: workloadName } } });
+}

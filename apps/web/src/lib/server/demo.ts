@@ -1,6 +1,12 @@
-import { backfillDemo, ensureDemoCluster, writeDemoTick } from '@clusterscope/services';
-import { createWriter, type TWriter } from '@clusterscope/tsdb';
-import { getServer } from './deps';
+import {
+  backfillDemo,
+  ensureDemoCluster,
+  getIngestWriter,
+  seedDemoRuns,
+  writeDemoTick,
+} from '@clusterscope/services';
+import type { TWriter } from '@clusterscope/tsdb';
+import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
 
@@ -24,12 +30,18 @@ export function startDemo(): void {
     const { deps } = await getServer();
     const found = await ensureDemoCluster(deps);
     if (!found) return log('organization "demo" not found; demo not started');
-    const w = (state.writer = createWriter(deps.ch, { maxDelayMs: 5 }));
+    const w = (state.writer = getIngestWriter(deps));
     const target = { orgId: found.orgId, clusterId: found.cluster.id, intervalS: found.cluster.intervalS };
     const step = target.intervalS * 1000;
     const t0 = Date.now();
     const rows = await backfillDemo(deps, w, target, t0);
     if (rows > 0) log(`backfilled ${rows} samples in ${Date.now() - t0} ms`);
+    const runs = await seedDemoRuns(deps, w, {
+      orgId: target.orgId,
+      orgSlug: 'demo',
+      clusterId: target.clusterId,
+    });
+    if (runs > 0) log(`seeded ${runs} benchmark runs (workload demo-pgbench)`);
     notify({ orgId: target.orgId, topic: 'samples', clusterId: target.clusterId, kinds: ['node_status'] });
     let last = Math.floor(t0 / step) * step;
     const tick = async () => {
@@ -46,5 +58,6 @@ export function startDemo(): void {
     };
     state.timer = setInterval(() => void tick().catch((e: Error) => log(`tick failed: ${e.message}`)), 1000);
     state.timer.unref();
+    onShutdown(async () => clearInterval(state.timer));
   })().catch((err: Error) => log(`failed: ${err.message}`));
 }

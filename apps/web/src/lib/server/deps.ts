@@ -1,7 +1,7 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
 import { createDb } from '@clusterscope/db';
-import { createAuth, type TAuth, type TDeps } from '@clusterscope/services';
+import { createAuth, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { getEnv } from './env';
 
@@ -38,6 +38,8 @@ export function getServer(): Promise<TServer> {
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
     const deps: TDeps = { db, ch };
+    // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
+    onShutdown(() => getIngestWriter(deps).close());
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,
       baseURL: env.ORIGIN,
