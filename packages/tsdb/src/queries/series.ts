@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, type TResolution } from './resolution';
-import { assertRange, msParam, selectTsv } from './util';
+import { assertRange, msParam, selectRowBinary } from './util';
 
 /**
  * Node metrics a chart may ask for: the SQL over raw rows and over a rollup bucket.
@@ -65,12 +65,14 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
   };
   const nodeFilter = q.nodeId === undefined ? '' : 'AND node_id = {node_id:UInt32}';
   if (q.nodeId !== undefined) params.node_id = q.nodeId;
+  // Typed for RowBinary: every value a Nullable(Float64).
   const cols = q.metrics.map(
-    (m, i) => `${NODE_SERIES_METRICS[m][resolution === 'raw' ? 'raw' : 'rollup']} AS m${i}`,
+    (m, i) =>
+      `CAST(${NODE_SERIES_METRICS[m][resolution === 'raw' ? 'raw' : 'rollup']} AS Nullable(Float64)) AS m${i}`,
   );
   let sql: string;
   if (resolution === 'raw') {
-    sql = `SELECT node_id, toUnixTimestamp64Milli(ts) AS t, ${cols.join(', ')}
+    sql = `SELECT toFloat64(node_id), toFloat64(toUnixTimestamp64Milli(ts)) AS t, ${cols.join(', ')}
            FROM node_status
            WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
              AND ts >= ${msParam('from')} AND ts < ${msParam('to')}
@@ -79,22 +81,24 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
     const table = resolution === '1m' ? 'node_status_1m' : 'node_status_1h';
     const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
     // Bucket starts in seconds (shorter text); scaled to ms below.
-    sql = `SELECT node_id, toUnixTimestamp(bucket) AS t, ${cols.join(', ')}
+    sql = `SELECT toFloat64(node_id), toFloat64(toUnixTimestamp(bucket)) AS t, ${cols.join(', ')}
            FROM ${table}
            WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
              AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
            GROUP BY node_id, bucket
            ORDER BY node_id, bucket`;
   }
-  const tsv = await selectTsv(ch, sql, params);
+  const rb = await selectRowBinary(ch, sql, params);
   const scale = resolution === 'raw' ? 1 : 1000;
   const points: TNodeSeriesPoint[] = [];
-  while (!tsv.done) {
-    const node_id = tsv.num();
-    const ts = tsv.num() * scale;
+  while (!rb.done) {
+    const node_id = rb.f64();
+    const ts = rb.f64() * scale;
     const values: Record<string, number | null> = {};
-    for (const m of q.metrics) values[m] = tsv.numOrNull();
-    tsv.endRow();
+    for (const m of q.metrics) {
+      const v = rb.f64OrNull();
+      values[m] = v !== null && Number.isNaN(v) ? null : v; // empty rollup bucket: 0 / 0
+    }
     points.push({ ts, node_id, values });
   }
   return { resolution, points };
