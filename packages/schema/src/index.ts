@@ -4,3 +4,4 @@ export * from './bench';
 export * from './compare';
 export * from './runs';
 export * from './workloads';
+export * from './health';

@@ -1,51 +1,14 @@
-import type { TLiveness } from '@clusterscope/schema';
+import { deriveNodeState, stateRank, type TLiveness, type TNodeState } from '@clusterscope/schema';
 
-/** What the dashboard shows per node: CockroachDB liveness, or STALE when the agent went quiet. */
-export const NODE_STATES = [
-  'DEAD',
-  'UNAVAILABLE',
-  'STALE',
-  'UNKNOWN',
-  'DECOMMISSIONING',
-  'DRAINING',
-  'STARTING',
-  'LIVE',
-  'DECOMMISSIONED',
-] as const;
-export type TNodeState = (typeof NODE_STATES)[number];
-
-/** Severity rank: lower is worse (tiles and tables sort worst-first). */
-export const stateRank = (s: TNodeState): number => NODE_STATES.indexOf(s);
-
-/** Badge tone per state (CSS classes in app.css). */
-export const STATE_TONE: Record<TNodeState, 'ok' | 'warn' | 'bad' | 'info' | 'stale' | 'muted'> = {
-  DEAD: 'bad',
-  UNAVAILABLE: 'bad',
-  STALE: 'stale',
-  UNKNOWN: 'warn',
-  DECOMMISSIONING: 'info',
-  DRAINING: 'warn',
-  STARTING: 'info',
-  LIVE: 'ok',
-  DECOMMISSIONED: 'muted',
-};
-
-/** A node silent for this many push intervals is STALE: its last values are never shown as current. */
-export const STALE_INTERVALS = 3;
-
-export const staleAfterMs = (intervalS: number) => STALE_INTERVALS * intervalS * 1000;
-
-/** The displayed state of a node from its latest liveness and when it was last heard from. */
-export function deriveNodeState(
-  liveness: TLiveness,
-  lastTs: number,
-  now: number,
-  intervalS: number,
-): TNodeState {
-  if (liveness === 'DECOMMISSIONED') return 'DECOMMISSIONED';
-  if (now - lastTs > staleAfterMs(intervalS)) return 'STALE';
-  return liveness;
-}
+export {
+  NODE_STATES,
+  STATE_TONE,
+  STALE_INTERVALS,
+  deriveNodeState,
+  staleAfterMs,
+  stateRank,
+} from '@clusterscope/schema';
+export type { TNodeState };
 
 export interface THealthCounts {
   /** Nodes not decommissioned. */

@@ -1,34 +1,9 @@
-/**
- * Client-side view of node states (the browser cannot import @clusterscope/services). The server already
- * derives STALE at load time; this re-derives it as the page's clock advances between refetches.
- */
-export type TNodeState =
-  | 'DEAD'
-  | 'UNAVAILABLE'
-  | 'STALE'
-  | 'UNKNOWN'
-  | 'DECOMMISSIONING'
-  | 'DRAINING'
-  | 'STARTING'
-  | 'LIVE'
-  | 'DECOMMISSIONED';
-
-export const TONE: Record<TNodeState, string> = {
-  DEAD: 'bad',
-  UNAVAILABLE: 'bad',
-  STALE: 'stale',
-  UNKNOWN: 'warn',
-  DECOMMISSIONING: 'info',
-  DRAINING: 'warn',
-  STARTING: 'info',
-  LIVE: 'ok',
-  DECOMMISSIONED: 'muted',
-};
-
-export function displayState(state: TNodeState, lastTs: number, now: number, intervalS: number): TNodeState {
-  if (state === 'DECOMMISSIONED' || state === 'STALE') return state;
-  return now - lastTs > 3 * intervalS * 1000 ? 'STALE' : state;
-}
+/** Node-state helpers for pages; the rule itself lives in @clusterscope/schema/health (shared with the server). */
+export {
+  STATE_TONE as TONE,
+  deriveNodeState as displayState,
+  type TNodeState,
+} from '@clusterscope/schema/health';
 
 /** Compact age: "4s", "3m", "2h", "5d". */
 export function age(ms: number): string {

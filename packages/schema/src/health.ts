@@ -1,0 +1,52 @@
+/**
+ * Node states as the dashboard shows them: CockroachDB liveness, or STALE when the agent went quiet.
+ * Plain TypeScript (no zod) so the phone-sized on-call page can import it without a schema library.
+ */
+export const NODE_STATES = [
+  'DEAD',
+  'UNAVAILABLE',
+  'STALE',
+  'UNKNOWN',
+  'DECOMMISSIONING',
+  'DRAINING',
+  'STARTING',
+  'LIVE',
+  'DECOMMISSIONED',
+] as const;
+export type TNodeState = (typeof NODE_STATES)[number];
+
+/** Severity rank: lower is worse (tiles and tables sort worst-first). */
+export const stateRank = (s: TNodeState): number => NODE_STATES.indexOf(s);
+
+/** Badge tone per state (CSS classes in apps/web/src/app.css). */
+export const STATE_TONE: Record<TNodeState, 'ok' | 'warn' | 'bad' | 'info' | 'stale' | 'muted'> = {
+  DEAD: 'bad',
+  UNAVAILABLE: 'bad',
+  STALE: 'stale',
+  UNKNOWN: 'warn',
+  DECOMMISSIONING: 'info',
+  DRAINING: 'warn',
+  STARTING: 'info',
+  LIVE: 'ok',
+  DECOMMISSIONED: 'muted',
+};
+
+/** A node silent for this many push intervals is STALE: its last values are never shown as current. */
+export const STALE_INTERVALS = 3;
+
+export const staleAfterMs = (intervalS: number) => STALE_INTERVALS * intervalS * 1000;
+
+/**
+ * The displayed state of a node from its latest liveness (or already-derived state) and when it was last
+ * heard from. The server derives it at load time; pages re-derive it as their clock advances.
+ */
+export function deriveNodeState(
+  state: TNodeState,
+  lastTs: number,
+  now: number,
+  intervalS: number,
+): TNodeState {
+  if (state === 'DECOMMISSIONED') return 'DECOMMISSIONED';
+  if (state === 'STALE' || now - lastTs > staleAfterMs(intervalS)) return 'STALE';
+  return state;
+}
