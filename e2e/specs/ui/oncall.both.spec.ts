@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 
@@ -48,10 +49,15 @@ test('on-call view at 360 px: one big status, worst-first tiles, no chart librar
   // Live updates connected, and no ECharts on this route.
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
   expect(scripts.length).toBeGreaterThan(0);
+  let gzipped = 0;
   for (const s of scripts) {
     const body = await (await page.request.get(s)).text();
     expect(body, s).not.toContain('echarts');
+    gzipped += gzipSync(body, { level: 9 }).length;
   }
+  // Fast on a slow network: every script the route loads, gzipped, stays under 60 KB.
+  console.log(`[oncall] ${scripts.length} scripts, ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
+  expect(gzipped).toBeLessThan(60 * 1024);
 
   const shot = await page.screenshot({ fullPage: true, path: testInfo.outputPath('oncall-360.png') });
   await testInfo.attach('oncall-360', { body: shot, contentType: 'image/png' });
