@@ -1,4 +1,4 @@
-import { deriveNodeState, stateRank, type TLiveness, type TNodeState } from '@clusterscope/schema';
+import { stateRank, type TLiveness, type TNodeState } from '@clusterscope/schema';
 
 export {
   NODE_STATES,
