@@ -13,7 +13,7 @@ test('clusters → demo cluster → node, with state badges, charts and the rang
   const row = page.locator('tr[data-cluster="demo-cockroach"]');
   await expect(row).toBeVisible();
   await expect(row.getByText('Demo', { exact: true })).toBeVisible();
-  await expect(row.getByText(/\d+\/5/)).toBeVisible();
+  await expect(row.getByRole('cell', { name: /^\d+\/5$/ })).toBeVisible();
 
   await row.getByRole('link', { name: 'demo-cockroach' }).click();
   await expect(page).toHaveURL(/\/demo\/clusters\/[^/?]+$/);
