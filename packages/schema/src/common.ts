@@ -48,5 +48,5 @@ export const ZSlug = z
   .max(48)
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
 
-/** Epoch milliseconds; the agent converts CockroachDB nanoseconds before sending. */
-export const ZEpochMs = z.number().int().nonnegative();
+/** Epoch milliseconds (≤ 2299-12-31, ClickHouse DateTime64's range); the agent converts CockroachDB ns. */
+export const ZEpochMs = z.number().int().nonnegative().max(10_413_791_999_999);

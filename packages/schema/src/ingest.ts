@@ -1,15 +1,24 @@
 import { z } from 'zod';
 import { ZEpochMs, ZLiveness } from './common';
 
-const count = z.number().int().nonnegative();
-const bytes = z.number().nonnegative();
+// Bounds match the ClickHouse column types, so a value the schema accepts always inserts (UInt64 counters
+// stay exact in JS up to 2^53; UInt32 for per-node counts and ids).
+/** UInt64 counter or byte count. */
+const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const bytes = count;
+const u32 = z.number().int().nonnegative().max(0xffff_ffff);
+const nodeId = z.number().int().positive().max(0xffff_ffff);
 /** A limit; null means unlimited ("max"). */
-const limit = z.number().nonnegative().nullable();
+const limit = count.nullable();
+/** PSI avg10 is a percentage. */
+const pct = z.number().nonnegative().max(100);
+/** Load average (Float32 column). */
+const load = z.number().nonnegative().max(1e6);
 
 export const ZNodeStatusSample = z.object({
   kind: z.literal('node_status'),
   ts: ZEpochMs,
-  node_id: z.number().int().positive(),
+  node_id: nodeId,
   address: z.string().max(256),
   sql_address: z.string().max(256).default(''),
   locality: z.string().max(512).default(''),
@@ -21,12 +30,12 @@ export const ZNodeStatusSample = z.object({
   is_available: z.boolean(),
   is_draining: z.boolean().default(false),
   membership: z.string().max(32).default('active'),
-  replicas: count,
-  replicas_leaders: count,
-  replicas_leaseholders: count,
-  ranges: count,
-  ranges_unavailable: count,
-  ranges_underreplicated: count,
+  replicas: u32,
+  replicas_leaders: u32,
+  replicas_leaseholders: u32,
+  ranges: u32,
+  ranges_unavailable: u32,
+  ranges_underreplicated: u32,
   live_bytes: bytes,
   key_bytes: bytes,
   value_bytes: bytes,
@@ -53,13 +62,13 @@ export const ZIoDevice = z.object({
 
 /** Pressure stall info: avg10 in %, total in µs. */
 export const ZPsi = z.object({
-  cpu_some_avg10: z.number().nonnegative(),
+  cpu_some_avg10: pct,
   cpu_some_total: count,
-  memory_some_avg10: z.number().nonnegative(),
-  memory_full_avg10: z.number().nonnegative(),
+  memory_some_avg10: pct,
+  memory_full_avg10: pct,
   memory_full_total: count,
-  io_some_avg10: z.number().nonnegative(),
-  io_full_avg10: z.number().nonnegative(),
+  io_some_avg10: pct,
+  io_full_avg10: pct,
   io_full_total: count,
 });
 
@@ -68,7 +77,7 @@ export const ZCgroupUsageSample = z.object({
   kind: z.literal('cgroup_usage'),
   ts: ZEpochMs,
   host: z.string().max(256),
-  node_id: z.number().int().positive().nullable().default(null),
+  node_id: nodeId.nullable().default(null),
   cgroup: z.string().max(512),
   version: z.union([z.literal(1), z.literal(2)]),
   cpu_usage_usec: count,
@@ -96,11 +105,11 @@ export const ZHostMetricsSample = z.object({
   kind: z.literal('host_metrics'),
   ts: ZEpochMs,
   host: z.string().max(256),
-  node_id: z.number().int().positive().nullable().default(null),
-  cpus: z.number().int().positive(),
-  load1: z.number().nonnegative(),
-  load5: z.number().nonnegative(),
-  load15: z.number().nonnegative(),
+  node_id: nodeId.nullable().default(null),
+  cpus: z.number().int().positive().max(65_535),
+  load1: load,
+  load5: load,
+  load15: load,
   mem_total: count,
   mem_available: count,
   disks: z

@@ -126,8 +126,8 @@ export function simulateDemo(ms: number): TSample[] {
         ? 0
         : Math.round((deadCount * REPLICAS_PER_NODE + unavailable * 40) / (DEMO_NODES - deadCount)),
       live_bytes: 42 * GiB + node * GiB + grow,
-      key_bytes: 6 * GiB + node * 0.1 * GiB,
-      value_bytes: 36 * GiB + node * 0.9 * GiB + grow,
+      key_bytes: Math.round(6 * GiB + node * 0.1 * GiB),
+      value_bytes: Math.round(36 * GiB + node * 0.9 * GiB + grow),
       intent_bytes: 1_000_000 + ((s * 7919 * node) % 5_000_000),
       system_bytes: 120_000_000,
       capacity: 500 * GiB,

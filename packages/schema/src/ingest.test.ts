@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ZIngestBatch } from './ingest';
+
+const node = {
+  kind: 'node_status',
+  ts: 1_795_000_000_000,
+  node_id: 1,
+  address: 'n1:26257',
+  liveness: 'LIVE',
+  is_live: true,
+  is_available: true,
+  replicas: 10,
+  replicas_leaders: 3,
+  replicas_leaseholders: 3,
+  ranges: 10,
+  ranges_unavailable: 0,
+  ranges_underreplicated: 0,
+  live_bytes: 1,
+  key_bytes: 1,
+  value_bytes: 1,
+  intent_bytes: 0,
+  system_bytes: 0,
+  capacity: 100,
+  capacity_available: 50,
+  capacity_used: 50,
+};
+const paths = (samples: unknown[]) => {
+  const r = ZIngestBatch.safeParse({ batchId: 'batch-0001', samples });
+  return r.success ? [] : [...new Set(r.error.issues.map((i) => i.path.join('.')))];
+};
+
+describe('ingest bounds follow the ClickHouse column types', () => {
+  it('accepts a realistic sample', () => {
+    expect(paths([node])).toEqual([]);
+  });
+
+  it('rejects values a UInt32/UInt64/DateTime64 column cannot hold, naming the field', () => {
+    expect(paths([{ ...node, system_bytes: 1.49e151 }])).toEqual(['samples.0.system_bytes']);
+    expect(paths([{ ...node, live_bytes: 1.5 }])).toEqual(['samples.0.live_bytes']);
+    expect(paths([{ ...node, replicas: 2 ** 32 }])).toEqual(['samples.0.replicas']);
+    expect(paths([{ ...node, ts: 1e16 }])).toEqual(['samples.0.ts']);
+    expect(paths([{ ...node, node_id: 2 ** 40 }])).toEqual(['samples.0.node_id']);
+  });
+});
