@@ -24,6 +24,8 @@ export default defineConfig({
   workers: 1,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
+  // 2-core CI: the first scrypt sign-in and cold server routes can take several seconds.
+  expect: { timeout: 15_000 },
   reporter: [['list'], ['html', { open: 'never', outputFolder: './playwright-report' }]],
   use: { baseURL: `http://127.0.0.1:${PORT}`, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
   projects: [
