@@ -5,8 +5,11 @@
  *   server used unthrottled (measured first), so B is clearly slower: how often a regression is detected.
  *
  * VERDICT_MODE=paired (default): the two runs of a pair execute at the same time on two identical
- * databases of the server (B's backends moved into the quota cgroup), so load from other processes on a
- * shared machine hits both alike and the rates measure the statistics, not the neighbours.
+ * databases of the server, so load from other processes on a shared machine hits both alike and the rates
+ * measure the statistics, not the neighbours. In A/B pairs B's backends are moved into the quota cgroup; in
+ * A/A pairs nobody is moved, so both sides are scheduled identically. (Moving B into a sibling group even
+ * without a quota gave it ~8% more CPU under CFS group scheduling, and moving both sides into groups of
+ * their own made pairs diverge by up to 2x: neither is an A/A.)
  * VERDICT_MODE=sequential: A then B (order alternating for A/B), as CI would run them.
  * In sequential mode the machine is shared, so like the product this script knows what the environment did during each
  * run: CPU used by everything else (host busy time from /proc/stat minus the server's and pgbench's
@@ -206,20 +209,23 @@ async function moveBackendsToB(url: string, want: number): Promise<void> {
   }
 }
 
-/** Runs A and B at the same time; B's backends run under `quotaUs` (-1 = unlimited). */
+/**
+ * Runs A and B at the same time. With `quotaUs` (-1 = unlimited) B's backends run in the B cgroup under
+ * that quota; with null they stay where A's are.
+ */
 async function runConcurrentPair(
   urlA: string,
   urlB: string,
-  quotaUs: number,
+  quotaUs: number | null,
 ): Promise<{ a: number[]; b: number[]; bCores: number }> {
-  setQuota(quotaUs, CPU_B);
+  if (quotaUs !== null) setQuota(quotaUs, CPU_B);
   const u0 = readUsageNs(ACCT_B);
   const t0 = process.hrtime.bigint();
   try {
     const pa = pgbench(urlA, PGBENCH_ARGS());
     const pb = pgbench(urlB, PGBENCH_ARGS());
     try {
-      await moveBackendsToB(urlB, CLIENTS);
+      if (quotaUs !== null) await moveBackendsToB(urlB, CLIENTS);
     } catch (err) {
       await Promise.allSettled([pa, pb]);
       throw err;
@@ -257,7 +263,7 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
   for (let i = 0; i < PAIRS * 2; i++) {
     const ab = i >= PAIRS;
     const [ua, ub] = i % 2 === 0 ? urls : [urls[1], urls[0]];
-    const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : -1);
+    const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null);
     const r = compareSamples(trim(r0.a), trim(r0.b), 'higher');
     if (ab) {
       if (r.verdict === 'regression') out.detected++;
