@@ -5,7 +5,8 @@
  *    chDB directory, $DATA_DIR/bench-query (the app's chDB dir cannot be shared while the app runs).
  *    The directory is cached: later runs reuse it (delete it, or set BENCH_REGENERATE=1, to rebuild).
  * 2. Times the service functions behind the pages, called in-process the way the tRPC procedures call
- *    them (same TDeps + TCaller): overview = cluster list health + node table; 24 h and 30-day charts.
+ *    them (same TDeps + TCaller): overview = cluster list health + node table; 24 h and 30-day charts
+ *    at the default maxPoints (30 days: 1 h rollup read in 2 h buckets, 360 points per series).
  * 3. Times the same 30-day charts computed from the raw tables (hourly GROUP BY over node_status and
  *    cgroup_usage, i.e. what the 1 h rollups precompute), and the rollup queries alone at the same level.
  * Prints ONE JSON line. Postgres is not started: the one metadata lookup the services make (the cluster
@@ -192,6 +193,7 @@ async function main() {
       chart24h_p50_ms: r1(pct(chart24h, 50)),
       chart24h_p95_ms: r1(pct(chart24h, 95)),
       chart30d_resolution: sample.resolution,
+      chart30d_step_ms: sample.step_ms,
       chart30d_p50_ms: r1(pct(chart30d, 50)),
       chart30d_p95_ms: r1(pct(chart30d, 95)),
       chart30d_rollup_query_p50_ms: r1(pct(rollupQueries, 50)),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TLiveness } from '@clusterscope/schema';
 import {
-  bucketMs,
+  chartStepMs,
   getCgroupSeries,
   getLatestNodes,
   getNodeEvents,
@@ -38,6 +38,8 @@ export const ZChartWindow = z
     from: z.number().int().nonnegative(),
     to: z.number().int().positive(),
     resolution: z.enum(['raw', '1m', '1h']).optional(),
+    /** Points per series at most (rollups widen their buckets to fit; Grafana's maxDataPoints). */
+    maxPoints: z.number().int().min(10).max(10_000).optional(),
   })
   .refine((w) => w.to > w.from, { message: 'to must be after from', path: ['to'] })
   .refine((w) => w.to - w.from <= MAX_CHART_SPAN_MS, {
@@ -320,7 +322,8 @@ export async function getClusterCharts(
 ): Promise<TClusterCharts> {
   const c = await getClusterById(deps, caller, input.clusterId);
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
-  const step = resolution === 'raw' ? c.intervalS * 1000 : bucketMs(resolution);
+  const stepMs = chartStepMs(resolution, input.from, input.to, input.maxPoints);
+  const step = resolution === 'raw' ? c.intervalS * 1000 : stepMs;
   const [series, cg] = await Promise.all([
     getNodeSeries(deps.ch, {
       orgId: caller.orgId,
@@ -329,6 +332,7 @@ export async function getClusterCharts(
       from: input.from,
       to: input.to,
       resolution,
+      stepMs,
       metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
     }),
     getCgroupSeries(deps.ch, {
@@ -337,6 +341,7 @@ export async function getClusterCharts(
       from: input.from,
       to: input.to,
       resolution,
+      stepMs,
     }),
   ]);
   const perNode = (metric: string): TSeries[] => {

@@ -89,6 +89,7 @@ const ZWindowInput = z.object({
   from: ms,
   to: ms,
   resolution: z.enum(['raw', '1m', '1h']).optional(),
+  maxPoints: z.coerce.number().int().min(10).max(10_000).optional(),
 });
 /** Window checks (to after from, at most 92 days) on an input that extends ZWindowInput. */
 const checked = <T extends typeof ZWindowInput>(schema: T) =>
@@ -96,7 +97,12 @@ const checked = <T extends typeof ZWindowInput>(schema: T) =>
     const r = ZChartWindow.safeParse({ from: w.from, to: w.to });
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom' });
   });
-const window = (w: z.infer<typeof ZWindowInput>) => ({ from: w.from, to: w.to, resolution: w.resolution });
+const window = (w: z.infer<typeof ZWindowInput>) => ({
+  from: w.from,
+  to: w.to,
+  resolution: w.resolution,
+  maxPoints: w.maxPoints,
+});
 
 export const dashboardRouter = router({
   /** Every cluster with its health headline. */

@@ -1,5 +1,5 @@
 import type { TClickHouse } from '../client';
-import { pickResolution, type TResolution } from './resolution';
+import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
 import { assertRange, msParam, selectRowBinary, selectTsv } from './util';
 
 export interface TCgroupSeriesQuery {
@@ -11,6 +11,8 @@ export interface TCgroupSeriesQuery {
   from: number;
   to: number;
   resolution?: TResolution;
+  /** Rollups only: wider buckets (a multiple of the table's, see chartStepMs). */
+  stepMs?: number;
 }
 
 export interface TCgroupPoint {
@@ -91,7 +93,8 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   const params: Record<string, unknown> = {
     org_id: q.orgId,
     cluster_id: q.clusterId,
-    from: q.from - LOOKBACK_MS[resolution],
+    // At least one earlier bucket of the (possibly widened) step, for the first point's rate.
+    from: q.from - Math.max(LOOKBACK_MS[resolution], resolution === 'raw' ? 0 : 2 * (q.stepMs ?? 0)),
     to: q.to,
     limit_from: q.to - IO_LIMIT_LOOKBACK_MS,
   };
@@ -117,9 +120,9 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
            WHERE ${where} AND ts >= ${msParam('from')} AND ts < ${msParam('to')}`;
   } else {
     const table = resolution === '1m' ? 'cgroup_usage_1m' : 'cgroup_usage_1h';
-    const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
+    const b = rollupBucketSql(resolution, q.stepMs);
     // Bucket starts in seconds (shorter text); scaled to ms below.
-    inner = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(bucket) AS t,
+    inner = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(${b.of('bucket')}) AS t,
                   toUnixTimestamp64Milli(max(last_ts)) AS read_t,
                   max(cpu_usage_usec_max) AS cu, max(cpu_nr_periods_max) AS np, max(cpu_nr_throttled_max) AS nt,
                   max(cpu_throttled_usec_max) AS tu, anyLast(cpu_quota_usec_last) AS quota,
@@ -127,8 +130,8 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
                   max(io_rbytes_max) AS rb, max(io_wbytes_max) AS wb, max(io_rios_max) AS ri, max(io_wios_max) AS wi,
                   NULL AS rl, NULL AS wl
            FROM ${table}
-           WHERE ${where} AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
-           GROUP BY host, cgroup, bucket`;
+           WHERE ${where} AND bucket >= ${b.of(msParam('from'))} AND bucket < ${msParam('to')}
+           GROUP BY host, cgroup, t`;
     limits = latestIoLimits(ch, where, params);
   }
   const [rb, latest] = await Promise.all([selectRowBinary(ch, DELTAS_SQL(inner), params), limits]);

@@ -227,11 +227,12 @@ describe('rollups', () => {
     'capacity_available',
     'not_live',
   ] as const;
-  for (const [resolution, bucket] of [
-    ['1m', 60_000],
-    ['1h', 3_600_000],
+  for (const [resolution, bucket, stepMs] of [
+    ['1m', 60_000, undefined],
+    ['1h', 3_600_000, undefined],
+    ['1m', 300_000, 300_000],
   ] as const) {
-    it(`${resolution} rollup fed by the MV equals aggregates of the raw samples`, async () => {
+    it(`${resolution} rollup${stepMs ? ` read in ${stepMs / 60_000} min buckets` : ''} equals aggregates of the raw samples`, async () => {
       const got = await getNodeSeries(ch, {
         orgId: A,
         clusterId: 'c1',
@@ -239,6 +240,7 @@ describe('rollups', () => {
         to: END,
         metrics,
         resolution,
+        stepMs,
       });
       expect(got.resolution).toBe(resolution);
       const want = expectedBuckets(bucket);
@@ -275,8 +277,13 @@ describe('rollups', () => {
 });
 
 describe('cgroups', () => {
-  for (const resolution of ['raw', '1m', '1h'] as const) {
-    it(`derives cores, throttling and io rates (${resolution})`, async () => {
+  for (const [resolution, stepMs] of [
+    ['raw', undefined],
+    ['1m', undefined],
+    ['1h', undefined],
+    ['1m', 600_000],
+  ] as const) {
+    it(`derives cores, throttling and io rates (${resolution}${stepMs ? `, ${stepMs / 60_000} min buckets` : ''})`, async () => {
       const pts = await getCgroupSeries(ch, {
         orgId: A,
         clusterId: 'c1',
@@ -284,8 +291,13 @@ describe('cgroups', () => {
         from: T0,
         to: END,
         resolution,
+        stepMs,
       });
       expect(pts.length).toBeGreaterThan(1);
+      if (stepMs) {
+        expect(pts.length).toBe((END - T0) / stepMs);
+        expect(pts.every((p) => p.ts % stepMs === 0)).toBe(true);
+      }
       const later = pts.slice(1);
       for (const p of later) {
         expect(p.cpu_cores).toBeCloseTo(2, 6);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketMs, pickResolution } from './resolution';
+import { bucketMs, chartStepMs, pickResolution } from './resolution';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -22,5 +22,20 @@ describe('pickResolution', () => {
 
   it('knows bucket widths', () => {
     expect([bucketMs('raw'), bucketMs('1m'), bucketMs('1h')]).toEqual([0, 60_000, H]);
+  });
+});
+
+describe('chartStepMs', () => {
+  it('keeps the table bucket while a series fits in maxPoints', () => {
+    expect(chartStepMs('1h', now - 14 * D, now, 500)).toBe(H);
+    expect(chartStepMs('1m', now - 6 * H, now, 500)).toBe(60_000);
+    expect(chartStepMs('raw', now - 6 * H, now, 10)).toBe(0);
+  });
+
+  it('widens to the next nice multiple when it does not', () => {
+    expect(chartStepMs('1h', now - 30 * D, now, 500)).toBe(2 * H);
+    expect(chartStepMs('1h', now - 90 * D, now, 500)).toBe(6 * H);
+    expect(chartStepMs('1m', now - 2 * D, now, 500)).toBe(10 * 60_000);
+    expect(chartStepMs('1h', now - 92 * D, now, 10)).toBe(24 * H);
   });
 });

@@ -26,3 +26,42 @@ export function pickResolution(from: number, to: number, now: number = Date.now(
 
 /** Bucket width in ms of a resolution (0 for raw). */
 export const bucketMs = (r: TResolution): number => (r === '1m' ? 60_000 : r === '1h' ? HOUR : 0);
+
+/** Points per series a chart asks for when it does not say (Grafana's maxDataPoints). */
+export const DEFAULT_MAX_POINTS = 500;
+const NICE: Record<Exclude<TResolution, 'raw'>, number[]> = {
+  '1m': [1, 2, 5, 10, 15, 30, 60],
+  '1h': [1, 2, 3, 4, 6, 12, 24],
+};
+
+/**
+ * Bucket width for a rollup chart: the table's bucket times the smallest nice multiple that keeps a
+ * series at or under `maxPoints` (30 days of 1 h buckets at 500 points: 2 h). Raw is never re-bucketed.
+ */
+export function chartStepMs(
+  r: TResolution,
+  from: number,
+  to: number,
+  maxPoints: number = DEFAULT_MAX_POINTS,
+): number {
+  if (r === 'raw') return 0;
+  const base = bucketMs(r);
+  const buckets = Math.ceil((to - from) / base);
+  const m = NICE[r].find((k) => buckets / k <= maxPoints) ?? NICE[r][NICE[r].length - 1];
+  return base * m;
+}
+
+/**
+ * SQL that floors a time to the bucket of a rollup read: the table's own (toStartOfMinute/Hour) or,
+ * with a wider `stepMs`, toStartOfInterval of that many seconds (epoch-aligned).
+ */
+export function rollupBucketSql(r: Exclude<TResolution, 'raw'>, stepMs?: number): { of(x: string): string } {
+  const base = bucketMs(r);
+  if (stepMs === undefined || stepMs <= base) {
+    const fn = r === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
+    return { of: (x) => `${fn}(${x})` };
+  }
+  if (!Number.isInteger(stepMs / base)) throw new Error(`stepMs ${stepMs} is not a multiple of ${base}`);
+  const s = stepMs / 1000;
+  return { of: (x) => `toStartOfInterval(${x}, INTERVAL ${s} SECOND)` };
+}

@@ -1,5 +1,5 @@
 import type { TClickHouse } from '../client';
-import { pickResolution, type TResolution } from './resolution';
+import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
 import { assertRange, msParam, selectRowBinary } from './util';
 
 /**
@@ -33,6 +33,8 @@ export interface TNodeSeriesQuery {
   metrics: readonly TNodeSeriesMetric[];
   /** Forces a table; default pickResolution(from, to). */
   resolution?: TResolution;
+  /** Rollups only: wider buckets (a multiple of the table's, see chartStepMs). */
+  stepMs?: number;
 }
 
 export interface TNodeSeriesPoint {
@@ -79,14 +81,14 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
            ORDER BY node_id, ts`;
   } else {
     const table = resolution === '1m' ? 'node_status_1m' : 'node_status_1h';
-    const start = resolution === '1m' ? 'toStartOfMinute' : 'toStartOfHour';
+    const b = rollupBucketSql(resolution, q.stepMs);
     // Bucket starts in seconds (shorter text); scaled to ms below.
-    sql = `SELECT toFloat64(node_id), toFloat64(toUnixTimestamp(bucket)) AS t, ${cols.join(', ')}
+    sql = `SELECT toFloat64(node_id), toFloat64(toUnixTimestamp(${b.of('bucket')})) AS t, ${cols.join(', ')}
            FROM ${table}
            WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
-             AND bucket >= ${start}(${msParam('from')}) AND bucket < ${msParam('to')}
-           GROUP BY node_id, bucket
-           ORDER BY node_id, bucket`;
+             AND bucket >= ${b.of(msParam('from'))} AND bucket < ${msParam('to')}
+           GROUP BY node_id, t
+           ORDER BY node_id, t`;
   }
   const rb = await selectRowBinary(ch, sql, params);
   const scale = resolution === 'raw' ? 1 : 1000;
