@@ -4,7 +4,9 @@
  * 1. Starts its own app (launcher, temp DATA_DIR, free loopback port, embedded databases, DEMO=0) from
  *    the production build (`vite build` first), creates an ingest token with the admin CLI.
  * 2. API: realistic node_status + cgroup_usage batches (BENCH_BATCH samples each), pre-gzipped, posted by
- *    BENCH_CLIENTS concurrent clients until BENCH_ROWS rows or BENCH_SECONDS elapsed.
+ *    BENCH_CLIENTS concurrent clients (default 16: a fleet of agents, each waiting for its 202, which
+ *    comes only after ClickHouse confirmed) until BENCH_ROWS rows or BENCH_SECONDS elapsed. The app
+ *    coalesces concurrent batches into one insert per table, so throughput grows with concurrency.
  * 3. Direct: the same rows with `client.insert({ format: 'JSONEachRow', values })` into a separate chDB
  *    (its own temp dir, same migrations) in this process, one insert per batch.
  * Prints one JSON line {"api_rows_per_s","direct_rows_per_s","ratio"} and stops the app.
@@ -25,8 +27,8 @@ const num = (name: string, def: number) => {
   return v;
 };
 const BATCH = num('BENCH_BATCH', 2500);
-const ROWS = num('BENCH_ROWS', 200_000);
-const CLIENTS = num('BENCH_CLIENTS', 4);
+const ROWS = num('BENCH_ROWS', 300_000);
+const CLIENTS = num('BENCH_CLIENTS', 16);
 const SECONDS = num('BENCH_SECONDS', 30);
 const log = (m: string) => console.error(`bench-ingest: ${m}`);
 
@@ -331,6 +333,8 @@ async function main() {
         api_rows_per_s: Math.round(api),
         direct_rows_per_s: Math.round(direct),
         ratio: Number((api / direct).toFixed(2)),
+        clients: CLIENTS,
+        batch: BATCH,
       }),
     );
   } finally {

@@ -10,6 +10,8 @@ export * from './health';
 export * from './seed';
 export * from './agents';
 export * from './ingest';
+export * from './ingest-prep';
+export * from './ingest-pool';
 export * from './runs';
 export * from './compare';
 export * from './environment';

@@ -12,7 +12,8 @@ import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
-import { ingestBatch, MAX_ISSUES, validateIngestBatch } from './ingest';
+import { ingestBatch } from './ingest';
+import { MAX_ISSUES, validateIngestBatch } from './ingest-prep';
 
 let url: string;
 let db: TDb;

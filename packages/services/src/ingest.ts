@@ -1,41 +1,11 @@
-import type { z } from 'zod';
 import { findClusterByName, getCluster, upsertAgentHeartbeat } from '@clusterscope/db';
-import {
-  ZIngestBatch,
-  type THeartbeatSample,
-  type TIngestBatch,
-  type TSample,
-  type TSampleKind,
-} from '@clusterscope/schema';
+import type { THeartbeatSample, TIngestBatch, TSampleKind } from '@clusterscope/schema';
 import { createWriter, EncodeError, type TTsdb, type TWriter, type TWriterOptions } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { hasScope, type TCaller } from './caller';
 import { AppError } from './errors';
-
-/** Most issues listed in a 400 answer; the rest are counted. */
-export const MAX_ISSUES = 100;
-
-export type TIssueList = { issues: string[]; total: number };
-
-/** Zod issues as `samples.3.replicas: message` lines, capped at MAX_ISSUES. */
-export function formatIssues(error: z.ZodError, prefix: readonly PropertyKey[] = []): TIssueList {
-  const all = error.issues;
-  return {
-    total: all.length,
-    issues: all.slice(0, MAX_ISSUES).map((i) => {
-      const path = [...prefix, ...i.path].map(String).join('.');
-      return `${path || '(body)'}: ${i.message}`;
-    }),
-  };
-}
-
-/** Validates an already JSON-parsed ingest body. zod 4 checks ~250k samples/s here, so no separate fast path. */
-export function validateIngestBatch(
-  body: unknown,
-): { ok: true; batch: TIngestBatch } | ({ ok: false } & TIssueList) {
-  const r = ZIngestBatch.safeParse(body);
-  return r.success ? { ok: true, batch: r.data } : { ok: false, ...formatIssues(r.error) };
-}
+import { holdInProcess, type TPrepared } from './ingest-pool';
+import { headOf, type TBatchHead } from './ingest-prep';
 
 const writers = new WeakMap<TTsdb, TWriter>();
 
@@ -99,15 +69,25 @@ function toIngestError(err: unknown): AppError {
   });
 }
 
-/**
- * Stores a validated batch for the caller's org (the payload never chooses the org). Resolves after
- * ClickHouse confirmed the insert. Heartbeats then upsert the Agent row (one Postgres write per batch,
- * never per sample).
- */
-export async function ingestBatch(
+/** Stores a validated batch for the caller's org; see ingestPrepared. */
+export function ingestBatch(
   deps: TDeps,
   caller: TCaller,
   batch: TIngestBatch,
+  writer: TWriter = getIngestWriter(deps),
+): Promise<TIngestResult> {
+  return ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
+}
+
+/**
+ * Stores a validated batch (decoded here or on an ingest worker) for the caller's org: the payload
+ * never chooses the org. Resolves after ClickHouse confirmed the insert. Heartbeats then upsert the
+ * Agent row (one Postgres write per batch, never per sample).
+ */
+export async function ingestPrepared(
+  deps: TDeps,
+  caller: TCaller,
+  prepared: TPrepared,
   writer: TWriter = getIngestWriter(deps),
 ): Promise<TIngestResult> {
   if (!hasScope(caller, 'ingest'))
@@ -115,37 +95,26 @@ export async function ingestBatch(
       'FORBIDDEN',
       caller.kind === 'token' ? "token lacks the 'ingest' scope" : 'ingest requires an API token',
     );
-  const clusterId = await resolveIngestCluster(deps, caller, batch.cluster);
+  const head = prepared.head;
+  const clusterId = await resolveIngestCluster(deps, caller, head.cluster);
   let res;
   try {
-    res = await writer.write(caller.orgId, clusterId, batch.batchId, batch.samples, {
-      agent: batch.agent?.name,
-    });
+    res = await writer.writeEncoded(caller.orgId, head.batchId, head.count, () =>
+      prepared.encode(caller.orgId, clusterId, head.agent?.name),
+    );
   } catch (err) {
     throw toIngestError(err);
   }
-  const { kinds, runIds, heartbeat } = summarize(batch.samples);
-  if (heartbeat && !res.duplicate) await recordHeartbeat(deps, caller.orgId, clusterId, batch, heartbeat);
-  return { ...res, clusterId, kinds, runIds };
-}
-
-function summarize(samples: readonly TSample[]) {
-  const kinds = new Set<TSampleKind>();
-  const runIds = new Set<string>();
-  let heartbeat: THeartbeatSample | null = null;
-  for (const s of samples) {
-    kinds.add(s.kind);
-    if (s.kind === 'bench_sample') runIds.add(s.run_id);
-    else if (s.kind === 'heartbeat' && (!heartbeat || s.ts >= heartbeat.ts)) heartbeat = s;
-  }
-  return { kinds: [...kinds], runIds: [...runIds], heartbeat };
+  if (head.heartbeat && !res.duplicate)
+    await recordHeartbeat(deps, caller.orgId, clusterId, head, head.heartbeat);
+  return { ...res, clusterId, kinds: head.kinds, runIds: head.runIds };
 }
 
 async function recordHeartbeat(
   deps: TDeps,
   orgId: string,
   clusterId: string,
-  batch: TIngestBatch,
+  batch: Pick<TBatchHead, 'agent'>,
   hb: THeartbeatSample,
 ) {
   try {

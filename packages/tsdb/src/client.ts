@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 
 export type TChClient = ClickHouseClient;
@@ -12,6 +13,11 @@ export interface TTsdb {
   address: string;
   /** Resolves `{ ok: true }` or `{ ok: false, error }` with an error naming ClickHouse and the address. */
   ping(): Promise<TPingResult>;
+  /**
+   * Inserts a TabSeparated body as is. chDB takes the bytes zero-copy (no JS string round trip);
+   * HTTP streams them. Do not touch `body` until the promise settles.
+   */
+  insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,28 +84,46 @@ function openHttp(url: string): TTsdb {
   const db = parsed.pathname.replace(/^\//, '');
   const address = `${parsed.protocol}//${parsed.host}${db ? `/${db}` : ''}`;
   const client = createClient({ url, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
-  return wrap(client, 'http', address, async () => {});
+  const insertTsv = async (table: string, columns: readonly string[], body: Buffer) => {
+    await client.insert({
+      table,
+      columns: columns as [string, ...string[]],
+      format: 'TabSeparated',
+      values: Readable.from([body], { objectMode: false }),
+    });
+  };
+  return wrap(client, 'http', address, insertTsv, async () => {});
 }
 
 async function openChdb(dir: string): Promise<TTsdb> {
   mkdirSync(dir, { recursive: true });
   // Lazy: loading the native addon at import time breaks `vite build` (worker thread segfault).
   const { createChdbConnection } = await import('chdb/connection');
-  const connection = createChdbConnection({ path: dir }) as unknown as NonNullable<
-    ClickHouseClientConfigOptions['connection']
-  >;
+  const chdb = createChdbConnection({ path: dir });
+  const connection = chdb as unknown as NonNullable<ClickHouseClientConfigOptions['connection']>;
   const client = createClient({ connection, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
-  return wrap(client, 'chdb', `chdb:${dir}`, async () => {
+  const insertTsv = async (table: string, columns: readonly string[], body: Buffer) => {
+    if (body.length === 0) return;
+    await chdb.chdb.rawInsert({ table, columns, format: 'TabSeparated', values: body });
+  };
+  return wrap(client, 'chdb', `chdb:${dir}`, insertTsv, async () => {
     cache.__csChdb?.delete(dir);
   });
 }
 
-function wrap(client: TChClient, kind: TTsdb['kind'], address: string, onClose: () => Promise<void>): TTsdb {
+function wrap(
+  client: TChClient,
+  kind: TTsdb['kind'],
+  address: string,
+  insertTsv: TTsdb['insertTsv'],
+  onClose: () => Promise<void>,
+): TTsdb {
   let closed = false;
   return {
     client,
     kind,
     address,
+    insertTsv,
     async ping() {
       const what = `ClickHouse (${kind === 'http' ? 'HTTP' : 'chDB'}) at ${address}`;
       if (closed) return { ok: false, error: `${what} is closed` };

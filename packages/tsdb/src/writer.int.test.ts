@@ -3,6 +3,7 @@ import type { TSample } from '@clusterscope/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TChClient, TTsdb } from './client';
 import { openTempClickHouse } from './testing';
+import { encodeSamplesToBytes } from './encode';
 import { createWriter } from './writer';
 
 let ch: TTsdb;
@@ -160,6 +161,33 @@ describe('idempotency', () => {
     await w2.close();
     expect(await count('node_status', 'org-dup')).toBe(3);
     expect(await count('node_status', 'org-dup-2')).toBe(3);
+  });
+
+  it('writeEncoded encodes a batch id once; an encode failure fails that write alone', async () => {
+    const w = createWriter(ch, { maxDelayMs: 30 });
+    let calls = 0;
+    const encode = () => {
+      calls++;
+      return encodeSamplesToBytes('org-enc', 'c', [nodeStatus(2, 0), nodeStatus(2, 1)]);
+    };
+    const [a, b, bad] = await Promise.allSettled([
+      w.writeEncoded('org-enc', 'batch-enc-1', 2, encode),
+      w.writeEncoded('org-enc', 'batch-enc-1', 2, encode),
+      w.writeEncoded('org-enc', 'batch-enc-2', 1, async () => {
+        throw new Error('worker gone');
+      }),
+    ]);
+    expect(a).toEqual({ status: 'fulfilled', value: { accepted: 2, duplicate: false } });
+    expect(b).toEqual({ status: 'fulfilled', value: { accepted: 2, duplicate: true } });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'worker gone' } });
+    expect(calls).toBe(1);
+    // The failed id was not remembered: a retry is stored.
+    await expect(w.writeEncoded('org-enc', 'batch-enc-2', 2, encode)).resolves.toEqual({
+      accepted: 2,
+      duplicate: false,
+    });
+    await w.close();
+    expect(await count('node_status', 'org-enc')).toBe(4);
   });
 });
 

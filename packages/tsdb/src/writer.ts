@@ -1,7 +1,14 @@
 import { Readable } from 'node:stream';
 import type { TSample } from '@clusterscope/schema';
-import { toClient, type TClickHouse } from './client';
-import { encodeSamples, escapeTsv, formatTs, INGEST_COLUMNS, INGEST_TABLES, type TEncoded } from './encode';
+import { toClient, type TClickHouse, type TTsdb } from './client';
+import {
+  encodeSamplesToBytes,
+  escapeTsv,
+  formatTs,
+  INGEST_COLUMNS,
+  INGEST_TABLES,
+  type TEncodedBytes,
+} from './encode';
 
 export interface TWriteResult {
   accepted: number;
@@ -30,6 +37,16 @@ export interface TWriter {
     samples: readonly TSample[],
     meta?: { agent?: string },
   ): Promise<TWriteResult>;
+  /**
+   * Like write, for a batch encoded elsewhere (an ingest worker): `encode` runs only when the batch id
+   * is new, and its EncodeError rejects this write alone.
+   */
+  writeEncoded(
+    orgId: string,
+    batchId: string,
+    accepted: number,
+    encode: () => TEncodedBytes | Promise<TEncodedBytes>,
+  ): Promise<TWriteResult>;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,8 +56,7 @@ interface TPending {
   orgId: string;
   batchId: string;
   accepted: number;
-  encoded: TEncoded;
-  rows: number;
+  encoded: TEncodedBytes;
   resolve(r: TWriteResult): void;
   reject(err: Error): void;
 }
@@ -54,8 +70,9 @@ const keyOf = (orgId: string, batchId: string) => `${orgId}\u0000${batchId}`;
  * A flush that fails on its second table leaves the first table's rows in place; the retry then
  * duplicates those rows. Both windows are tiny and accepted: the alternative is losing data.
  */
-export function createWriter(ch: TClickHouse, opts: TWriterOptions = {}): TWriter {
+export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {}): TWriter {
   const client = toClient(ch);
+  const raw = 'insertTsv' in ch ? ch.insertTsv : null;
   const maxDelayMs = opts.maxDelayMs ?? 20;
   const maxRows = opts.maxRows ?? 50_000;
   const recentCap = opts.recentBatches ?? 100_000;
@@ -112,14 +129,16 @@ export function createWriter(ch: TClickHouse, opts: TWriterOptions = {}): TWrite
     return new Map(rows.map((r) => [keyOf(r.org_id, r.batch_id), Number(r.rows)]));
   }
 
-  async function insertTsv(table: string, columns: readonly string[], body: string): Promise<void> {
+  async function insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void> {
     try {
-      await client.insert({
-        table,
-        columns: columns as [string, ...string[]],
-        format: 'TabSeparated',
-        values: Readable.from([body], { objectMode: false }),
-      });
+      if (raw) await raw(table, columns, body);
+      else
+        await client.insert({
+          table,
+          columns: columns as [string, ...string[]],
+          format: 'TabSeparated',
+          values: Readable.from([body], { objectMode: false }),
+        });
     } catch (err) {
       throw new Error(`ClickHouse insert into ${table} failed: ${(err as Error).message}`);
     }
@@ -140,14 +159,14 @@ export function createWriter(ch: TClickHouse, opts: TWriterOptions = {}): TWrite
       }
       if (todo.length === 0) return;
       for (const table of INGEST_TABLES) {
-        const body = todo.map((p) => p.encoded.bodies[table] ?? '').join('');
-        if (body.length > 0) await insertTsv(table, INGEST_COLUMNS[table], body);
+        const parts = todo.flatMap((p) => p.encoded.bodies[table] ?? []);
+        if (parts.length > 0) await insertTsv(table, INGEST_COLUMNS[table], Buffer.concat(parts));
       }
       const now = Date.now();
       const ledger = todo
         .map((p) => `${escapeTsv(p.orgId)}\t${escapeTsv(p.batchId)}\t${p.accepted}\t${formatTs(now)}\n`)
         .join('');
-      await insertTsv('ingest_batches', ['org_id', 'batch_id', 'rows', 'ts'], ledger);
+      await insertTsv('ingest_batches', ['org_id', 'batch_id', 'rows', 'ts'], Buffer.from(ledger));
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       for (const p of todo) p.reject(e);
@@ -159,30 +178,38 @@ export function createWriter(ch: TClickHouse, opts: TWriterOptions = {}): TWrite
     }
   }
 
-  return {
-    async write(orgId, clusterId, batchId, samples, meta) {
-      if (closed) throw new Error('ClickHouse writer is closed');
-      if (typeof orgId !== 'string' || orgId === '') throw new Error('orgId is required');
-      if (typeof batchId !== 'string' || batchId === '') throw new Error('batchId is required');
-      const key = keyOf(orgId, batchId);
-      const seen = recent.get(key);
-      if (seen !== undefined) return { accepted: seen, duplicate: true };
-      const first = inflight.get(key);
-      if (first) return { accepted: (await first).accepted, duplicate: true };
+  const writeEncoded: TWriter['writeEncoded'] = async (orgId, batchId, accepted, encode) => {
+    if (closed) throw new Error('ClickHouse writer is closed');
+    if (typeof orgId !== 'string' || orgId === '') throw new Error('orgId is required');
+    if (typeof batchId !== 'string' || batchId === '') throw new Error('batchId is required');
+    const key = keyOf(orgId, batchId);
+    const seen = recent.get(key);
+    if (seen !== undefined) return { accepted: seen, duplicate: true };
+    const first = inflight.get(key);
+    if (first) return { accepted: (await first).accepted, duplicate: true };
 
-      const encoded = encodeSamples(orgId, clusterId, samples, meta);
-      const rows = Object.values(encoded.rows).reduce((a, n) => a + (n ?? 0), 0);
-      const promise = new Promise<TWriteResult>((resolve, reject) => {
-        pending.push({ key, orgId, batchId, accepted: samples.length, encoded, rows, resolve, reject });
+    // In flight from here on (before encoding), so a concurrent retry waits for this one.
+    const promise = (async () => {
+      const encoded = await encode();
+      return new Promise<TWriteResult>((resolve, reject) => {
+        pending.push({ key, orgId, batchId, accepted, encoded, resolve, reject });
+        pendingRows += encoded.rows;
+        if (pendingRows >= maxRows) void drain();
+        else if (!timer && !running) timer = setTimeout(() => void drain(), maxDelayMs);
       });
-      inflight.set(key, promise);
-      const forget = () => inflight.delete(key);
-      promise.then(forget, forget);
-      pendingRows += rows;
-      if (pendingRows >= maxRows) void drain();
-      else if (!timer && !running) timer = setTimeout(() => void drain(), maxDelayMs);
-      return promise;
-    },
+    })();
+    inflight.set(key, promise);
+    const forget = () => inflight.delete(key);
+    promise.then(forget, forget);
+    return promise;
+  };
+
+  return {
+    write: (orgId, clusterId, batchId, samples, meta) =>
+      writeEncoded(orgId, batchId, samples.length, () =>
+        encodeSamplesToBytes(orgId, clusterId, samples, meta),
+      ),
+    writeEncoded,
     flush: async () => {
       while (pending.length > 0 || running) await drain();
     },

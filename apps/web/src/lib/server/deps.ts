@@ -39,7 +39,8 @@ export function getServer(): Promise<TServer> {
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
     const deps: TDeps = { db, ch };
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
-    onShutdown(() => getIngestWriter(deps).close());
+    const writer = getIngestWriter(deps, { maxDelayMs: env.INGEST_FLUSH_MS });
+    onShutdown(() => writer.close());
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,
       baseURL: env.ORIGIN,

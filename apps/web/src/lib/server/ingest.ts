@@ -1,17 +1,21 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import {
   AppError,
   authenticateToken,
+  createIngestPool,
   getIngestWriter,
   hasScope,
-  ingestBatch,
-  validateIngestBatch,
+  ingestPrepared,
   type TDeps,
   type TErrorCode,
+  type TIngestPool,
 } from '@clusterscope/services';
 import { readBearer } from './context';
-import { getServer } from './deps';
+import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
 import { createRateLimiter, type TRateLimiter } from './rate-limit';
@@ -60,6 +64,23 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 3 : 1)}
  * stops at the cap instead of filling memory. Throws BodyError (413/415/400).
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Buffer> {
+  const { bytes, gz } = await readRawBody(request, maxBytes);
+  if (!gz) return bytes;
+  try {
+    return await gunzipAsync(bytes, { maxOutputLength: maxBytes });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+      throw new BodyError(413, `decompressed body exceeds INGEST_MAX_BYTES (${mb(maxBytes)})`);
+    throw new BodyError(400, `body is not valid gzip: ${(err as Error).message}`);
+  }
+}
+
+/** The body as sent (at most `maxBytes`) and whether it is gzip; see readBody. */
+export async function readRawBody(
+  request: Request,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; gz: boolean }> {
   const enc = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
   const gz = enc === 'gzip' || enc === 'x-gzip';
   if (!gz && enc !== '' && enc !== 'identity')
@@ -82,28 +103,36 @@ export async function readBody(request: Request, maxBytes: number): Promise<Buff
       chunks.push(value);
     }
   }
-  const buf = Buffer.concat(chunks, size);
-  if (!gz) return buf;
-  try {
-    return await gunzipAsync(buf, { maxOutputLength: maxBytes });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
-      throw new BodyError(413, `decompressed body exceeds INGEST_MAX_BYTES (${mb(maxBytes)})`);
-    throw new BodyError(400, `body is not valid gzip: ${(err as Error).message}`);
+  // One allocation of exactly `size` bytes (its own ArrayBuffer, so it can move to a worker).
+  const bytes = Buffer.alloc(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
   }
+  return { bytes, gz };
 }
 
-function parseJson(buf: Buffer): unknown {
-  if (buf.length === 0) throw new BodyError(400, 'empty body: expected a JSON ingest batch');
-  try {
-    return JSON.parse(buf.toString('utf8'));
-  } catch (err) {
-    throw new BodyError(400, `body is not valid JSON: ${(err as Error).message}`);
-  }
-}
+const g = globalThis as unknown as {
+  __csIngestLimiter?: { rate: number; limiter: TRateLimiter };
+  __csIngestPool?: TIngestPool;
+};
 
-const g = globalThis as unknown as { __csIngestLimiter?: { rate: number; limiter: TRateLimiter } };
+/**
+ * The ingest workers: INGEST_WORKERS threads (default: one per core, at most 4) running the bundled
+ * ingest-worker.js next to the server's index.js. Without that file (vite dev, tests) or with
+ * INGEST_WORKERS=0, batches are decoded on the event loop.
+ */
+function getPool(): TIngestPool {
+  if (g.__csIngestPool) return g.__csIngestPool;
+  const env = getEnv();
+  const entry = path.join(path.dirname(process.argv[1] ?? ''), 'ingest-worker.js');
+  const size = existsSync(entry) ? (env.INGEST_WORKERS ?? Math.min(4, availableParallelism())) : 0;
+  const pool = createIngestPool({ size, entry });
+  g.__csIngestPool = pool;
+  onShutdown(() => pool.close());
+  return pool;
+}
 
 function getLimiter(rate: number): TRateLimiter {
   if (g.__csIngestLimiter?.rate !== rate) g.__csIngestLimiter = { rate, limiter: createRateLimiter(rate) };
@@ -152,24 +181,29 @@ export async function handleIngest(request: Request): Promise<Response> {
       { 'retry-after': String(rl.retryAfterS) },
     );
 
-  let body: unknown;
+  let body: { bytes: Buffer; gz: boolean };
   try {
-    body = parseJson(await readBody(request, env.INGEST_MAX_BYTES));
+    body = await readRawBody(request, env.INGEST_MAX_BYTES);
   } catch (err) {
     if (err instanceof BodyError) return errorResponse(err.status, err.message);
     return errorResponse(400, `could not read the body: ${(err as Error).message}`);
   }
-  const v = validateIngestBatch(body);
-  if (!v.ok) {
-    const more = v.total > v.issues.length ? ` (showing the first ${v.issues.length})` : '';
-    return errorResponse(400, `invalid ingest batch: ${v.total} issue(s)${more}`, {
-      issues: v.issues,
-      issueCount: v.total,
+  let decoded;
+  try {
+    decoded = await getPool().decode(body.bytes, body.gz, env.INGEST_MAX_BYTES);
+  } catch (err) {
+    return errorResponse(503, `ingest worker unavailable: ${(err as Error).message}`, {
+      dependency: 'ingest-worker',
     });
   }
+  if (!decoded.ok) {
+    const { status, error, issues, issueCount } = decoded;
+    return errorResponse(status, error, issues ? { issues, issueCount } : {});
+  }
 
+  const prepared = decoded.prepared;
   try {
-    const res = await ingestBatch(deps, caller, v.batch, getIngestWriter(deps));
+    const res = await ingestPrepared(deps, caller, prepared, getIngestWriter(deps));
     if (!res.duplicate) {
       const base = { orgId: caller.orgId, topic: 'samples', clusterId: res.clusterId, kinds: res.kinds };
       notify(base);
@@ -182,5 +216,7 @@ export async function handleIngest(request: Request): Promise<Response> {
   } catch (err) {
     if (err instanceof AppError) return fromAppError(err);
     return errorResponse(503, `ingest failed: ${(err as Error).message}`, { dependency: 'clickhouse' });
+  } finally {
+    prepared.drop();
   }
 }
