@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
-import { assertRange, msParam, selectRowBinary, selectTsv } from './util';
+import { assertRange, msParam, selectRowBinary } from './util';
 
 export interface TCgroupSeriesQuery {
   orgId: string;
@@ -38,9 +38,8 @@ export interface TCgroupPoint {
   io_write_iops: number | null;
   /**
    * io.max rbps / wbps: the sum of the per-device limits over the devices that have one; null = no
-   * device is limited. Rollups carry no limits: there, every point has the cgroup's latest limit
-   * read from raw samples in the hour before `to` (null when none). Always set by getCgroupSeries
-   * (optional only so hand-built points in older tests stay valid).
+   * device is limited (rollups: the bucket's last reading). Always set by getCgroupSeries (optional
+   * only so hand-built points in older tests stay valid).
    */
   io_read_bps_limit?: number | null;
   io_write_bps_limit?: number | null;
@@ -48,8 +47,6 @@ export interface TCgroupPoint {
 
 /** One earlier reading per series is fetched so the first point in the window has a rate. */
 const LOOKBACK_MS: Record<TResolution, number> = { raw: 120_000, '1m': 180_000, '1h': 3 * 3_600_000 };
-/** How far before `to` rollup queries look for the latest io.max limits in raw samples. */
-const IO_LIMIT_LOOKBACK_MS = 3_600_000;
 
 /** Sum of the per-device io.max values over the devices that have one; NULL when none does. */
 const ioLimitSql = (col: string) =>
@@ -96,7 +93,6 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     // At least one earlier bucket of the (possibly widened) step, for the first point's rate.
     from: q.from - Math.max(LOOKBACK_MS[resolution], resolution === 'raw' ? 0 : 2 * (q.stepMs ?? 0)),
     to: q.to,
-    limit_from: q.to - IO_LIMIT_LOOKBACK_MS,
   };
   let filter = '';
   if (q.host !== undefined) {
@@ -109,7 +105,6 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   }
   const where = `org_id = {org_id:String} AND cluster_id = {cluster_id:String}${filter}`;
   let inner: string;
-  let limits: Promise<Map<string, [number | null, number | null]>> | null = null;
   if (resolution === 'raw') {
     inner = `SELECT host, cgroup, node_id, toUnixTimestamp64Milli(ts) AS t, t AS read_t,
                   cpu_usage_usec AS cu, cpu_nr_periods AS np, cpu_nr_throttled AS nt, cpu_throttled_usec AS tu,
@@ -125,21 +120,20 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     inner = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(${b.of('bucket')}) AS t,
                   toUnixTimestamp64Milli(max(last_ts)) AS read_t,
                   max(cpu_usage_usec_max) AS cu, max(cpu_nr_periods_max) AS np, max(cpu_nr_throttled_max) AS nt,
-                  max(cpu_throttled_usec_max) AS tu, anyLast(cpu_quota_usec_last) AS quota,
-                  anyLast(cpu_period_usec_last) AS period, max(mem_current_max) AS mem, anyLast(mem_max_last) AS mem_max,
+                  max(cpu_throttled_usec_max) AS tu, max(mem_current_max) AS mem,
                   max(io_rbytes_max) AS rb, max(io_wbytes_max) AS wb, max(io_rios_max) AS ri, max(io_wios_max) AS wi,
-                  NULL AS rl, NULL AS wl
+                  argMax(tuple(cpu_quota_usec_last, cpu_period_usec_last, mem_max_last, io_rbps_limit, io_wbps_limit),
+                         last_ts) AS lims,
+                  lims.1 AS quota, lims.2 AS period, lims.3 AS mem_max, lims.4 AS rl, lims.5 AS wl
            FROM ${table}
            WHERE ${where} AND bucket >= ${b.of(msParam('from'))} AND bucket < ${msParam('to')}
            GROUP BY host, cgroup, t`;
-    limits = latestIoLimits(ch, where, params);
   }
-  const [rb, latest] = await Promise.all([selectRowBinary(ch, DELTAS_SQL(inner), params), limits]);
+  const rb = await selectRowBinary(ch, DELTAS_SQL(inner), params);
   const scale = resolution === 'raw' ? 1 : 1000;
   const out: TCgroupPoint[] = [];
   let host = '';
   let cgroup = '';
-  let lim: [number | null, number | null] = [null, null];
   while (!rb.done) {
     const first = rb.u8() === 1;
     const h = rb.str();
@@ -147,7 +141,6 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     if (first) {
       host = h;
       cgroup = c;
-      lim = latest?.get(`${host}\0${cgroup}`) ?? [null, null];
     }
     const nodeId = rb.f64();
     const ts = rb.f64() * scale;
@@ -185,33 +178,9 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
       io_write_bps: ok && dwb !== null ? dwb / dt : null,
       io_read_iops: ok && dri !== null ? dri / dt : null,
       io_write_iops: ok && dwi !== null ? dwi / dt : null,
-      io_read_bps_limit: latest ? lim[0] : rl,
-      io_write_bps_limit: latest ? lim[1] : wl,
+      io_read_bps_limit: rl,
+      io_write_bps_limit: wl,
     });
   }
   return out;
-}
-
-/** The latest io.max read/write limits per series, from raw samples in the hour before `to`. */
-async function latestIoLimits(
-  ch: TClickHouse,
-  where: string,
-  params: Record<string, unknown>,
-): Promise<Map<string, [number | null, number | null]>> {
-  const tsv = await selectTsv(
-    ch,
-    `SELECT host, cgroup, argMax(rl, ts), argMax(wl, ts)
-     FROM (SELECT host, cgroup, ts, ${ioLimitSql('io_rbps_max')} AS rl, ${ioLimitSql('io_wbps_max')} AS wl
-           FROM cgroup_usage
-           WHERE ${where} AND ts >= ${msParam('limit_from')} AND ts < ${msParam('to')})
-     GROUP BY host, cgroup`,
-    params,
-  );
-  const m = new Map<string, [number | null, number | null]>();
-  while (!tsv.done) {
-    const key = `${tsv.str()}\0${tsv.str()}`;
-    m.set(key, [tsv.numOrNull(), tsv.numOrNull()]);
-    tsv.endRow();
-  }
-  return m;
 }

@@ -94,7 +94,7 @@ export async function getEnvironment(ch: TClickHouse, q: TEnvironmentQuery): Pro
     cgSql = `SELECT host, cgroup,
                     max(cpu_nr_throttled_max) - min(cpu_nr_throttled_max) AS dthr,
                     max(cpu_nr_periods_max) - min(cpu_nr_periods_max) AS dper,
-                    max(mem_current_max) AS mem, argMax(mem_max_last, last_ts) AS mem_max
+                    max(mem_current_max) AS mem, argMax(tuple(mem_max_last), last_ts).1 AS mem_max
              FROM cgroup_usage_${s} WHERE ${where} AND ${range}
              GROUP BY host, cgroup ORDER BY host, cgroup`;
   }

@@ -58,10 +58,12 @@ function limitedSample(k: number): TCgroupUsageSample {
   return {
     ...base, cluster_id: undefined, host: 'h\\x\ty', cgroup: '/a b', node_id: 0,
     cpu_usage_usec: k < 30 ? k * STEP * 1000 : (k - 30) * STEP * 500,
+    // The quota is removed (unlimited) at k = 45, the io limits change at k = 42 (minute 7).
+    cpu_quota_usec: k < 45 ? base.cpu_quota_usec : null,
     io: [
-      { ...base.io[0], rbps_max: 1_000_000, wbps_max: null },
+      { ...base.io[0], rbps_max: k < 42 ? 1_000_000 : 3_000_000, wbps_max: null },
       { ...base.io[0], device: '8:16', rbps_max: 500_000, wbps_max: null },
-      { ...base.io[0], device: '7:0', rbps_max: null, wbps_max: null },
+      { ...base.io[0], device: '7:0', rbps_max: null, wbps_max: k < 42 ? null : 250_000 },
     ],
   } as TCgroupUsageSample; // prettier-ignore
 }
@@ -329,11 +331,15 @@ describe('cgroup io limits, names and counter resets', () => {
     expect(new Set(pts.map((p) => `${p.host}|${p.cgroup}|${p.node_id}`))).toEqual(
       new Set(['h\\x\ty|/a b|null']),
     );
-    for (const p of pts) expect([p.io_read_bps_limit, p.io_write_bps_limit]).toEqual([1_500_000, null]);
+    pts.forEach((p, k) =>
+      expect([p.io_read_bps_limit, p.io_write_bps_limit]).toEqual(
+        k < 42 ? [1_500_000, null] : [3_500_000, 250_000],
+      ),
+    );
     const c1 = await getCgroupSeries(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, resolution: 'raw' });
     expect(c1.every((p) => p.io_read_bps_limit === null && p.io_write_bps_limit === null)).toBe(true);
   });
-  it('gives rollup points the latest raw limit, and no CPU rate across a counter reset', async () => {
+  it('gives rollup points the limits in force in their bucket, and no CPU rate across a counter reset', async () => {
     const raw = await getCgroupSeries(ch, {
       orgId: A,
       clusterId: 'c2',
@@ -347,10 +353,15 @@ describe('cgroup io limits, names and counter resets', () => {
     const m = await getCgroupSeries(ch, { ...q, resolution: '1m' });
     expect(m.map((p) => p.ts)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => T0 + i * 60_000));
     expect(m.map((p) => p.cpu_cores)).toEqual([null, 1, 1, 1, 1, null, 0.5, 0.5, 0.5, 0.5]);
-    for (const p of m) expect([p.io_read_bps_limit, p.io_write_bps_limit]).toEqual([1_500_000, null]);
-    // The limit comes from raw samples in the hour before `to`; none there means unknown (null).
-    const later = await getCgroupSeries(ch, { ...q, to: T0 + 3 * 3_600_000, resolution: '1m' });
-    expect(later.every((p) => p.io_read_bps_limit === null)).toBe(true);
+    expect(m.map((p) => [p.io_read_bps_limit, p.io_write_bps_limit])).toEqual(
+      m.map((_, i) => (i < 7 ? [1_500_000, null] : [3_500_000, 250_000])),
+    );
+    // A removed quota (NULL) is the bucket's last reading, not skipped for the earlier value.
+    expect(m.map((p) => p.cpu_limit_cores)).toEqual([2, 2, 2, 2, 2, 2, 2, null, null, null]);
+    const h = await getCgroupSeries(ch, { ...q, to: T0 + 3_600_000, resolution: '1h' });
+    expect(h.map((p) => [p.io_read_bps_limit, p.io_write_bps_limit, p.cpu_limit_cores])).toEqual([
+      [3_500_000, 250_000, null],
+    ]);
   });
 });
 
