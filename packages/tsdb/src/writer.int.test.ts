@@ -262,4 +262,25 @@ describe('failures', () => {
     await expect(w.close()).resolves.toBeUndefined();
     await expect(w.write('org-fail', 'c', 'batch-fail-9', [])).rejects.toThrow(/writer is closed/);
   });
+
+  it('isolates a batch that ClickHouse rejects: the batches coalesced with it are stored', async () => {
+    const w = createWriter(ch, { maxDelayMs: 30 });
+    const good = (i: number) => () => encodeSamplesToBytes('org-poison', 'c', [nodeStatus(5, i)]);
+    // Encoded bytes ClickHouse cannot parse (a row with two fields for a 30-column table).
+    const poison = () => ({ bodies: { node_status: new TextEncoder().encode('org-poison\tc\n') }, rows: 1 });
+    const [a, bad, b] = await Promise.allSettled([
+      w.writeEncoded('org-poison', 'batch-good-a', 1, good(0)),
+      w.writeEncoded('org-poison', 'batch-poison', 1, poison),
+      w.writeEncoded('org-poison', 'batch-good-b', 1, good(1)),
+    ]);
+    expect(a).toEqual({ status: 'fulfilled', value: { accepted: 1, duplicate: false } });
+    expect(b).toEqual({ status: 'fulfilled', value: { accepted: 1, duplicate: false } });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: /insert into node_status failed/ } });
+    await w.close();
+    expect(await count('node_status', 'org-poison')).toBe(2);
+    const ids = await rows<{ batch_id: string }>(
+      `SELECT batch_id FROM ingest_batches WHERE org_id = 'org-poison' ORDER BY batch_id`,
+    );
+    expect(ids.map((r) => r.batch_id)).toEqual(['batch-good-a', 'batch-good-b']);
+  });
 });

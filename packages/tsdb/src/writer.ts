@@ -28,7 +28,8 @@ export interface TWriter {
   /**
    * Queues a batch; resolves after ClickHouse confirmed its rows. A batch id already accepted
    * (in flight, in memory, or in `ingest_batches`) resolves `{ duplicate: true }` without inserting.
-   * Rejects (with every other caller in the same flush) when the insert fails.
+   * Rejects when its rows cannot be inserted (every caller of the flush when ClickHouse is down; only
+   * this one when ClickHouse rejects this batch's rows).
    */
   write(
     orgId: string,
@@ -69,6 +70,7 @@ const keyOf = (orgId: string, batchId: string) => `${orgId}\u0000${batchId}`;
  * failed ledger insert) between the two leaves a window in which a retried batch is inserted twice.
  * A flush that fails on its second table leaves the first table's rows in place; the retry then
  * duplicates those rows. Both windows are tiny and accepted: the alternative is losing data.
+ * A batch that ClickHouse itself rejects is isolated (see insertRows): only its caller gets the error.
  */
 export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {}): TWriter {
   const client = toClient(ch);
@@ -144,6 +146,29 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
     }
   }
 
+  /**
+   * Inserts the batches' rows, table by table (from table index `from`). When a coalesced insert
+   * fails, that table and the rest are retried one batch at a time, so a batch ClickHouse rejects
+   * fails alone instead of every batch it was coalesced with. Returns the batches that failed.
+   */
+  async function insertRows(batches: TPending[], from = 0): Promise<Map<TPending, Error>> {
+    for (let i = from; i < INGEST_TABLES.length; i++) {
+      const table = INGEST_TABLES[i];
+      const parts = batches.flatMap((p) => p.encoded.bodies[table] ?? []);
+      if (parts.length === 0) continue;
+      try {
+        await insertTsv(table, INGEST_COLUMNS[table], Buffer.concat(parts));
+      } catch (err) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (batches.length === 1) return new Map([[batches[0], e]]);
+        const failed = new Map<TPending, Error>();
+        for (const p of batches) for (const [q, qe] of await insertRows([p], i)) failed.set(q, qe);
+        return failed;
+      }
+    }
+    return new Map();
+  }
+
   async function flushRound(round: TPending[]): Promise<void> {
     let todo = round;
     try {
@@ -158,10 +183,10 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
         }
       }
       if (todo.length === 0) return;
-      for (const table of INGEST_TABLES) {
-        const parts = todo.flatMap((p) => p.encoded.bodies[table] ?? []);
-        if (parts.length > 0) await insertTsv(table, INGEST_COLUMNS[table], Buffer.concat(parts));
-      }
+      const failed = await insertRows(todo);
+      for (const [p, e] of failed) p.reject(e);
+      todo = todo.filter((p) => !failed.has(p));
+      if (todo.length === 0) return;
       const now = Date.now();
       const ledger = todo
         .map((p) => `${escapeTsv(p.orgId)}\t${escapeTsv(p.batchId)}\t${p.accepted}\t${formatTs(now)}\n`)
