@@ -26,6 +26,10 @@ test('on-call view at 360 px: one big status, worst-first tiles, no chart librar
   const tiles = section.locator('.tiles li');
   await expect(tiles).toHaveCount(5);
   await expect(tiles.first()).toContainText(/ago/);
+  // Ages keep moving without a reload (the page clock ticks every second).
+  const heard = tiles.first().locator('.age');
+  const before = (await heard.textContent()) ?? '';
+  await expect(heard).not.toHaveText(before, { timeout: 5000 });
   // Worst first: ranks never improve → worsen along the list.
   const rank = ['DEAD', 'UNAVAILABLE', 'STALE', 'UNKNOWN', 'DECOMMISSIONING', 'DRAINING', 'STARTING', 'LIVE'];
   const states = await tiles.evaluateAll((els) => els.map((e) => e.getAttribute('data-state') ?? ''));
