@@ -49,4 +49,4 @@ export const ZSlug = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
 
 /** Epoch milliseconds (≤ 2299-12-31, ClickHouse DateTime64's range); the agent converts CockroachDB ns. */
-export const ZEpochMs = z.number().int().nonnegative().max(10_413_791_999_999);
+export const ZEpochMs = z.int().nonnegative().max(10_413_791_999_999);

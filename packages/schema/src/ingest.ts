@@ -3,11 +3,12 @@ import { ZEpochMs, ZLiveness } from './common';
 
 // Bounds match the ClickHouse column types, so a value the schema accepts always inserts (UInt64 counters
 // stay exact in JS up to 2^53; UInt32 for per-node counts and ids).
+// z.int() is a safe integer (|x| <= 2^53 - 1) in one check: ingest validates ~25 of these per sample.
 /** UInt64 counter or byte count. */
-const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const count = z.int().nonnegative();
 const bytes = count;
-const u32 = z.number().int().nonnegative().max(0xffff_ffff);
-const nodeId = z.number().int().positive().max(0xffff_ffff);
+const u32 = z.int().nonnegative().max(0xffff_ffff);
+const nodeId = z.int().positive().max(0xffff_ffff);
 /** A limit; null means unlimited ("max"). */
 const limit = count.nullable();
 /** PSI avg10 is a percentage. */
