@@ -109,6 +109,18 @@ describe('dashboard services', () => {
     expect(events[0].ts).toBeGreaterThanOrEqual(events.at(-1)!.ts);
   });
 
+  it('widens rollup buckets to keep a series under maxPoints', async () => {
+    const w = { clusterId, from: now - 6 * HOUR, to: now + 1 };
+    const full = await getClusterCharts(deps, caller, w);
+    const few = await getClusterCharts(deps, caller, { ...w, maxPoints: 30 });
+    expect([full.step_ms, few.step_ms]).toEqual([60_000, 15 * 60_000]);
+    expect(few.leaseholders[0].data.length).toBeLessThanOrEqual(30);
+    expect(few.leaseholders[0].data.length).toBeLessThan(full.leaseholders[0].data.length);
+    // Trouble counts use the bucket max: a wider bucket never hides the drain's under-replicated peak.
+    const peak = (c: typeof full) => Math.max(...c.ranges_underreplicated.map((p) => p[1]));
+    expect(peak(few)).toBeGreaterThanOrEqual(peak(full));
+  });
+
   it('gives one node its periods and recent raw samples', async () => {
     const d = await getNodeDetail(deps, caller, { clusterId, nodeId: DRAIN_NODE, from: now - 6 * HOUR, to: now + 1 }, now + 1000); // prettier-ignore
     expect(d.node.node_id).toBe(DRAIN_NODE);

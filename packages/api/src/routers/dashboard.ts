@@ -89,7 +89,6 @@ const ZWindowInput = z.object({
   from: ms,
   to: ms,
   resolution: z.enum(['raw', '1m', '1h']).optional(),
-  maxPoints: z.coerce.number().int().min(10).max(10_000).optional(),
 });
 /** Window checks (to after from, at most 92 days) on an input that extends ZWindowInput. */
 const checked = <T extends typeof ZWindowInput>(schema: T) =>
@@ -97,12 +96,7 @@ const checked = <T extends typeof ZWindowInput>(schema: T) =>
     const r = ZChartWindow.safeParse({ from: w.from, to: w.to });
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom' });
   });
-const window = (w: z.infer<typeof ZWindowInput>) => ({
-  from: w.from,
-  to: w.to,
-  resolution: w.resolution,
-  maxPoints: w.maxPoints,
-});
+const window = (w: z.infer<typeof ZWindowInput>) => ({ from: w.from, to: w.to, resolution: w.resolution });
 
 export const dashboardRouter = router({
   /** Every cluster with its health headline. */
@@ -136,10 +130,22 @@ export const dashboardRouter = router({
   /** Chart series of a cluster or one node. */
   charts: orgProcedure
     .input(
-      checked(ZWindowInput.extend({ id: z.string().min(1), nodeId: z.number().int().positive().optional() })),
+      checked(
+        ZWindowInput.extend({
+          id: z.string().min(1),
+          nodeId: z.number().int().positive().optional(),
+          /** Points per series at most: rollups are read in wider buckets to fit (default 500). */
+          maxPoints: z.number().int().min(10).max(10_000).optional(),
+        }),
+      ),
     )
     .query(({ ctx, input }) =>
-      getClusterCharts(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
+      getClusterCharts(ctx.deps, ctx.caller, {
+        ...window(input),
+        clusterId: input.id,
+        nodeId: input.nodeId,
+        maxPoints: input.maxPoints,
+      }),
     ),
 
   /** Liveness transitions, newest first. */
