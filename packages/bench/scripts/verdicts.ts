@@ -100,6 +100,27 @@ async function pgbench(url: string, args: string[]): Promise<string> {
   return `${stderr}\n${stdout}`;
 }
 
+/** tps interval samples of a pgbench output. */
+function parseTps(text: string): number[] {
+  const parsed = parseOutput(text, 'pgbench');
+  const tps = parsed.samples.map((s) => s.values.tps).filter((v): v is number => Number.isFinite(v));
+  if (tps.length < 3) throw new Error(`pgbench gave ${tps.length} progress samples:\n${text.slice(0, 2000)}`);
+  return tps;
+}
+
+const PGBENCH_ARGS = () => [
+  '-n',
+  '-S',
+  '-P',
+  '1',
+  '-T',
+  String(SECONDS),
+  '-c',
+  String(CLIENTS),
+  '-j',
+  String(CLIENTS),
+];
+
 type TBench = { tps: number[]; mean: number; cpuCores: number; otherCores: number };
 
 async function benchTps(url: string): Promise<TBench> {
@@ -107,25 +128,12 @@ async function benchTps(url: string): Promise<TBench> {
   const c0 = readUsageNs(CLIENT_ACCT);
   const h0 = readHostBusyS();
   const t0 = process.hrtime.bigint();
-  const text = await pgbench(url, [
-    '-n',
-    '-S',
-    '-P',
-    '1',
-    '-T',
-    String(SECONDS),
-    '-c',
-    String(CLIENTS),
-    '-j',
-    String(CLIENTS),
-  ]);
+  const text = await pgbench(url, PGBENCH_ARGS());
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const server = (readUsageNs() - u0) / 1e9 / secs;
   const client = (readUsageNs(CLIENT_ACCT) - c0) / 1e9 / secs;
   const other = Math.max(0, (readHostBusyS() - h0) / secs - server - client);
-  const parsed = parseOutput(text, 'pgbench');
-  const tps = parsed.samples.map((s) => s.values.tps).filter((v): v is number => Number.isFinite(v));
-  if (tps.length < 3) throw new Error(`pgbench gave ${tps.length} progress samples:\n${text.slice(0, 2000)}`);
+  const tps = parseTps(text);
   return {
     tps,
     mean: tps.reduce((a, b) => a + b, 0) / tps.length,
@@ -155,27 +163,6 @@ async function runPair(
     );
   }
 }
-
-/** tps interval samples of a pgbench output. */
-function parseTps(text: string): number[] {
-  const parsed = parseOutput(text, 'pgbench');
-  const tps = parsed.samples.map((s) => s.values.tps).filter((v): v is number => Number.isFinite(v));
-  if (tps.length < 3) throw new Error(`pgbench gave ${tps.length} progress samples:\n${text.slice(0, 2000)}`);
-  return tps;
-}
-
-const PGBENCH_ARGS = () => [
-  '-n',
-  '-S',
-  '-P',
-  '1',
-  '-T',
-  String(SECONDS),
-  '-c',
-  String(CLIENTS),
-  '-j',
-  String(CLIENTS),
-];
 
 /**
  * Moves the pgbench client backends of the database in `url` into the B cgroups as soon as they connect.

@@ -4,7 +4,7 @@ import { createWriter, EncodeError, type TTsdb, type TWriter, type TWriterOption
 import type { TDeps } from './deps';
 import { hasScope, type TCaller } from './caller';
 import { AppError } from './errors';
-import { holdInProcess, type TPrepared } from './ingest-pool';
+import { holdInProcess, WorkerError, type TPrepared } from './ingest-pool';
 import { headOf, type TBatchHead } from './ingest-prep';
 
 const writers = new WeakMap<TTsdb, TWriter>();
@@ -63,6 +63,8 @@ export async function resolveIngestCluster(
 function toIngestError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof EncodeError) return new AppError('BAD_REQUEST', err.message);
+  if (err instanceof WorkerError)
+    return new AppError('SERVICE_UNAVAILABLE', err.message, { dependency: 'ingest-worker' });
   const msg = err instanceof Error ? err.message : String(err);
   return new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${msg}`, {
     dependency: 'clickhouse',

@@ -84,15 +84,28 @@ function openHttp(url: string): TTsdb {
   const db = parsed.pathname.replace(/^\//, '');
   const address = `${parsed.protocol}//${parsed.host}${db ? `/${db}` : ''}`;
   const client = createClient({ url, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
-  const insertTsv = async (table: string, columns: readonly string[], body: Buffer) => {
-    await client.insert({
-      table,
-      columns: columns as [string, ...string[]],
-      format: 'TabSeparated',
-      values: Readable.from([body], { objectMode: false }),
-    });
-  };
-  return wrap(client, 'http', address, insertTsv, async () => {});
+  return wrap(
+    client,
+    'http',
+    address,
+    (...a) => insertTsvWith(client, ...a),
+    async () => {},
+  );
+}
+
+/** A TabSeparated insert through the official client (streams the bytes). */
+export async function insertTsvWith(
+  client: TChClient,
+  table: string,
+  columns: readonly string[],
+  body: Buffer,
+): Promise<void> {
+  await client.insert({
+    table,
+    columns: columns as [string, ...string[]],
+    format: 'TabSeparated',
+    values: Readable.from([body], { objectMode: false }),
+  });
 }
 
 async function openChdb(dir: string): Promise<TTsdb> {

@@ -1,6 +1,8 @@
 import type { TSample } from '@clusterscope/schema';
 import { describe, expect, it } from 'vitest';
-import { encodeSamples, escapeTsv, formatTs, INGEST_COLUMNS, quoteString } from './encode';
+import { encodeSamplesToBytes, escapeTsv, formatTs, INGEST_COLUMNS, quoteString } from './encode';
+
+const text = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString('utf8');
 
 describe('escaping', () => {
   it('escapes TabSeparated specials so a field never contains a raw tab or newline', () => {
@@ -18,7 +20,7 @@ describe('escaping', () => {
   });
 });
 
-describe('encodeSamples', () => {
+describe('encodeSamplesToBytes', () => {
   it('emits one line per row with as many fields as columns', () => {
     const samples: TSample[] = [
       { kind: 'bench_sample', ts: 1000, run_id: 'r1', elapsed_s: 1, values: { tps: 10, 'lat\tp95': 2 } },
@@ -27,13 +29,15 @@ describe('encodeSamples', () => {
         outbox_bytes: 0, outbox_pending: 0, outbox_evictions: 0,
       }, // prettier-ignore
     ];
-    const e = encodeSamples('org', null, samples, { agent: 'ag' });
-    expect(e.rows).toEqual({ bench_samples: 2, heartbeats: 1 });
-    const lines = e.bodies.bench_samples!.split('\n').filter(Boolean);
+    const e = encodeSamplesToBytes('org', null, samples, { agent: 'ag' });
+    expect(e.rows).toBe(3);
+    expect(Object.keys(e.bodies).sort()).toEqual(['bench_samples', 'heartbeats']);
+    const lines = text(e.bodies.bench_samples).split('\n').filter(Boolean);
     expect(lines).toHaveLength(2);
     for (const l of lines) expect(l.split('\t')).toHaveLength(INGEST_COLUMNS.bench_samples.length);
     expect(lines[1]).toContain('lat\\tp95');
-    const hb = e.bodies.heartbeats!.trimEnd().split('\t');
+    expect(text(e.bodies.heartbeats).split('\n').filter(Boolean)).toHaveLength(1);
+    const hb = text(e.bodies.heartbeats).trimEnd().split('\t');
     expect(hb).toHaveLength(INGEST_COLUMNS.heartbeats.length);
     expect(hb[3]).toBe('h\\n1');
     expect(hb[7]).toBe("['a','b\\'c']");
@@ -44,12 +48,14 @@ describe('encodeSamples', () => {
       { kind: 'bench_sample', ts: 1000, run_id: 'r', elapsed_s: 1, values: { tps: 1 } },
       { kind: 'bench_sample', ts: 1000, run_id: 'r', elapsed_s: 1, values: { tps: Number.NaN } },
     ] as TSample[];
-    expect(() => encodeSamples('org', 'c', bad)).toThrow(
+    expect(() => encodeSamplesToBytes('org', 'c', bad)).toThrow(
       /samples\[1\] \(bench_sample\): values\.tps must be a finite number/,
     );
     const neg = [{ kind: 'heartbeat', ts: -1, host: 'h', version: '1', uptime_s: 1 }] as TSample[];
-    expect(() => encodeSamples('org', 'c', neg)).toThrow(/samples\[0\] \(heartbeat\): ts must be epoch/);
-    expect(() => encodeSamples('org', 'c', [{ kind: 'nope' } as unknown as TSample])).toThrow(
+    expect(() => encodeSamplesToBytes('org', 'c', neg)).toThrow(
+      /samples\[0\] \(heartbeat\): ts must be epoch/,
+    );
+    expect(() => encodeSamplesToBytes('org', 'c', [{ kind: 'nope' } as unknown as TSample])).toThrow(
       /unknown kind "nope"/,
     );
   });

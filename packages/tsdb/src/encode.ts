@@ -442,30 +442,6 @@ function encodeInto(
   return scratch;
 }
 
-export interface TEncoded {
-  /** TabSeparated body per table (only tables that got rows). */
-  bodies: Partial<Record<TIngestTable, string>>;
-  /** Rows per table (a bench sample yields one row per metric). */
-  rows: Partial<Record<TIngestTable, number>>;
-}
-
-/** encodeSamplesToBytes as strings, per table (tests, small callers). */
-export function encodeSamples(
-  orgId: string,
-  clusterId: string | null,
-  samples: readonly TSample[],
-  meta: { agent?: string } = {},
-): TEncoded {
-  const w = encodeInto(orgId, clusterId, samples, meta);
-  const out: TEncoded = { bodies: {}, rows: {} };
-  for (const t of INGEST_TABLES) {
-    if (w[t].rows === 0) continue;
-    out.bodies[t] = w[t].buf.toString('utf8', 0, w[t].pos);
-    out.rows[t] = w[t].rows;
-  }
-  return out;
-}
-
 /** TabSeparated bodies as UTF-8 bytes: transferable between threads, inserted zero-copy by chDB. */
 export interface TEncodedBytes {
   bodies: Partial<Record<TIngestTable, Uint8Array>>;

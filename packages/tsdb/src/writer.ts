@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
 import type { TSample } from '@clusterscope/schema';
-import { toClient, type TClickHouse, type TTsdb } from './client';
+import { insertTsvWith, toClient, type TClickHouse, type TTsdb } from './client';
 import {
   encodeSamplesToBytes,
   escapeTsv,
@@ -133,14 +132,7 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
 
   async function insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void> {
     try {
-      if (raw) await raw(table, columns, body);
-      else
-        await client.insert({
-          table,
-          columns: columns as [string, ...string[]],
-          format: 'TabSeparated',
-          values: Readable.from([body], { objectMode: false }),
-        });
+      await (raw ? raw(table, columns, body) : insertTsvWith(client, table, columns, body));
     } catch (err) {
       throw new Error(`ClickHouse insert into ${table} failed: ${(err as Error).message}`);
     }

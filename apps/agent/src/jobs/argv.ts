@@ -61,7 +61,8 @@ const TOOL_KEYS: Record<TTool, readonly string[]> = {
   'cockroach-workload': ['workload', 'concurrency', 'warehouses', 'readPercent', 'ycsbWorkload', 'init'],
 }; // prettier-ignore
 
-const BINARY: Record<TTool, string> = {
+/** The executable each tool runs as. */
+export const TOOL_BINARY: Record<TTool, string> = {
   pgbench: 'pgbench',
   sysbench: 'sysbench',
   hey: 'hey',
@@ -177,7 +178,7 @@ export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>
   if (!Number.isInteger(D) || D < 1 || D > 86_400) throw new JobError('durationS: must be 1..86400');
   if (!Number.isInteger(W) || W < 0 || W > 3600) throw new JobError('warmupS: must be 0..3600');
   const target = resolveTarget(job.target ?? '', opts.secrets);
-  const bin = BINARY[job.tool];
+  const bin = TOOL_BINARY[job.tool];
   const steps: TStep[] = [];
   const step = (phase: TPhase, args: (string | number)[], extra: Partial<TStep> = {}) =>
     steps.push({ phase, argv: [bin, ...args.map(String)], ...extra });

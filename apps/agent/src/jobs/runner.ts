@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { parseOutput } from '@clusterscope/bench';
-import type { TSample, TTool } from '@clusterscope/schema';
+import type { TSample } from '@clusterscope/schema';
 import { detectTools } from '../inputs/heartbeat/index';
 import { httpRequest } from '../lib/http';
 import { errorMessage, type Logger } from '../lib/log';
-import { buildPlan, JobError, type TJobSpec, type TStep } from './argv';
+import { buildPlan, JobError, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
 import type { TJobsConfig } from './config';
 
 export interface TJob extends TJobSpec {
@@ -33,15 +33,6 @@ export interface JobLoopDeps {
 }
 
 export type TFinal = 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-
-const TOOL_BIN: Record<TTool, string> = {
-  pgbench: 'pgbench',
-  sysbench: 'sysbench',
-  hey: 'hey',
-  wrk: 'wrk',
-  fio: 'fio',
-  'cockroach-workload': 'cockroach',
-};
 
 class HttpError extends Error {
   constructor(
@@ -69,7 +60,7 @@ export class JobLoop {
 
   constructor(private readonly d: JobLoopDeps) {
     // Absolute paths, resolved once from PATH at start-up (re-scanned when a tool is missing).
-    this.tools = detectTools(Object.values(TOOL_BIN), d.pathEnv);
+    this.tools = detectTools(Object.values(TOOL_BINARY), d.pathEnv);
   }
 
   private async api<T>(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
@@ -185,7 +176,7 @@ export class JobLoop {
       if (plan.workDir) mkdirSync(plan.workDir, { recursive: true });
       let bin = this.tools.get(plan.binary);
       if (!bin) {
-        this.tools = detectTools(Object.values(TOOL_BIN), this.d.pathEnv);
+        this.tools = detectTools(Object.values(TOOL_BINARY), this.d.pathEnv);
         bin = this.tools.get(plan.binary);
       }
       if (!bin) throw new JobError(`'${plan.binary}' is not installed on this agent (not found on PATH)`);

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import {
   AppError,
   authenticateToken,
@@ -19,8 +17,6 @@ import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
 import { createRateLimiter, type TRateLimiter } from './rate-limit';
-
-const gunzipAsync = promisify(gunzip);
 
 const STATUS: Record<TErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -59,24 +55,10 @@ export class BodyError extends Error {
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 3 : 1)} MB`;
 
 /**
- * Reads a request body of at most `maxBytes`, compressed and decompressed: Content-Length is checked
- * first, the stream is counted as it arrives, and gzip is inflated with `maxOutputLength` so a gzip bomb
- * stops at the cap instead of filling memory. Throws BodyError (413/415/400).
+ * Reads a request body as sent, of at most `maxBytes`: Content-Length is checked first and the stream
+ * is counted as it arrives. Gzip is inflated later, on an ingest worker, with the same cap (a gzip bomb
+ * stops there). Throws BodyError (413/415).
  */
-export async function readBody(request: Request, maxBytes: number): Promise<Buffer> {
-  const { bytes, gz } = await readRawBody(request, maxBytes);
-  if (!gz) return bytes;
-  try {
-    return await gunzipAsync(bytes, { maxOutputLength: maxBytes });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
-      throw new BodyError(413, `decompressed body exceeds INGEST_MAX_BYTES (${mb(maxBytes)})`);
-    throw new BodyError(400, `body is not valid gzip: ${(err as Error).message}`);
-  }
-}
-
-/** The body as sent (at most `maxBytes`) and whether it is gzip; see readBody. */
 export async function readRawBody(
   request: Request,
   maxBytes: number,
