@@ -140,6 +140,14 @@ export const ZHeartbeatSample = z.object({
   outbox_bytes: count.default(0),
   outbox_pending: count.default(0),
   outbox_evictions: count.default(0),
+  /** The agent's job confinement (jobs.allowed_dirs / allowed_hosts / max_file_bytes) when jobs are enabled. */
+  job_limits: z
+    .object({
+      allowed_dirs: z.array(z.string().min(1).max(1024)).max(64),
+      allowed_hosts: z.array(z.string().min(1).max(256)).max(256),
+      max_file_bytes: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 export type THeartbeatSample = z.infer<typeof ZHeartbeatSample>;
 

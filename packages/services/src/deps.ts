@@ -1,8 +1,11 @@
 import type { TDb } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
+import type { TSecretKeys } from './secrets';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
   db: TDb;
   ch: TTsdb;
+  /** SECRETS_KEY (+ previous keys) for workload credentials; see secretKeysOf for when it is absent. */
+  secrets?: TSecretKeys;
 }

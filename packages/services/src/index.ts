@@ -1,4 +1,5 @@
 export * from './deps';
+export * from './secrets';
 export * from './errors';
 export * from './permissions';
 export * from './caller';

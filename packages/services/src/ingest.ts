@@ -129,6 +129,13 @@ async function recordHeartbeat(
       outboxEvictions: hb.outbox_evictions,
       uptimeS: hb.uptime_s,
       seenAt: new Date(Math.min(hb.ts, Date.now())),
+      jobLimits: hb.job_limits
+        ? {
+            allowedDirs: hb.job_limits.allowed_dirs,
+            allowedHosts: hb.job_limits.allowed_hosts,
+            maxFileBytes: hb.job_limits.max_file_bytes,
+          }
+        : null,
     });
   } catch (err) {
     // The samples are stored; a failed Agent upsert must not make the agent resend them.

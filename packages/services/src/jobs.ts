@@ -33,6 +33,7 @@ import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { addRunOutput, onRunFinished, toRunDto } from './runs';
+import { openSecret, secretKeysOf } from './secrets';
 
 /** In-process wake-up for long-polling agents; other instances notice within one poll step. */
 const waiters = new EventEmitter();
@@ -98,7 +99,8 @@ async function toJob(deps: TDeps, run: TRunRow, leaseS: number): Promise<TJob | 
     workload: w.name,
     workloadVersion: run.workloadVersion ?? w.version,
     params,
-    target: w.target,
+    // The one place the sealed target is opened: the job handed to the agent that claimed it.
+    target: w.targetSecret ? openSecret(secretKeysOf(deps), w.targetSecret, w.organizationId) : w.target,
     durationS: num(durationS, w.durationS),
     warmupS: num(warmupS, w.warmupS),
     timeoutS: run.timeoutS,

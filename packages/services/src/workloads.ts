@@ -5,14 +5,20 @@ import {
   getWorkload,
   insertQueuedRun,
   insertWorkload,
+  listClusterJobAgents,
+  listWorkloadSecrets,
   listWorkloads,
+  replaceWorkloadSecret,
   updateWorkload as patchWorkload,
   writeAudit,
   type TWorkloadRow,
 } from '@clusterscope/db';
 import {
+  jobRefusals,
   redactTarget,
+  TOOL_BINARIES,
   validateWorkload,
+  type TJobLimits,
   type TRunStarted,
   type TTool,
   type TWorkload,
@@ -28,6 +34,7 @@ import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { resolveCluster } from './clusters';
 import { wakeJobWaiters } from './jobs';
+import { isSealed, openSecret, resealSecret, sealSecret, secretKeysOf } from './secrets';
 
 const asRecord = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -49,6 +56,52 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
+}
+
+/**
+ * What is stored for a target: the redacted form in `target`, and the full one sealed in `targetSecret` when
+ * it carries a password (bound to the org). A target without a password needs no secret.
+ */
+function sealTarget(deps: TDeps, orgId: string, full: string): { target: string; targetSecret: string | null } {
+  const target = redactTarget(full);
+  return { target, targetSecret: target === full ? null : sealSecret(secretKeysOf(deps), full, orgId) };
+}
+
+/** The full target of a stored workload (only the job handed to the claiming agent gets this). */
+export function openWorkloadTarget(
+  deps: TDeps,
+  w: { organizationId: string; target: string; targetSecret: string | null },
+): string {
+  return w.targetSecret ? openSecret(secretKeysOf(deps), w.targetSecret, w.organizationId) : w.target;
+}
+
+/**
+ * Start-up backfill and `admin secrets rotate`: seals any target still stored with a clear password (rows
+ * from before encryption) and, with `rotate`, re-seals secrets made with an older key under SECRETS_KEY.
+ */
+export async function sealWorkloadSecrets(
+  deps: TDeps,
+  opts: { rotate?: boolean } = {},
+): Promise<{ sealed: number; rotated: number; failed: string[] }> {
+  const keys = secretKeysOf(deps);
+  let sealed = 0;
+  let rotated = 0;
+  const failed: string[] = [];
+  for (const w of await listWorkloadSecrets(deps.db)) {
+    try {
+      if (!w.targetSecret) {
+        const next = sealTarget(deps, w.organizationId, w.target);
+        if (next.targetSecret && (await replaceWorkloadSecret(deps.db, w.id, w, next))) sealed++;
+      } else if (opts.rotate && isSealed(w.targetSecret)) {
+        const again = resealSecret(keys, w.targetSecret, w.organizationId);
+        if (again && (await replaceWorkloadSecret(deps.db, w.id, w, { ...w, targetSecret: again })))
+          rotated++;
+      }
+    } catch (err) {
+      failed.push(`${w.id}: ${(err as Error).message}`);
+    }
+  }
+  return { sealed, rotated, failed };
 }
 
 function checked(w: { tool: TTool; params: Record<string, unknown>; target: string }) {
@@ -92,7 +145,11 @@ export async function createWorkload(
   const params = checked(w);
   let row: TWorkloadRow;
   try {
-    row = await insertWorkload(deps.db, caller.orgId, { ...w, params });
+    row = await insertWorkload(deps.db, caller.orgId, {
+      ...w,
+      params,
+      ...sealTarget(deps, caller.orgId, w.target),
+    });
   } catch (err) {
     if (err instanceof DuplicateNameError)
       throw new AppError('CONFLICT', `name: a workload named '${w.name}' exists`);
@@ -118,14 +175,20 @@ export async function updateWorkload(
   const cur = await loadWorkload(deps, caller, patch.id);
   const { id: _id, ...changes } = patch;
   void _id;
+  // The stored (redacted) target sent back unchanged keeps its secret.
+  const keep = changes.target === undefined || changes.target === cur.target;
   const next = {
     tool: (changes.tool ?? cur.tool) as TTool,
     params: changes.params ?? asRecord(cur.params),
-    target: changes.target ?? cur.target,
+    target: keep ? openWorkloadTarget(deps, cur) : changes.target!,
   };
   const params = checked(next);
   const data = Object.fromEntries(
-    Object.entries({ ...changes, params, target: next.target }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      ...changes,
+      params,
+      ...(keep ? { target: undefined } : sealTarget(deps, caller.orgId, next.target)),
+    }).filter(([, v]) => v !== undefined),
   );
   let row: TWorkloadRow | null;
   try {
@@ -194,6 +257,50 @@ export async function checkClusterGate(deps: TDeps, orgId: string, clusterId: st
   return { ok: reasons.length === 0, reasons, nodes: active.length };
 }
 
+const asLimits = (v: unknown): TJobLimits | null => {
+  const l = asRecord(v);
+  return Array.isArray(l.allowedDirs) && Array.isArray(l.allowedHosts) && typeof l.maxFileBytes === 'number'
+    ? (l as unknown as TJobLimits)
+    : null;
+};
+
+/**
+ * Checks a run against the job limits (allowed dirs/hosts, file size cap) the cluster's agents advertise:
+ * the named agent, else every agent of the cluster with the tool. 422 with the reasons when none allows it;
+ * when only some do, the run is reserved for the most recently seen of those. Agents that advertise no
+ * limits (jobs off, or older than job confinement) are not checked here; they refuse nothing.
+ * `secret:<name>` targets resolve on the agent, which checks them itself.
+ */
+async function checkAgentLimits(
+  deps: TDeps,
+  orgId: string,
+  clusterId: string,
+  job: { tool: TTool; params: Record<string, unknown>; target: string; agentId: string | null },
+): Promise<string | null> {
+  const bin = TOOL_BINARIES[job.tool];
+  const agents = (await listClusterJobAgents(deps.db, orgId, clusterId)).filter((a) =>
+    job.agentId
+      ? a.id === job.agentId
+      : a.capabilities.includes(bin) && !a.disabledTools.includes(job.tool) && !a.disabledTools.includes(bin),
+  );
+  const checked = agents
+    .map((a) => ({ a, limits: asLimits(a.jobLimits) }))
+    .filter((x) => x.limits !== null)
+    .map(({ a, limits }) => ({ a, why: jobRefusals(job, limits!) }));
+  if (checked.length === 0) return job.agentId;
+  const fits = checked.filter((x) => x.why.length === 0);
+  if (fits.length === 0)
+    throw new AppError(
+      'UNPROCESSABLE_CONTENT',
+      `target: no agent of this cluster allows this run: ${checked
+        .map((x) => `agent '${x.a.name}': ${x.why.join('; ')}`)
+        .join(' | ')}`,
+      { agents: Object.fromEntries(checked.map((x) => [x.a.name, x.why])) },
+    );
+  if (job.agentId || fits.length === agents.length) return job.agentId;
+  return fits[0]!.a.id;
+}
+
 const TOOL_WORKLOAD_PARAM: Record<TTool, string | null> = {
   pgbench: 'builtin',
   sysbench: 'test',
@@ -223,6 +330,12 @@ export async function startWorkloadRun(
   }
   const tool = w.tool as TTool;
   const params = checked({ tool, params: asRecord(w.params), target: w.target });
+  agentId = await checkAgentLimits(deps, caller.orgId, cluster.id, {
+    tool,
+    params,
+    target: w.target,
+    agentId,
+  });
   const gate = await checkClusterGate(deps, caller.orgId, cluster.id);
   if (!gate.ok && !q.force)
     throw new AppError(

@@ -1,4 +1,5 @@
 import type { TDb } from '../client';
+import { Prisma } from '../generated/prisma/client';
 
 export async function upsertAgentHeartbeat(
   db: TDb,
@@ -12,9 +13,14 @@ export async function upsertAgentHeartbeat(
     outboxEvictions: number;
     uptimeS: number;
     seenAt: Date;
+    /** Advertised job limits; null clears them (jobs off), undefined leaves them. */
+    jobLimits?: { allowedDirs: string[]; allowedHosts: string[]; maxFileBytes: number } | null;
   },
 ) {
   const data = {
+    ...(input.jobLimits === undefined
+      ? {}
+      : { jobLimits: input.jobLimits === null ? Prisma.DbNull : input.jobLimits }),
     clusterId: input.clusterId,
     version: input.version,
     capabilities: input.capabilities,

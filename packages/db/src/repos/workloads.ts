@@ -5,7 +5,10 @@ export interface TWorkloadData {
   name: string;
   tool: string;
   params: Record<string, unknown>;
+  /** Redacted form (password shown as ***). */
   target: string;
+  /** The full target, sealed (AES-256-GCM), when it carries a password. */
+  targetSecret?: string | null;
   durationS: number;
   warmupS: number;
   description: string;
@@ -84,4 +87,43 @@ export async function updateWorkload(
 export async function deleteWorkload(db: TDb, orgId: string, id: string): Promise<boolean> {
   const res = await db.workload.deleteMany({ where: { id, organizationId: orgId } });
   return res.count > 0;
+}
+
+/** Every workload whose target may hold a credential: sealed, or (before the backfill) a URL with a password. */
+export async function listWorkloadSecrets(db: TDb) {
+  return db.workload.findMany({
+    where: { OR: [{ targetSecret: { not: null } }, { target: { contains: '@' } }] },
+    select: { id: true, organizationId: true, target: true, targetSecret: true },
+    orderBy: { id: 'asc' },
+  });
+}
+
+/** Replaces the stored target/secret only when they are still what the caller read (no version bump). */
+export async function replaceWorkloadSecret(
+  db: TDb,
+  id: string,
+  from: { target: string; targetSecret: string | null },
+  to: { target: string; targetSecret: string | null },
+): Promise<boolean> {
+  const res = await db.workload.updateMany({
+    where: { id, target: from.target, targetSecret: from.targetSecret },
+    data: to,
+  });
+  return res.count > 0;
+}
+
+/** The agents of a cluster that may claim its jobs, with what they advertise. */
+export async function listClusterJobAgents(db: TDb, orgId: string, clusterId: string) {
+  return db.agent.findMany({
+    where: { organizationId: orgId, clusterId },
+    select: {
+      id: true,
+      name: true,
+      capabilities: true,
+      disabledTools: true,
+      jobLimits: true,
+      lastSeenAt: true,
+    },
+    orderBy: [{ lastSeenAt: { sort: 'desc', nulls: 'last' } }, { name: 'asc' }],
+  });
 }
