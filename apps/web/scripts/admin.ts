@@ -14,6 +14,9 @@ import {
   type TDeps,
 } from '@clusterscope/services';
 import { ZRole } from '@clusterscope/schema';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadSecretKeys, sealWorkloadSecrets } from '@clusterscope/services';
 import { readLaunchEnv } from './lib/env';
 import { openPostgres } from './lib/pg';
 
@@ -26,6 +29,9 @@ Commands:
   org create --name <name> --slug <slug> [--owner <email>]
   user create --email <email> --name <name> [--password <pw>] [--org <slug> --role <owner|admin|member|viewer>]
         Prints the generated password when --password is omitted.
+  secrets rotate
+        Re-seals every stored workload credential with SECRETS_KEY (older keys in SECRETS_KEY_PREVIOUS)
+        and seals any still stored in clear text. Without SECRETS_KEY: DATA_DIR/secrets-key.
 
 Uses DATABASE_URL when set, otherwise the embedded PostgreSQL under DATA_DIR (default .data/),
 which must have been initialised by \`npm start\`.`;
@@ -116,6 +122,25 @@ async function run(db: TDb, argv: string[]) {
     if (values.org) await addMember(db, (await orgBySlug(values.org)).id, user.id, role?.data ?? 'member');
     console.error(`created user ${email}${values.org ? ` in '${values.org}'` : ''}`);
     if (!values.password) console.log(password);
+    return;
+  }
+  if (group === 'secrets' && action === 'rotate') {
+    const env = readLaunchEnv();
+    let current = env.SECRETS_KEY;
+    if (!current)
+      try {
+        current = readFileSync(path.join(env.DATA_DIR, 'secrets-key'), 'utf8').trim();
+      } catch {
+        throw new UsageError(`set SECRETS_KEY (no ${path.join(env.DATA_DIR, 'secrets-key')} either)`);
+      }
+    const keys = loadSecretKeys(current, env.SECRETS_KEY_PREVIOUS);
+    const r = await sealWorkloadSecrets({ ...deps, secrets: keys }, { rotate: true });
+    for (const f of r.failed) console.error(`admin: could not re-seal workload ${f}`);
+    console.error(
+      `re-sealed ${r.rotated}, sealed ${r.sealed} clear-text workload credential(s) with key ${keys.current.id}`,
+    );
+    if (r.failed.length)
+      throw new Error(`${r.failed.length} secret(s) could not be opened with the given keys`);
     return;
   }
   throw new UsageError(`unknown command '${[group, action].filter(Boolean).join(' ')}'`);

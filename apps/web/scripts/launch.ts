@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createDb } from '@clusterscope/db';
 import { deployMigrations } from '@clusterscope/db/migrate';
-import { createAuth, seedDemo } from '@clusterscope/services';
+import { createAuth, generateSecretKey, seedDemo } from '@clusterscope/services';
 import { isEmbedded, readLaunchEnv, REPO_ROOT } from './lib/env';
 import { openPostgres } from './lib/pg';
 
@@ -27,6 +27,21 @@ function readSecret(): string {
   if (!fs.existsSync(file)) {
     fs.mkdirSync(env.DATA_DIR, { recursive: true });
     fs.writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+/** SECRETS_KEY, else (embedded or dev start only) a key generated once into .data/secrets-key (0600). */
+function readSecretsKey(): string {
+  if (env.SECRETS_KEY) return env.SECRETS_KEY;
+  if (!isEmbedded(env) && !dev)
+    die(
+      'SECRETS_KEY is required with DATABASE_URL/CLICKHOUSE_URL (32 random bytes, base64: `openssl rand -base64 32`)',
+    );
+  const file = path.join(env.DATA_DIR, 'secrets-key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(env.DATA_DIR, { recursive: true });
+    fs.writeFileSync(file, generateSecretKey(), { mode: 0o600, flag: 'wx' });
   }
   return fs.readFileSync(file, 'utf8').trim();
 }
@@ -86,6 +101,7 @@ async function main() {
     DATABASE_URL: pg.url,
     CLICKHOUSE_PATH: path.join(env.DATA_DIR, 'clickhouse'),
     BETTER_AUTH_SECRET: secret,
+    SECRETS_KEY: readSecretsKey(),
     ORIGIN: origin,
     PORT: String(env.PORT),
     HOST: env.HOST,

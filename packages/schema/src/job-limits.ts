@@ -55,7 +55,12 @@ export function normalizeHost(host: string): string | null {
   try {
     const bare = h.replace(/^\[|\]$/g, '');
     const u = new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`);
-    return u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase() || null;
+    return (
+      u.hostname
+        .replace(/^\[|\]$/g, '')
+        .replace(/\.$/, '')
+        .toLowerCase() || null
+    );
   } catch {
     return null;
   }
@@ -100,12 +105,14 @@ function parseCidr(entry: string): TCidr | null {
 }
 
 const inCidr = (a: TAddr, c: TCidr) =>
-  a.v === c.v && a.n >> BigInt((c.v === 4 ? 32 : 128) - c.bits) === c.net >> BigInt((c.v === 4 ? 32 : 128) - c.bits);
+  a.v === c.v &&
+  a.n >> BigInt((c.v === 4 ? 32 : 128) - c.bits) === c.net >> BigInt((c.v === 4 ? 32 : 128) - c.bits);
 
 const SPECIAL = SPECIAL_RANGES.map((r) => parseCidr(r)!);
 
 /** A CIDR lies inside a special range (so listing it names special addresses explicitly). */
-const cidrIsSpecial = (c: TCidr) => SPECIAL.some((s) => s.v === c.v && c.bits >= s.bits && inCidr({ v: c.v, n: c.net }, s));
+const cidrIsSpecial = (c: TCidr) =>
+  SPECIAL.some((s) => s.v === c.v && c.bits >= s.bits && inCidr({ v: c.v, n: c.net }, s));
 
 /** Checks an allowed_hosts entry; the message names what is wrong. */
 export function checkHostEntry(entry: string): string | null {

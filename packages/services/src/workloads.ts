@@ -62,7 +62,11 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
  * What is stored for a target: the redacted form in `target`, and the full one sealed in `targetSecret` when
  * it carries a password (bound to the org). A target without a password needs no secret.
  */
-function sealTarget(deps: TDeps, orgId: string, full: string): { target: string; targetSecret: string | null } {
+function sealTarget(
+  deps: TDeps,
+  orgId: string,
+  full: string,
+): { target: string; targetSecret: string | null } {
   const target = redactTarget(full);
   return { target, targetSecret: target === full ? null : sealSecret(secretKeysOf(deps), full, orgId) };
 }

@@ -19,6 +19,9 @@ const ZLaunchEnv = z.object({
   CLICKHOUSE_URL: z.string().url().optional(),
   CLICKHOUSE_CLUSTER: z.string().optional(),
   BETTER_AUTH_SECRET: z.string().min(16).optional(),
+  /** 32 bytes, base64; required unless the start is embedded/dev (then generated into DATA_DIR/secrets-key). */
+  SECRETS_KEY: z.string().min(1).optional(),
+  SECRETS_KEY_PREVIOUS: z.string().default(''),
   PG_PORT: z.coerce.number().int().optional(),
   DEMO: bool,
   SEED: bool,

@@ -1,7 +1,14 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
 import { createDb } from '@clusterscope/db';
-import { createAuth, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
+import {
+  createAuth,
+  getIngestWriter,
+  loadSecretKeys,
+  sealWorkloadSecrets,
+  type TAuth,
+  type TDeps,
+} from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { getEnv } from './env';
 
@@ -37,7 +44,21 @@ export function getServer(): Promise<TServer> {
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
-    const deps: TDeps = { db, ch };
+    const secrets = env.SECRETS_KEY
+      ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS)
+      : undefined;
+    const deps: TDeps = { db, ch, secrets };
+    // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
+    const sealed = await sealWorkloadSecrets(deps);
+    if (sealed.sealed || sealed.failed.length)
+      console.error(
+        JSON.stringify({
+          level: sealed.failed.length ? 'warn' : 'info',
+          msg: 'sealed workload credentials stored in clear text',
+          sealed: sealed.sealed,
+          failed: sealed.failed.length,
+        }),
+      );
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
     const writer = getIngestWriter(deps, { maxDelayMs: env.INGEST_FLUSH_MS });
     onShutdown(() => writer.close());

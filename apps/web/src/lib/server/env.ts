@@ -15,6 +15,10 @@ const ZEnv = z.object({
   /** Numbered SQL files; the server runs from apps/web (or its build), so resolve from the repo. */
   CLICKHOUSE_MIGRATIONS_DIR: z.string().default(path.resolve('../../packages/tsdb/migrations')),
   BETTER_AUTH_SECRET: z.string().min(16).default('dev-secret-change-me-please-0123456789'),
+  /** 32 bytes, base64: seals workload credentials at rest (required in production). */
+  SECRETS_KEY: z.string().min(1).optional(),
+  /** Older keys, comma separated: still open secrets until `admin secrets rotate` re-seals them. */
+  SECRETS_KEY_PREVIOUS: z.string().default(''),
   ORIGIN: z.string().url().default('http://127.0.0.1:3000'),
   DEMO: bool,
   INGEST_MAX_BYTES: z.coerce
@@ -44,6 +48,10 @@ export function getEnv(): TEnv {
     const lines = res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration: ${lines.join('; ')}`);
   }
+  if (res.data.NODE_ENV === 'production' && !res.data.SECRETS_KEY)
+    throw new Error(
+      'SECRETS_KEY is required in production (32 random bytes, base64: `openssl rand -base64 32`)',
+    );
   cached = res.data;
   return cached;
 }
