@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { INGEST_MAX_SAMPLES, type TSample } from '@clusterscope/schema';
 import type { TAgentConfig } from './config';
 import { Delivery } from './delivery';
+import { jobLimitsOf } from './jobs/config';
 import { INPUTS } from './inputs/registry';
 import type { Input, InputContext, InputDefinition } from './inputs/types';
 import { errorMessage, type Logger } from './lib/log';
@@ -75,6 +76,7 @@ export class Agent {
       logger,
       pathEnv: deps.pathEnv,
       outboxStats: () => this.outbox.stats(),
+      jobLimits: config.jobs.enabled ? jobLimitsOf(config.jobs) : undefined,
     });
   }
 

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { TEnv } from './env';
 import { INPUTS } from './inputs/registry';
 import { ZDurationMs, ZSizeBytes } from './lib/units';
-import { ZJobsConfig } from './jobs/config';
+import { resolveJobsConfig, ZJobsConfig } from './jobs/config';
 
 export const DEFAULT_CONFIG_PATH = '/etc/clusterscope/agent.yaml';
 
@@ -21,7 +21,7 @@ const inputsShape = Object.fromEntries(
 
 const str = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 
-export const ZAgentConfig = z.strictObject({
+const ZAgentConfigFields = z.strictObject({
   url: z.url({ message: 'must be the Clusterscope base URL, e.g. https://clusterscope.example.com' }),
   token: z
     .string({ message: 'is required (an ingest-scope API token)' })
@@ -64,6 +64,11 @@ export const ZAgentConfig = z.strictObject({
   /** Benchmark jobs queued from the dashboard (off by default). */
   jobs: z.prefault(ZJobsConfig, {}),
 });
+
+export const ZAgentConfig = z.pipe(
+  ZAgentConfigFields,
+  z.transform((c) => ({ ...c, jobs: resolveJobsConfig(c) })),
+);
 export type TAgentConfig = z.output<typeof ZAgentConfig>;
 
 export class ConfigError extends Error {}

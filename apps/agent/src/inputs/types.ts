@@ -18,6 +18,8 @@ export interface InputContext {
   /** PATH used to find benchmark tools (from the env module). */
   pathEnv?: string;
   outboxStats(): OutboxStats;
+  /** Job confinement advertised in the heartbeat (jobs enabled only). */
+  jobLimits?: { allowed_dirs: string[]; allowed_hosts: string[]; max_file_bytes: number };
 }
 
 export interface CheckResult {

@@ -14,7 +14,12 @@ const HOSTILE = [
   '\u0000',
 ];
 const PG = 'postgresql://bench:pw@127.0.0.1:5432/bench';
-const opts = { secrets: { prod: PG, evil: '--help' }, workDir: '/tmp/cs-jobs' };
+const limits = {
+  allowedDirs: ['/tmp/cs-jobs', '/var/tmp/fio'],
+  allowedHosts: ['127.0.0.1', 'h', 'example.test', '10.0.0.5'],
+  maxFileBytes: 2 * 1024 ** 3,
+};
+const opts = { secrets: { prod: PG, evil: '--help' }, workDir: '/tmp/cs-jobs', limits };
 const job = (tool: TTool, params: Record<string, unknown>, target = PG): TJobSpec => ({
   id: 'r1',
   tool,
@@ -52,8 +57,27 @@ describe('buildPlan', () => {
       opts,
     );
     expect(plan.steps.map((s) => s.argv.at(-1))).toEqual(['cleanup', 'prepare', 'run']);
-    expect(plan.steps[2].argv).toContain('--pgsql-password=pw');
     expect(plan.steps[2].argv).toContain('--db-driver=pgsql');
+    expect(plan.steps[2].argv).toContain('--pgsql-user=bench');
+  });
+
+  it('never puts a database password on argv (visible in ps): it goes through the environment', async () => {
+    const pw = 'S3cr%40t-pw';
+    const plain = 'S3cr@t-pw';
+    const pg = `postgresql://bench:${pw}@10.0.0.5:5432/bench`;
+    const cases: [TJobSpec, Record<string, string>][] = [
+      [job('pgbench', { init: true }, pg), { PGPASSWORD: plain }],
+      [job('sysbench', { test: 'oltp_read_write' }, pg), { PGPASSWORD: plain }],
+      [job('sysbench', { test: 'oltp_read_only' }, `mysql://bench:${pw}@10.0.0.5:3306/bench`), { MYSQL_PWD: plain }],
+      [job('cockroach-workload', { workload: 'kv', init: true }, pg), { PGPASSWORD: plain }],
+    ]; // prettier-ignore
+    for (const [j, env] of cases) {
+      const plan = buildPlan(j, opts);
+      for (const s of plan.steps) {
+        expect(s.argv.join(' '), j.tool).not.toMatch(/S3cr/);
+        expect(s.env, `${j.tool} ${s.phase}`).toEqual(env);
+      }
+    }
   });
 
   it('resolves secret:<name> targets on the agent and checks the value like any target', () => {

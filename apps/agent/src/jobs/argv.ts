@@ -5,6 +5,9 @@
  * command. Unknown parameters are refused.
  */
 import {
+  jobRefusals,
+  SYSBENCH_DEFAULT_FILE_TOTAL,
+  type TJobLimits,
   COCKROACH_WORKLOADS,
   FIO_ENGINES,
   FIO_RW,
@@ -152,8 +155,8 @@ function dir(target: string, fallback: string): string {
   return target;
 }
 
-/** Database options for sysbench from a postgres or mysql URL. */
-function sysbenchDb(target: string): string[] {
+/** Database options for sysbench from a postgres or mysql URL; the password goes in `env`, not argv. */
+function sysbenchDb(target: string, env: Record<string, string>): string[] {
   const proto = target.split(':', 1)[0];
   const mysql = proto === 'mysql';
   const u = mysql ? url(target, ['mysql:'], 'a mysql:// URL') : pgUrl(target);
@@ -162,7 +165,8 @@ function sysbenchDb(target: string): string[] {
   const out = [`--db-driver=${d}`, `--${d}-host=${u.hostname.replace(/^\[|\]$/g, '')}`];
   if (u.port) out.push(`--${d}-port=${u.port}`);
   if (u.username) out.push(`--${d}-user=${decodeURIComponent(u.username)}`);
-  if (u.password) out.push(`--${d}-password=${decodeURIComponent(u.password)}`);
+  // libpq reads PGPASSWORD and libmysqlclient MYSQL_PWD when sysbench passes an empty password.
+  if (u.password) env[mysql ? 'MYSQL_PWD' : 'PGPASSWORD'] = decodeURIComponent(u.password);
   if (db) out.push(`--${d}-db=${db}`);
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   const control = /[\x00-\x1f\x7f]/;
@@ -171,13 +175,23 @@ function sysbenchDb(target: string): string[] {
 }
 
 /** The steps of a job: optional pre-steps (init/prepare), an optional warm-up pass, the run, cleanup. */
-export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>; workDir: string }): TPlan {
+export function buildPlan(
+  job: TJobSpec,
+  opts: { secrets: Record<string, string>; workDir: string; limits: TJobLimits },
+): TPlan {
   const p = new Params(job.params ?? {}, job.tool);
   const D = job.durationS;
   const W = job.warmupS;
   if (!Number.isInteger(D) || D < 1 || D > 86_400) throw new JobError('durationS: must be 1..86400');
   if (!Number.isInteger(W) || W < 0 || W > 3600) throw new JobError('warmupS: must be 0..3600');
   const target = resolveTarget(job.target ?? '', opts.secrets);
+  // Confinement (jobs.allowed_dirs / allowed_hosts / max_file_bytes); the runner also resolves symlinks.
+  const refused = jobRefusals(
+    { tool: job.tool, params: job.params ?? {}, target },
+    opts.limits,
+    opts.workDir,
+  );
+  if (refused.length) throw new JobError(`refused by this agent's job limits: ${refused.join('; ')}`);
   const bin = TOOL_BINARY[job.tool];
   const steps: TStep[] = [];
   const step = (phase: TPhase, args: (string | number)[], extra: Partial<TStep> = {}) =>
@@ -215,15 +229,16 @@ export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>
       ];
       const prepare = p.bool('prepare', true);
       if (test.startsWith('oltp_')) {
-        const db = sysbenchDb(target);
+        const env: Record<string, string> = {};
+        const db = sysbenchDb(target, env);
         const tables = p.optInt('tables', 1, 1000);
         const size = p.optInt('tableSize', 1, 100_000_000);
         const t = [...(tables ? [`--tables=${tables}`] : []), ...(size ? [`--table-size=${size}`] : [])];
         if (prepare) {
-          step('pre', [test, ...db, ...t, 'cleanup']);
-          step('pre', [test, ...db, ...t, 'prepare']);
+          step('pre', [test, ...db, ...t, 'cleanup'], { env });
+          step('pre', [test, ...db, ...t, 'prepare'], { env });
         }
-        step('main', [test, ...common, ...db, ...t, 'run']);
+        step('main', [test, ...common, ...db, ...t, 'run'], { env });
         return { binary: bin, steps };
       }
       if (target !== '' && test !== 'fileio') throw new JobError(`target: sysbench ${test} takes no target`);
@@ -247,7 +262,8 @@ export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>
       const cwd = dir(target, opts.workDir);
       const f = [
         `--file-test-mode=${p.oneOf('fileTestMode', SYSBENCH_FILE_MODES)}`,
-        ...(p.size('fileTotalSize') ? [`--file-total-size=${p.size('fileTotalSize')}`] : []),
+        // Always explicit: the size checked against max_file_bytes is the size written.
+        `--file-total-size=${p.size('fileTotalSize', SYSBENCH_DEFAULT_FILE_TOTAL)}`,
       ];
       if (prepare) step('pre', ['fileio', ...f, 'prepare'], { cwd });
       step('main', ['fileio', ...common, ...f, 'run'], { cwd });
@@ -299,7 +315,14 @@ export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>
       return { binary: bin, steps, workDir: cwd };
     }
     case 'cockroach-workload': {
-      const conn = pgUrl(target).toString();
+      // cockroach workload takes only a URL; its pgx driver reads PGPASSWORD when the URL has none.
+      const u = pgUrl(target);
+      const env: Record<string, string> = {};
+      if (u.password) {
+        env.PGPASSWORD = decodeURIComponent(u.password);
+        u.password = '';
+      }
+      const conn = u.toString();
       const w = p.oneOf('workload', COCKROACH_WORKLOADS);
       const wh = p.optInt('warehouses', 1, 100_000);
       const rp = p.optInt('readPercent', 0, 100);
@@ -309,18 +332,22 @@ export function buildPlan(job: TJobSpec, opts: { secrets: Record<string, string>
         ...(rp !== undefined && w === 'kv' ? [`--read-percent=${rp}`] : []),
         ...(y && w === 'ycsb' ? [`--workload=${y}`] : []),
       ];
-      if (p.bool('init', false)) step('pre', ['workload', 'init', w, ...opt, conn]);
-      step('main', [
-        'workload',
-        'run',
-        w,
-        `--duration=${D}s`,
-        `--concurrency=${p.int('concurrency', 1, 10_000, 8)}`,
-        '--display-every=1s',
-        ...(W > 0 ? [`--ramp=${W}s`] : []),
-        ...opt,
-        conn,
-      ]);
+      if (p.bool('init', false)) step('pre', ['workload', 'init', w, ...opt, conn], { env });
+      step(
+        'main',
+        [
+          'workload',
+          'run',
+          w,
+          `--duration=${D}s`,
+          `--concurrency=${p.int('concurrency', 1, 10_000, 8)}`,
+          '--display-every=1s',
+          ...(W > 0 ? [`--ramp=${W}s`] : []),
+          ...opt,
+          conn,
+        ],
+        { env },
+      );
       return { binary: bin, steps };
     }
   }

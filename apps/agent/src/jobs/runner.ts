@@ -6,12 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { parseOutput } from '@clusterscope/bench';
-import type { TSample } from '@clusterscope/schema';
+import { checkHostEntry, type TJobLimits, type TSample } from '@clusterscope/schema';
 import { detectTools } from '../inputs/heartbeat/index';
 import { httpRequest } from '../lib/http';
 import { errorMessage, type Logger } from '../lib/log';
 import { buildPlan, JobError, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
-import type { TJobsConfig } from './config';
+import type { TJobsSettings } from './config';
+import { confineDir } from './confine';
 
 export interface TJob extends TJobSpec {
   workload: string;
@@ -23,7 +24,7 @@ export interface JobLoopDeps {
   url: string;
   token: string;
   agentName: string;
-  config: TJobsConfig;
+  config: TJobsSettings;
   logger: Logger;
   pathEnv: string;
   /** Queues interval samples for delivery (the agent's outbox). */
@@ -58,7 +59,16 @@ export class JobLoop {
   private tools: Map<string, string>;
   private current: ChildProcess | undefined;
 
+  private readonly limits: TJobLimits;
+
   constructor(private readonly d: JobLoopDeps) {
+    const bad = d.config.allowed_hosts.map(checkHostEntry).filter((x) => x !== null);
+    if (bad.length) throw new Error(`jobs.allowed_hosts: ${bad.join('; ')}`);
+    this.limits = {
+      allowedDirs: d.config.allowed_dirs,
+      allowedHosts: d.config.allowed_hosts,
+      maxFileBytes: d.config.max_file_bytes,
+    };
     // Absolute paths, resolved once from PATH at start-up (re-scanned when a tool is missing).
     this.tools = detectTools(Object.values(TOOL_BINARY), d.pathEnv);
   }
@@ -96,6 +106,9 @@ export class JobLoop {
     logger.info('job loop started', {
       tools: Object.fromEntries(this.tools),
       disabled: config.disabled_tools,
+      allowed_dirs: config.allowed_dirs,
+      allowed_hosts: config.allowed_hosts,
+      max_file_bytes: config.max_file_bytes,
     });
     while (!signal.aborted) {
       try {
@@ -172,8 +185,8 @@ export class JobLoop {
     let output = '';
     try {
       mkdirSync(config.work_dir, { recursive: true, mode: 0o700 });
-      const plan = buildPlan(job, { secrets: config.secrets, workDir: config.work_dir });
-      if (plan.workDir) mkdirSync(plan.workDir, { recursive: true });
+      const plan = buildPlan(job, { secrets: config.secrets, workDir: config.work_dir, limits: this.limits });
+      if (plan.workDir) confineDir(plan.workDir, config.allowed_dirs);
       let bin = this.tools.get(plan.binary);
       if (!bin) {
         this.tools = detectTools(Object.values(TOOL_BINARY), this.d.pathEnv);

@@ -57,6 +57,7 @@ export const heartbeatInput = defineInput({
             outbox_bytes: ob.bytes,
             outbox_pending: ob.pending,
             outbox_evictions: ob.evictions,
+            ...(ctx.jobLimits ? { job_limits: ctx.jobLimits } : {}),
           },
         ];
       },
