@@ -127,6 +127,8 @@ test.beforeAll(async ({ browser }) => {
       `  lease: ${LEASE_S}s`,
       '  grace: 2s',
       `  work_dir: ${path.join(work, 'jobs')}`,
+      // Job confinement: this agent may reach only the app and its PostgreSQL on loopback.
+      '  allowed_hosts: [127.0.0.1]',
       '',
     ].join('\n'),
   );
