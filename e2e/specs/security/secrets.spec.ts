@@ -35,7 +35,7 @@ function psql(sql: string): string {
   };
   return execFileSync(
     'psql',
-    ['-h', '127.0.0.1', '-p', String(meta.port), '-U', meta.user, '-d', 'postgres', '-At', '-c', sql],
+    ['-h', '127.0.0.1', '-p', String(meta.port), '-U', meta.user, '-d', 'clusterscope', '-At', '-c', sql],
     { env: { ...process.env, PGPASSWORD: meta.password }, encoding: 'utf8' },
   );
 }
