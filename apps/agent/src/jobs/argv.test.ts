@@ -19,7 +19,12 @@ const limits = {
   allowedHosts: ['127.0.0.1', 'h', 'example.test', '10.0.0.5'],
   maxFileBytes: 2 * 1024 ** 3,
 };
-const opts = { secrets: { prod: PG, evil: '--help' }, workDir: '/tmp/cs-jobs', limits };
+const opts = {
+  secrets: { prod: PG, evil: '--help' },
+  workDir: '/tmp/cs-jobs',
+  limits,
+  secretDir: '/tmp/cs-jobs/.secret-r1',
+};
 const job = (tool: TTool, params: Record<string, unknown>, target = PG): TJobSpec => ({
   id: 'r1',
   tool,
@@ -68,7 +73,7 @@ describe('buildPlan', () => {
     const cases: [TJobSpec, Record<string, string>][] = [
       [job('pgbench', { init: true }, pg), { PGPASSWORD: plain }],
       [job('sysbench', { test: 'oltp_read_write' }, pg), { PGPASSWORD: plain }],
-      [job('sysbench', { test: 'oltp_read_only' }, `mysql://bench:${pw}@10.0.0.5:3306/bench`), { MYSQL_PWD: plain }],
+      [job('sysbench', { test: 'oltp_read_only' }, `mysql://bench:${pw}@10.0.0.5:3306/bench`), {}],
       [job('cockroach-workload', { workload: 'kv', init: true }, pg), { PGPASSWORD: plain }],
     ]; // prettier-ignore
     for (const [j, env] of cases) {
@@ -78,6 +83,17 @@ describe('buildPlan', () => {
         expect(s.env, `${j.tool} ${s.phase}`).toEqual(env);
       }
     }
+    // sysbench mysql passes --mysql-password as given (no MYSQL_PWD): a 0600 --config-file carries it.
+    const my = buildPlan(
+      job('sysbench', { test: 'oltp_read_only' }, `mysql://bench:${pw}@10.0.0.5/bench`),
+      opts,
+    );
+    expect(my.files).toEqual([
+      { path: '/tmp/cs-jobs/.secret-r1/sysbench.cfg', content: `mysql-password=${plain}\n` },
+    ]);
+    expect(my.steps.every((s) => s.argv.includes('--config-file=/tmp/cs-jobs/.secret-r1/sysbench.cfg'))).toBe(
+      true,
+    );
   });
 
   it('resolves secret:<name> targets on the agent and checks the value like any target', () => {

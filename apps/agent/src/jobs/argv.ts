@@ -48,6 +48,8 @@ export interface TStep {
 export interface TPlan {
   binary: string;
   steps: TStep[];
+  /** Files the runner writes (mode 0600) before the steps and removes after: passwords a tool reads from a file. */
+  files?: { path: string; content: string }[];
   /** The directory the tool writes to, when it needs one. */
   workDir?: string;
 }
@@ -156,7 +158,12 @@ function dir(target: string, fallback: string): string {
 }
 
 /** Database options for sysbench from a postgres or mysql URL; the password goes in `env`, not argv. */
-function sysbenchDb(target: string, env: Record<string, string>): string[] {
+function sysbenchDb(
+  target: string,
+  env: Record<string, string>,
+  secretFile: string,
+  files: NonNullable<TPlan['files']>,
+): string[] {
   const proto = target.split(':', 1)[0];
   const mysql = proto === 'mysql';
   const u = mysql ? url(target, ['mysql:'], 'a mysql:// URL') : pgUrl(target);
@@ -165,8 +172,16 @@ function sysbenchDb(target: string, env: Record<string, string>): string[] {
   const out = [`--db-driver=${d}`, `--${d}-host=${u.hostname.replace(/^\[|\]$/g, '')}`];
   if (u.port) out.push(`--${d}-port=${u.port}`);
   if (u.username) out.push(`--${d}-user=${decodeURIComponent(u.username)}`);
-  // libpq reads PGPASSWORD and libmysqlclient MYSQL_PWD when sysbench passes an empty password.
-  if (u.password) env[mysql ? 'MYSQL_PWD' : 'PGPASSWORD'] = decodeURIComponent(u.password);
+  // pgsql: libpq reads PGPASSWORD when sysbench passes an empty password. mysql: sysbench passes its
+  // (empty) --mysql-password as is, so it goes in a 0600 --config-file instead.
+  if (u.password && !mysql) env.PGPASSWORD = decodeURIComponent(u.password);
+  if (u.password && mysql) {
+    // sysbench's config file ends a value at whitespace.
+    if (/\s/.test(decodeURIComponent(u.password)))
+      throw new JobError('target: sysbench cannot take a MySQL password with whitespace from a file');
+    files.push({ path: secretFile, content: `mysql-password=${decodeURIComponent(u.password)}\n` });
+    out.push(`--config-file=${secretFile}`);
+  }
   if (db) out.push(`--${d}-db=${db}`);
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   const control = /[\x00-\x1f\x7f]/;
@@ -177,7 +192,13 @@ function sysbenchDb(target: string, env: Record<string, string>): string[] {
 /** The steps of a job: optional pre-steps (init/prepare), an optional warm-up pass, the run, cleanup. */
 export function buildPlan(
   job: TJobSpec,
-  opts: { secrets: Record<string, string>; workDir: string; limits: TJobLimits },
+  opts: {
+    secrets: Record<string, string>;
+    workDir: string;
+    limits: TJobLimits;
+    /** A private (0700) per-job directory for files that carry a password. */
+    secretDir: string;
+  },
 ): TPlan {
   const p = new Params(job.params ?? {}, job.tool);
   const D = job.durationS;
@@ -230,7 +251,8 @@ export function buildPlan(
       const prepare = p.bool('prepare', true);
       if (test.startsWith('oltp_')) {
         const env: Record<string, string> = {};
-        const db = sysbenchDb(target, env);
+        const files: NonNullable<TPlan['files']> = [];
+        const db = sysbenchDb(target, env, `${opts.secretDir}/sysbench.cfg`, files);
         const tables = p.optInt('tables', 1, 1000);
         const size = p.optInt('tableSize', 1, 100_000_000);
         const t = [...(tables ? [`--tables=${tables}`] : []), ...(size ? [`--table-size=${size}`] : [])];
@@ -239,7 +261,7 @@ export function buildPlan(
           step('pre', [test, ...db, ...t, 'prepare'], { env });
         }
         step('main', [test, ...common, ...db, ...t, 'run'], { env });
-        return { binary: bin, steps };
+        return { binary: bin, steps, ...(files.length ? { files } : {}) };
       }
       if (target !== '' && test !== 'fileio') throw new JobError(`target: sysbench ${test} takes no target`);
       if (test === 'cpu') {

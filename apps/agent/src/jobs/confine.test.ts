@@ -10,7 +10,7 @@ import { confineDir } from './confine';
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'cs-confine-')));
 const work = join(root, 'jobs');
 const limits = { allowedDirs: [work], allowedHosts: ['10.0.0.0/24', 'db.internal'], maxFileBytes: 1024 ** 3 };
-const opts = { secrets: { meta: 'http://169.254.169.254/' }, workDir: work, limits };
+const opts = { secrets: { meta: 'http://169.254.169.254/' }, workDir: work, limits, secretDir: `${work}/.s` };
 const job = (tool: TTool, params: Record<string, unknown>, target: string): TJobSpec => ({
   id: 'r1',
   tool,

@@ -4,7 +4,8 @@
  * (which also carries cancel requests), posts the output for the bench parsers and finishes the run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseOutput } from '@clusterscope/bench';
 import { checkHostEntry, type TJobLimits, type TSample } from '@clusterscope/schema';
 import { detectTools } from '../inputs/heartbeat/index';
@@ -183,10 +184,21 @@ export class JobLoop {
     let exitCode: number | undefined;
     let error: string | undefined;
     let output = '';
+    let secretDir: string | undefined;
     try {
       mkdirSync(config.work_dir, { recursive: true, mode: 0o700 });
-      const plan = buildPlan(job, { secrets: config.secrets, workDir: config.work_dir, limits: this.limits });
+      secretDir = join(config.work_dir, `.secret-${job.id.replace(/[^A-Za-z0-9_-]/g, '')}`);
+      const plan = buildPlan(job, {
+        secrets: config.secrets,
+        workDir: config.work_dir,
+        limits: this.limits,
+        secretDir,
+      });
       if (plan.workDir) confineDir(plan.workDir, config.allowed_dirs);
+      if (plan.files?.length) {
+        mkdirSync(secretDir, { recursive: true, mode: 0o700 });
+        for (const f of plan.files) writeFileSync(f.path, f.content, { mode: 0o600, flag: 'w' });
+      }
       let bin = this.tools.get(plan.binary);
       if (!bin) {
         this.tools = detectTools(Object.values(TOOL_BINARY), this.d.pathEnv);
@@ -221,6 +233,7 @@ export class JobLoop {
       log.warn('job failed', { err: error });
     } finally {
       clearTimeout(hardTimer);
+      if (secretDir) rmSync(secretDir, { recursive: true, force: true });
     }
     try {
       if (lost) {
