@@ -44,9 +44,7 @@ export function getServer(): Promise<TServer> {
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
-    const secrets = env.SECRETS_KEY
-      ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS)
-      : undefined;
+    const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
     const deps: TDeps = { db, ch, secrets };
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
