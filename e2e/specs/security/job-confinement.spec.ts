@@ -94,27 +94,34 @@ test.beforeAll(async ({ browser }) => {
   );
   agent.stdout!.on('data', (d) => (agentLog += d));
   agent.stderr!.on('data', (d) => (agentLog += d));
-  // The agent's heartbeat carries its limits.
+  // Wait for the agent's first heartbeat (its capabilities), so the server knows it.
   await expect
     .poll(
       async () => {
         const r = await page.request.get('/api/trpc/agents.list', { headers: { 'x-org': ORG } });
-        const rows = (await r.json()).result?.data as { name: string; jobLimits: unknown }[] | undefined;
-        return rows?.find((a) => a.name === AGENT)?.jobLimits ?? null;
+        const rows = (await r.json()).result?.data as { name: string; capabilities: string[] }[] | undefined;
+        return rows?.find((a) => a.name === AGENT)?.capabilities ?? [];
       },
       { timeout: 30_000, message: agentLog },
     )
-    .toEqual({
-      allowedDirs: [path.join(work, 'jobs')],
-      allowedHosts: ['127.0.0.1'],
-      maxFileBytes: 64 * 1024 ** 2,
-    });
+    .toEqual(expect.arrayContaining(['hey', 'wrk', 'fio', 'sysbench', 'pgbench']));
   await page.close();
 });
 
 test.afterAll(async () => {
   agent?.kill('SIGKILL');
   if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the heartbeat advertises allowed dirs, allowed hosts and the file size cap', async ({ page }) => {
+  await signIn(page);
+  const r = await page.request.get('/api/trpc/agents.list', { headers: { 'x-org': ORG } });
+  const rows = (await r.json()).result.data as { name: string; jobLimits: unknown }[];
+  expect(rows.find((a) => a.name === AGENT)?.jobLimits).toEqual({
+    allowedDirs: [path.join(work, 'jobs')],
+    allowedHosts: ['127.0.0.1'],
+    maxFileBytes: 64 * 1024 ** 2,
+  });
 });
 
 test('the server answers 422 naming the reason for runs outside what the agent allows', async ({
