@@ -63,6 +63,8 @@ async function waitHealthy(child: ChildProcess, timeoutMs = 120_000): Promise<vo
 
 async function main() {
   const t0 = Date.now();
+  // Before anything starts: a missing key stops here, with nothing to clean up.
+  const secretsKey = readSecretsKey();
   const pg = await openPostgres(env).catch((err: Error) => die(err.message));
   let stopping = false;
   const stopPg = async () => {
@@ -101,7 +103,7 @@ async function main() {
     DATABASE_URL: pg.url,
     CLICKHOUSE_PATH: path.join(env.DATA_DIR, 'clickhouse'),
     BETTER_AUTH_SECRET: secret,
-    SECRETS_KEY: readSecretsKey(),
+    SECRETS_KEY: secretsKey,
     ORIGIN: origin,
     PORT: String(env.PORT),
     HOST: env.HOST,

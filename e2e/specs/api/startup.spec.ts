@@ -16,7 +16,10 @@ test('a wrong DATABASE_URL fails fast with one line naming PostgreSQL and the ad
 });
 
 test('a wrong CLICKHOUSE_URL fails start-up naming ClickHouse and the address; Postgres is stopped', async () => {
-  const l = launch({ CLICKHOUSE_URL: 'http://127.0.0.1:1' }, { port: 3192 });
+  const l = launch(
+    { CLICKHOUSE_URL: 'http://127.0.0.1:1', SECRETS_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+    { port: 3192 },
+  );
   const code = await l.exited;
   expect(code).not.toBe(0);
   expect(l.output()).toMatch(/start-up failed: .*ClickHouse.*127\.0\.0\.1:1/i);

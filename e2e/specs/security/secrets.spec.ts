@@ -2,11 +2,12 @@
  * Issue 11 §2: a workload's database password is sealed at rest and redacted on every path: REST, tRPC,
  * exports, pages, the audit log and the Run/Workload rows in PostgreSQL (read with psql).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { createTokenVia, signIn } from '../../fixtures/auth';
+import { launch, WEB_DIR } from '../../fixtures/launch';
 import { DATA_DIR, PORT } from '../../playwright.config';
 
 const ORG = 'demo';
@@ -108,4 +109,27 @@ test('a workload password never comes back: REST, tRPC, exports, pages, audit lo
     expect(psql(sql), sql).not.toContain(PASSWORD);
 
   expect((await api(request, 'POST', `/api/v1/runs/${runId}/cancel`, {})).status).toBe(200);
+});
+
+test('without SECRETS_KEY a production start refuses, with one line naming the variable', async () => {
+  const bare = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SECRETS_KEY')));
+  // The launcher with an external database (nothing embedded to generate a key for).
+  const l = launch({ ...bare, DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x' } as Record<string, string>, {
+    port: 3194,
+  });
+  expect(await l.exited).not.toBe(0);
+  expect(l.output()).toMatch(/^clusterscope: SECRETS_KEY is required with DATABASE_URL\/CLICKHOUSE_URL/m);
+  expect(l.output().trim().split('\n')).toHaveLength(1);
+  // The built server itself under NODE_ENV=production.
+  const server = spawn(process.execPath, [path.join(WEB_DIR, 'build/index.js')], {
+    cwd: WEB_DIR,
+    env: { ...bare, NODE_ENV: 'production', PORT: '3195', DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  server.stdout!.on('data', (d) => (out += d));
+  server.stderr!.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((r) => server.on('exit', (c) => r(c)));
+  expect(code).not.toBe(0);
+  expect(out).toMatch(/^clusterscope: start-up failed: SECRETS_KEY is required in production/m);
 });
