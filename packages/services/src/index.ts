@@ -2,6 +2,7 @@ export * from './deps';
 export * from './errors';
 export * from './permissions';
 export * from './caller';
+export * from './access';
 export * from './auth';
 export * from './tokens';
 export * from './orgs';
