@@ -15,6 +15,7 @@ import {
 import {
   ZMetric,
   ZRunFilter,
+  parseDay,
   type TComparison,
   type TIntervalSample,
   type TMetric,
@@ -295,12 +296,8 @@ export type TRunListRow = TRunBrief & {
 /** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
 async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
   const f = ZRunFilter.parse(filter);
-  const date = (s: string | undefined, field: string, endOfDay: boolean) => {
-    if (!s) return undefined;
-    const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T${endOfDay ? '23:59:59.999' : '00:00:00'}Z` : s);
-    if (Number.isNaN(d.getTime())) throw new AppError('BAD_REQUEST', `${field}: not a date: '${s}'`);
-    return d;
-  };
+  const date = (s: string | undefined, endOfDay: boolean) =>
+    s ? new Date(parseDay(s, endOfDay)) : undefined;
   let clusterId = boundClusterOf(caller);
   if (f.cluster) {
     try {
@@ -318,8 +315,8 @@ async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
     labelKey: labelKey || undefined,
     labelValue: rest.length ? rest.join('=') : undefined,
     status: f.status as RunStatus | undefined,
-    from: date(f.from, 'from', false),
-    to: date(f.to, 'to', true),
+    from: date(f.from, false),
+    to: date(f.to, true),
     limit: f.limit,
   };
 }
