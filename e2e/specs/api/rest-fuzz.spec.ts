@@ -57,38 +57,41 @@ type TOp = { method: string; path: string; params: TParam[]; body?: TSchema };
 const deepJson = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 
 const hostileString = fc.oneof(
-  fc.constantFrom(
-    '',
-    ' ',
-    '0000-01-01T00:00:00Z',
-    '0000-01-01',
-    '9999-12-31T23:59:59Z',
-    '275760-09-13T00:00:00Z',
-    '-62167219200000',
-    '99999999999999999999',
-    '1e400',
-    'NaN',
-    '-1',
-    '0',
-    'raw',
-    "' OR 1=1--",
-    '"; DROP TABLE runs; --',
-    '{org_id:String}',
-    '../../../../etc/passwd',
-    '%00',
-    '\u0000',
-    '\ud800',
-    '<img src=x onerror=alert(1)>',
-    'a'.repeat(5000),
-    'x,'.repeat(300),
-    '__proto__',
-    'constructor',
-  ),
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '0000-01-01T00:00:00Z',
+      '0000-01-01',
+      '9999-12-31T23:59:59Z',
+      '275760-09-13T00:00:00Z',
+      '-62167219200000',
+      '99999999999999999999',
+      '1e400',
+      'NaN',
+      '-1',
+      '0',
+      'raw',
+      "' OR 1=1--",
+      '"; DROP TABLE runs; --',
+      '{org_id:String}',
+      '../../../../etc/passwd',
+      '%00',
+      '\u0000',
+      '\ud800',
+      '<img src=x onerror=alert(1)>',
+      'a'.repeat(5000),
+      'x,'.repeat(300),
+      '__proto__',
+      'constructor',
+    ),
+  },
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  hostileString,
+  { weight: 3, arbitrary: hostileString },
   fc.constantFrom(
     -1,
     0,
@@ -237,10 +240,11 @@ test('hostile parameters and bodies on every REST route: no 5xx, no internals; h
     seed: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
     values: fc.array(hostileValue, { minLength: 12, maxLength: 12 }),
     bodyKind: fc.constantFrom('fields', 'fields', 'json', 'deep', 'text'),
+    depth: fc.constantFrom(17, 100, 1000, 2000, 2500, 5000),
   });
   const statuses = new Map<number, number>();
   await fc.assert(
-    fc.asyncProperty(arb, async ({ op, seed, values, bodyKind }) => {
+    fc.asyncProperty(arb, async ({ op, seed, values, bodyKind, depth }) => {
       const params: Record<string, unknown> = {};
       op.params.forEach((p, i) => {
         params[p.name] = seed[i % seed.length]
@@ -255,11 +259,13 @@ test('hostile parameters and bodies on every REST route: no 5xx, no internals; h
           props.forEach((k, i) => {
             if (seed[(i + 3) % seed.length]) base[k] = values[(i + 5) % values.length];
           });
+        // 'deep': one field (params first, where free-form JSON is allowed) nested `depth` objects deep.
+        const deepKey = props.includes('params') ? 'params' : (props[seed.indexOf(true)] ?? 'x');
         body =
           bodyKind === 'json'
             ? values[0]
             : bodyKind === 'deep'
-              ? deepJson(20 + seed.filter(Boolean).length * 250)
+              ? JSON.stringify({ ...base, [deepKey]: '__DEEP__' }).replace('"__DEEP__"', deepJson(depth))
               : bodyKind === 'text'
                 ? String(values[1])
                 : base;

@@ -31,7 +31,8 @@ function cliToken(scopes: string): string {
   return out.trim().split('\n').pop()!;
 }
 
-async function ok(res: Awaited<ReturnType<APIRequestContext['get']>>) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of the REST API
+async function ok(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<any> {
   expect(res.status(), await res.text()).toBeLessThan(300);
   return res.json();
 }
@@ -146,7 +147,7 @@ async function hoverCharts(page: Page) {
     await c.scrollIntoViewIfNeeded();
     const box = await c.boundingBox();
     if (!box || box.width < 20 || box.height < 20) continue;
-    // Pixels of drawn series (any saturated colour), one per 6 px column: hovering them hits the item tooltips.
+    // Pixels of drawn series (any saturated colour), one per 8 px column: hovering them hits the item tooltips.
     const pts = await c.evaluate((el) => {
       const cv = el as HTMLCanvasElement;
       const ctx = cv.getContext('2d');
@@ -154,7 +155,7 @@ async function hoverCharts(page: Page) {
       const dpr = cv.width / cv.getBoundingClientRect().width;
       const d = ctx.getImageData(0, 0, cv.width, cv.height).data;
       const out: [number, number][] = [];
-      const step = Math.max(1, Math.round(6 * dpr));
+      const step = Math.max(1, Math.round(8 * dpr));
       for (let x = 0; x < cv.width; x += step)
         for (let y = 0; y < cv.height; y++) {
           const k = (y * cv.width + x) * 4;
@@ -168,7 +169,7 @@ async function hoverCharts(page: Page) {
     });
     for (const [x, y] of pts) await page.mouse.move(box.x + x, box.y + y);
     for (let fy = 0.15; fy < 0.9; fy += 0.25)
-      for (let fx = 0.05; fx < 1; fx += 0.06)
+      for (let fx = 0.05; fx < 1; fx += 0.1)
         await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
   }
   await page.mouse.move(0, 0);
@@ -216,7 +217,7 @@ test('hostile strings from users, CI and agents never run as script on any page'
   await page.waitForTimeout(800);
   await hoverCharts(page);
   const shown = await page.evaluate(() =>
-    [...document.querySelectorAll('[_echarts_instance_] div')].some((d) =>
+    Array.from(document.querySelectorAll('[_echarts_instance_] div')).some((d) =>
       d.textContent?.includes('onerror="window.__xss=1"'),
     ),
   );

@@ -77,7 +77,7 @@ export const ZDayOrTimestamp = z
   .refine((s) => {
     const ms = parseDay(s);
     return !Number.isNaN(ms) && inDateRange(ms);
-  }, `expected YYYY-MM-DD or an ISO date-time; ${DATE_RANGE_MESSAGE}`);
+  }, `not a date: expected YYYY-MM-DD or an ISO date-time; ${DATE_RANGE_MESSAGE}`);
 
 // ---- free-form JSON (run/workload params): bounded depth and size, checked without recursion ----
 

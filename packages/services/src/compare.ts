@@ -295,7 +295,13 @@ export type TRunListRow = TRunBrief & {
 
 /** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
 async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
-  const f = ZRunFilter.parse(filter);
+  const parsed = ZRunFilter.safeParse(filter);
+  if (!parsed.success)
+    throw new AppError(
+      'BAD_REQUEST',
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
+  const f = parsed.data;
   const date = (s: string | undefined, endOfDay: boolean) =>
     s ? new Date(parseDay(s, endOfDay)) : undefined;
   let clusterId = boundClusterOf(caller);

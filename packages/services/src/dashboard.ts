@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { TChartWindow, TLiveness } from '@clusterscope/schema';
 import {
   chartStepMs,
