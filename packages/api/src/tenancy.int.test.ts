@@ -1,6 +1,8 @@
 /**
  * Tenancy across every procedure: a session or token of org B must get NOT_FOUND/FORBIDDEN (or only its own
  * data) from every procedure when it names org A's resources, and org A's data must be unchanged afterwards.
+ * A token of org A bound to another cluster of A is tried the same way against cluster A's runs, jobs and
+ * alerts (`BOUND` names the procedures where it may legitimately read org-wide rows).
  * The case table must list every procedure of appRouter, so a new procedure fails this test until covered.
  */
 import { randomUUID } from 'node:crypto';
@@ -109,6 +111,20 @@ const CASES: Record<string, TCase> = {
   'jobs.cancel': denied((a) => ({ id: a.queuedRun })),
   'jobs.progress': denied((a) => ({ id: a.run })),
 };
+
+/**
+ * For a token bound to another cluster of org A, the procedures whose rows are org-wide (not of one cluster):
+ * they may answer, but never with cluster A's runs, jobs, alerts or the cluster itself. Every other case
+ * keeps its kind: `denied` must fail NOT_FOUND/FORBIDDEN (org-wide writes are FORBIDDEN to bound tokens).
+ */
+const BOUND: Record<string, TCase['kind']> = {
+  'tokens.list': 'own',
+  'thresholds.list': 'own',
+  'compare.history': 'own',
+  'workloads.get': 'own',
+};
+/** Ids of cluster A's rows, which a token bound to another cluster must never see. */
+const CLUSTER_SCOPED = ['cluster', 'run', 'run2', 'openRun', 'queuedRun', 'alert'] as const;
 
 const procedures = Object.keys(
   (appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures,
@@ -249,6 +265,14 @@ beforeAll(async () => {
     { name: 'org B admin token', ctx: ctxFor({ bearer: tokenB.token }) },
   );
   outsider = ctxFor({ userId: ub.id, orgSlug: 'org-a' });
+
+  const sibling = (await asA('clusters.create', { name: 'a-sibling' })) as { id: string };
+  const bound = await createToken(deps, orgA.id, {
+    name: 'a-sibling-all',
+    scopes: ['admin', 'ingest', 'runs:write', 'read'],
+    clusterId: sibling.id,
+  });
+  boundCaller = ctxFor({ bearer: bound.token });
 }, 120_000);
 
 afterAll(async () => {
@@ -258,6 +282,7 @@ afterAll(async () => {
 
 const callers: { name: string; ctx: TContext }[] = [];
 let outsider: TContext;
+let boundCaller: TContext;
 
 function codeOf(err: unknown): string {
   return err instanceof TRPCError ? err.code : `non-tRPC error: ${String(err)}`;
@@ -306,6 +331,34 @@ describe('tenancy', () => {
         } else if (!['NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED'].includes(codeOf(err))) {
           leaks.push(`${name}: ${path} failed with ${codeOf(err)} (${(err as Error).message})`);
         }
+      }
+    }
+    expect(leaks).toEqual([]);
+    expect(await snapshotA()).toBe(before);
+  }, 120_000);
+
+  it("a token bound to another cluster of org A never reads or writes cluster A's runs, jobs or alerts", async () => {
+    const before = await snapshotA();
+    const leaks: string[] = [];
+    for (const path of procedures) {
+      const kind = BOUND[path] ?? CASES[path].kind;
+      let out: unknown;
+      let err: unknown = null;
+      try {
+        out = await call(boundCaller, path, CASES[path].input(a));
+      } catch (e) {
+        err = e;
+      }
+      if (kind === 'denied') {
+        if (!err) leaks.push(`${path} succeeded on cluster A's resource`);
+        else if (!['NOT_FOUND', 'FORBIDDEN'].includes(codeOf(err)))
+          leaks.push(`${path} failed with ${codeOf(err)} (${(err as Error).message})`);
+      } else if (!err) {
+        const json = JSON.stringify(out ?? null);
+        for (const k of CLUSTER_SCOPED)
+          if (json.includes(a[k])) leaks.push(`${path} returned cluster A's ${k}`);
+      } else if (!['NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED'].includes(codeOf(err))) {
+        leaks.push(`${path} failed with ${codeOf(err)} (${(err as Error).message})`);
       }
     }
     expect(leaks).toEqual([]);

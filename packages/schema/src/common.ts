@@ -48,5 +48,93 @@ export const ZSlug = z
   .max(48)
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
 
-/** Epoch milliseconds (≤ 2299-12-31, ClickHouse DateTime64's range); the agent converts CockroachDB ns. */
-export const ZEpochMs = z.int().nonnegative().max(10_413_791_999_999);
+// ---- dates: every date input goes through one of these (1970-01-01 … 2299-12-31, ClickHouse DateTime64's range) ----
+
+export const MIN_DATE_MS = 0;
+export const MAX_DATE_MS = 10_413_791_999_999;
+export const DATE_RANGE_MESSAGE = 'must be between 1970-01-01 and 2299-12-31';
+const inDateRange = (ms: number) => ms >= MIN_DATE_MS && ms <= MAX_DATE_MS;
+
+/** Epoch milliseconds in the date range; the agent converts CockroachDB ns. */
+export const ZEpochMs = z.int().min(MIN_DATE_MS, DATE_RANGE_MESSAGE).max(MAX_DATE_MS, DATE_RANGE_MESSAGE);
+
+/** Epoch milliseconds from a query string (`?from=1700000000000`) or a number. */
+export const ZEpochMsQuery = z.coerce.number<unknown>().pipe(ZEpochMs);
+
+/** ISO 8601 date-time with an offset (`2026-11-23T08:00:00Z`), in the date range. */
+export const ZTimestamp = z.iso
+  .datetime({ offset: true })
+  .refine((s) => inDateRange(Date.parse(s)), DATE_RANGE_MESSAGE);
+
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** A day (`YYYY-MM-DD`, UTC) or a date-time, as list filters take it; `endOfDay` for an inclusive `to`. */
+export function parseDay(s: string, endOfDay = false): number {
+  return Date.parse(DAY_RE.test(s) ? `${s}T${endOfDay ? '23:59:59.999' : '00:00:00'}Z` : s);
+}
+export const ZDayOrTimestamp = z
+  .string()
+  .max(40)
+  .refine((s) => {
+    const ms = parseDay(s);
+    return !Number.isNaN(ms) && inDateRange(ms);
+  }, `not a date: expected YYYY-MM-DD or an ISO date-time; ${DATE_RANGE_MESSAGE}`);
+
+// ---- free-form JSON (run/workload params): bounded depth and size, checked without recursion ----
+
+export const MAX_JSON_DEPTH = 16;
+export const MAX_JSON_BYTES = 64 * 1024;
+
+/** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), or Infinity once it passes `limit`. */
+export function jsonDepth(v: unknown, limit = MAX_JSON_DEPTH): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== 'object') continue;
+    if (d + 1 > limit) return Infinity;
+    max = Math.max(max, d + 1);
+    for (const c of Object.values(x)) stack.push([c, d + 1]);
+  }
+  return max;
+}
+
+/** A JSON object of free-form values: at most MAX_JSON_DEPTH deep and MAX_JSON_BYTES as JSON. */
+export const ZJsonObject = z.record(z.string().max(128), z.unknown()).superRefine((v, ctx) => {
+  if (jsonDepth(v) === Infinity)
+    ctx.addIssue({ code: 'custom', message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+  else if (new TextEncoder().encode(JSON.stringify(v)).length > MAX_JSON_BYTES)
+    ctx.addIssue({ code: 'custom', message: `larger than ${MAX_JSON_BYTES} bytes as JSON` });
+});
+
+// ---- chart windows ----
+
+const HOUR_MS = 3_600_000;
+/** Longest window a chart may ask for. */
+export const MAX_CHART_SPAN_MS = 92 * 24 * HOUR_MS;
+/** Longest window that may force `resolution=raw` (raw rows are 10 s apart: ≤ 2160 points per node). */
+export const MAX_RAW_SPAN_MS = 6 * HOUR_MS;
+export const RESOLUTIONS = ['raw', '1m', '1h'] as const;
+export const ZResolution = z
+  .enum(RESOLUTIONS)
+  .describe(
+    'Table to read: `raw` (only for windows of at most 6 hours; 400 naming `resolution` above), the `1m` or `1h` rollup. Default: follows the window span.',
+  );
+
+export const ZChartWindow = z
+  .object({
+    from: ZEpochMs,
+    to: ZEpochMs,
+    resolution: ZResolution.optional(),
+    /** Points per series at most (rollups widen their buckets to fit; Grafana's maxDataPoints). */
+    maxPoints: z.number().int().min(10).max(10_000).optional(),
+  })
+  .refine((w) => w.to > w.from, { message: 'to must be after from', path: ['to'] })
+  .refine((w) => w.to - w.from <= MAX_CHART_SPAN_MS, {
+    message: 'window must be at most 92 days',
+    path: ['from'],
+  })
+  .refine((w) => w.resolution !== 'raw' || w.to - w.from <= MAX_RAW_SPAN_MS, {
+    message: 'raw is allowed for windows of at most 6 hours; use 1m or 1h (or omit it)',
+    path: ['resolution'],
+  });
+export type TChartWindow = z.infer<typeof ZChartWindow>;

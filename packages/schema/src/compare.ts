@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZDirection, ZRunStatus } from './common';
+import { ZDayOrTimestamp, ZDirection, ZRunStatus } from './common';
 import { ZThresholdTest } from './bench';
 
 export const ZVerdict = z.enum(['improvement', 'regression', 'noise']);
@@ -19,8 +19,8 @@ export const ZRunFilter = z.object({
   label: z.string().max(256).optional(),
   status: ZRunStatus.optional(),
   /** ISO date or date-time, inclusive. */
-  from: z.string().max(40).optional(),
-  to: z.string().max(40).optional(),
+  from: ZDayOrTimestamp.optional(),
+  to: ZDayOrTimestamp.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 export type TRunFilter = z.input<typeof ZRunFilter>;

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { ZDirection, ZEpochMs, ZRunStatus, ZTool } from './common';
+import { ZDirection, ZEpochMs, ZJsonObject, ZRunStatus, ZTimestamp, ZTool } from './common';
 import { ZMetric } from './bench';
 
 /** API I/O of benchmark runs (REST for CI + tRPC for the UI). */
 
-const ZIsoDate = z.iso.datetime({ offset: true });
-const ZLabels = z.record(z.string().min(1).max(64), z.string().max(256));
+const ZLabels = z
+  .record(z.string().min(1).max(64), z.string().max(256))
+  .refine((l) => Object.keys(l).length <= 64, 'at most 64 labels');
 
 export const ZGit = z.object({
   repo: z.string().max(512).default(''),
@@ -19,10 +20,10 @@ export const ZRunCreate = z.object({
   /** Workload name; created (with `tool`) when the org has none by that name. */
   workload: z.string().trim().min(1).max(128),
   tool: ZTool.optional(),
-  params: z.record(z.string().max(128), z.unknown()).optional(),
+  params: ZJsonObject.optional(),
   git: ZGit.optional(),
   labels: ZLabels.optional(),
-  startedAt: ZIsoDate.optional(),
+  startedAt: ZTimestamp.optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 
@@ -64,7 +65,7 @@ export const ZRunFinishIn = ZRunId.extend({
   exitCode: z.number().int().min(-1024).max(1024).optional(),
   error: z.string().max(4000).optional(),
   /** When the run ended (for results posted after the fact); defaults to now. */
-  finishedAt: ZIsoDate.optional(),
+  finishedAt: ZTimestamp.optional(),
 });
 export type TRunFinishIn = z.infer<typeof ZRunFinishIn>;
 
@@ -78,8 +79,8 @@ export const ZRunListIn = z.object({
   status: ZRunStatus.optional(),
   /** `key=value`; several separated by commas (all must match). */
   label: z.string().max(1024).optional(),
-  from: ZIsoDate.optional(),
-  to: ZIsoDate.optional(),
+  from: ZTimestamp.optional(),
+  to: ZTimestamp.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** `nextCursor` of the previous page. */
   cursor: z.string().max(64).optional(),

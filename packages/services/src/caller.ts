@@ -36,8 +36,21 @@ function tokenCan(scopes: TScope[], permission: TPermission): boolean {
   );
 }
 
+/** Writes that reach every cluster of the org; a token bound to one cluster never holds them. */
+const orgWideWrites: TPermission = {
+  token: ['create', 'revoke'],
+  cluster: ['create', 'delete'],
+  workload: ['write'],
+};
+const isOrgWideWrite = (permission: TPermission): boolean =>
+  Object.entries(permission).some(([r, actions]) =>
+    (actions as string[]).some((a) => (orgWideWrites as Record<string, string[]>)[r]?.includes(a)),
+  );
+
 export function can(caller: TCaller, permission: TPermission): boolean {
-  return caller.kind === 'user' ? roleCan(caller.role, permission) : tokenCan(caller.scopes, permission);
+  if (caller.kind === 'user') return roleCan(caller.role, permission);
+  if (caller.clusterId && isOrgWideWrite(permission)) return false;
+  return tokenCan(caller.scopes, permission);
 }
 
 export function assertCan(caller: TCaller, permission: TPermission): void {
@@ -46,7 +59,9 @@ export function assertCan(caller: TCaller, permission: TPermission): void {
       .map(([r, a]) => `${r}:${(a as string[]).join('|')}`)
       .join(', ');
     const who =
-      caller.kind === 'user' ? `role '${caller.role}'` : `token scopes [${caller.scopes.join(', ')}]`;
+      caller.kind === 'user'
+        ? `role '${caller.role}'`
+        : `${caller.clusterId ? 'cluster-bound ' : ''}token scopes [${caller.scopes.join(', ')}]`;
     throw new AppError('FORBIDDEN', `${who} cannot ${need}`);
   }
 }

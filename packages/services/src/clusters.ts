@@ -11,6 +11,7 @@ import {
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
+import { canSeeCluster } from './access';
 
 export const ZClusterInput = z.object({
   name: z.string().trim().min(1).max(80),
@@ -21,12 +22,12 @@ export const ZClusterInput = z.object({
 export async function findClusters(deps: TDeps, caller: TCaller) {
   assertCan(caller, { cluster: ['read'] });
   const rows = await listClusters(deps.db, caller.orgId);
-  return caller.kind === 'token' && caller.clusterId ? rows.filter((c) => c.id === caller.clusterId) : rows;
+  return rows.filter((c) => canSeeCluster(caller, c.id));
 }
 
 export async function getClusterById(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { cluster: ['read'] });
-  if (caller.kind === 'token' && caller.clusterId && caller.clusterId !== id) throw notFound('cluster');
+  if (!canSeeCluster(caller, id)) throw notFound('cluster');
   const c = await getCluster(deps.db, caller.orgId, id);
   if (!c) throw notFound('cluster');
   return c;
@@ -37,8 +38,7 @@ export async function resolveCluster(deps: TDeps, caller: TCaller, idOrName: str
   const c =
     (await getCluster(deps.db, caller.orgId, idOrName)) ??
     (await findClusterByName(deps.db, caller.orgId, idOrName));
-  if (!c || (caller.kind === 'token' && caller.clusterId && caller.clusterId !== c.id))
-    throw notFound(`cluster '${idOrName}'`);
+  if (!c || !canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
   return c;
 }
 
@@ -64,6 +64,7 @@ export async function updateCluster(
   input: Partial<z.infer<typeof ZClusterInput>>,
 ) {
   assertCan(caller, { cluster: ['update'] });
+  if (!canSeeCluster(caller, id)) throw notFound('cluster');
   if (input.name) {
     const clash = await findClusterByName(deps.db, caller.orgId, input.name);
     if (clash && clash.id !== id) throw new AppError('CONFLICT', `cluster '${input.name}' exists`);

@@ -8,13 +8,14 @@ import {
 import {
   findBaselineRuns,
   searchRuns,
-  findRunsByIds,
   listThresholds,
+  type findRunsByIds,
   type RunStatus,
 } from '@clusterscope/db';
 import {
   ZMetric,
   ZRunFilter,
+  parseDay,
   type TComparison,
   type TIntervalSample,
   type TMetric,
@@ -29,6 +30,7 @@ import { z } from 'zod';
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
+import { boundClusterOf, loadRun, loadRuns } from './access';
 import { AppError, notFound } from './errors';
 
 export type TRunRow = Awaited<ReturnType<typeof findRunsByIds>>[number];
@@ -170,8 +172,14 @@ async function getBaselineBranch(deps: TDeps, orgId: string, workloadId: string 
   return ts[0]?.branch ?? DEFAULT_BASELINE_BRANCH;
 }
 
-async function findBranchBaseline(deps: TDeps, orgId: string, run: TRunRow, branch: string) {
-  return findBaselineRuns(deps.db, orgId, {
+async function findBranchBaseline(
+  deps: TDeps,
+  caller: TCaller,
+  run: TRunRow,
+  branch: string,
+): Promise<TRunRow[]> {
+  return findBaselineRuns(deps.db, caller.orgId, {
+    clusterId: boundClusterOf(caller),
     workloadId: run.workloadId,
     tool: run.tool,
     toolWorkload: run.toolWorkload,
@@ -201,19 +209,18 @@ export async function compareRunWithBaseline(
   baseline?: string,
 ): Promise<TRunComparison> {
   assertCan(caller, { run: ['read'] });
-  const [run] = await findRunsByIds(deps.db, caller.orgId, [runId]);
-  if (!run) throw notFound('run');
+  const run: TRunRow = await loadRun(deps, caller, runId);
   let kind: 'run' | 'branch' = 'branch';
   let branch: string | null = null;
   let baseRuns: TRunRow[];
-  const asRun = baseline ? (await findRunsByIds(deps.db, caller.orgId, [baseline]))[0] : undefined;
+  const asRun = baseline ? (await loadRuns(deps, caller, [baseline]))[0] : undefined;
   if (asRun) {
     if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
     kind = 'run';
     baseRuns = [asRun];
   } else {
     branch = baseline ?? (await getBaselineBranch(deps, caller.orgId, run.workloadId));
-    baseRuns = await findBranchBaseline(deps, caller.orgId, run, branch);
+    baseRuns = await findBranchBaseline(deps, caller, run, branch);
   }
   const data = await loadRunData(deps, caller.orgId, [run, ...baseRuns]);
   const verdicts = baseRuns.length
@@ -254,7 +261,7 @@ export async function compareRunIds(
 ): Promise<TComparison & { samples: Record<string, TIntervalSample[]> }> {
   assertCan(caller, { run: ['read'] });
   const ids = parseRunIds(input);
-  const rows = await findRunsByIds(deps.db, caller.orgId, ids);
+  const rows = await loadRuns(deps, caller, ids);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) throw notFound(`run ${missing.join(', ')}`);
@@ -288,14 +295,16 @@ export type TRunListRow = TRunBrief & {
 
 /** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
 async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
-  const f = ZRunFilter.parse(filter);
-  const date = (s: string | undefined, field: string, endOfDay: boolean) => {
-    if (!s) return undefined;
-    const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T${endOfDay ? '23:59:59.999' : '00:00:00'}Z` : s);
-    if (Number.isNaN(d.getTime())) throw new AppError('BAD_REQUEST', `${field}: not a date: '${s}'`);
-    return d;
-  };
-  let clusterId: string | undefined;
+  const parsed = ZRunFilter.safeParse(filter);
+  if (!parsed.success)
+    throw new AppError(
+      'BAD_REQUEST',
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
+  const f = parsed.data;
+  const date = (s: string | undefined, endOfDay: boolean) =>
+    s ? new Date(parseDay(s, endOfDay)) : undefined;
+  let clusterId = boundClusterOf(caller);
   if (f.cluster) {
     try {
       clusterId = (await resolveCluster(deps, caller, f.cluster)).id;
@@ -312,8 +321,8 @@ async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
     labelKey: labelKey || undefined,
     labelValue: rest.length ? rest.join('=') : undefined,
     status: f.status as RunStatus | undefined,
-    from: date(f.from, 'from', false),
-    to: date(f.to, 'to', true),
+    from: date(f.from, false),
+    to: date(f.to, true),
     limit: f.limit,
   };
 }
@@ -345,7 +354,7 @@ export async function listRunsWithVerdicts(
       if (r.status !== 'succeeded' || r.envHealthy === false) return [];
       if (!branchOf.has(r.workloadId))
         branchOf.set(r.workloadId, getBaselineBranch(deps, caller.orgId, r.workloadId));
-      return findBranchBaseline(deps, caller.orgId, r, await branchOf.get(r.workloadId)!);
+      return findBranchBaseline(deps, caller, r, await branchOf.get(r.workloadId)!);
     }),
   );
   const all = new Map<string, TRunRow>();
@@ -392,8 +401,7 @@ export async function listRunsWithVerdicts(
 /** One run for its page: brief, params, git, summary with units and interval series by metric. */
 export async function getRunDetail(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { run: ['read'] });
-  const [run] = await findRunsByIds(deps.db, caller.orgId, [id]);
-  if (!run) throw notFound('run');
+  const run: TRunRow = await loadRun(deps, caller, id);
   const data = (await loadRunData(deps, caller.orgId, [run])).get(run.id)!;
   const series: Record<string, [number, number][]> = {};
   for (const s of data.samples)

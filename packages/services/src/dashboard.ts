@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import type { TLiveness } from '@clusterscope/schema';
+import type { TChartWindow, TLiveness } from '@clusterscope/schema';
 import {
   chartStepMs,
   getCgroupSeries,
@@ -29,24 +28,8 @@ import {
   type TStatePeriod,
 } from './health-views';
 
-const DAY = 86_400_000;
-/** Longest window a chart may ask for. */
-export const MAX_CHART_SPAN_MS = 92 * DAY;
-
-export const ZChartWindow = z
-  .object({
-    from: z.number().int().nonnegative(),
-    to: z.number().int().positive(),
-    resolution: z.enum(['raw', '1m', '1h']).optional(),
-    /** Points per series at most (rollups widen their buckets to fit; Grafana's maxDataPoints). */
-    maxPoints: z.number().int().min(10).max(10_000).optional(),
-  })
-  .refine((w) => w.to > w.from, { message: 'to must be after from', path: ['to'] })
-  .refine((w) => w.to - w.from <= MAX_CHART_SPAN_MS, {
-    message: 'window must be at most 92 days',
-    path: ['from'],
-  });
-export type TChartWindow = z.infer<typeof ZChartWindow>;
+/** Chart windows (date range, 92-day span, raw ≤ 6 h) are defined once in the schema package. */
+export { MAX_CHART_SPAN_MS, ZChartWindow, type TChartWindow } from '@clusterscope/schema';
 
 type TCluster = Awaited<ReturnType<typeof getClusterById>>;
 

@@ -3,6 +3,7 @@ import { getEnvironment, getNodeEvents, type TEnvironment, type TNodeEvent } fro
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { notFound } from './errors';
+import { loadRun } from './access';
 
 type TRunWindow = {
   id: string;
@@ -67,7 +68,6 @@ export async function refreshRunEnvironment(deps: TDeps, orgId: string, runId: s
 /** "Environment during the run" for the run page (computed live, so late agent data counts). */
 export async function getRunEnvironment(deps: TDeps, caller: TCaller, runId: string) {
   assertCan(caller, { run: ['read'], cluster: ['read'] });
-  const [run] = await findRunsByIds(deps.db, caller.orgId, [runId]);
-  if (!run) throw notFound('run');
+  const run = await loadRun(deps, caller, runId);
   return computeRunEnvironment(deps, caller.orgId, run);
 }

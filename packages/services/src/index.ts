@@ -3,6 +3,7 @@ export * from './secrets';
 export * from './errors';
 export * from './permissions';
 export * from './caller';
+export * from './access';
 export * from './auth';
 export * from './tokens';
 export * from './orgs';

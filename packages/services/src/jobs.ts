@@ -34,6 +34,7 @@ import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { addRunOutput, onRunFinished, toRunDto } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
+import { loadRun } from './access';
 
 /** In-process wake-up for long-polling agents; other instances notice within one poll step. */
 const waiters = new EventEmitter();
@@ -275,9 +276,7 @@ export async function cancelRun(
 /** Status, lease and live sample count of a run (the run page polls this while it is open). */
 export async function getRunProgress(deps: TDeps, caller: TCaller, id: string): Promise<TRunProgress> {
   assertCan(caller, { run: ['read'] });
-  const r = await getRun(deps.db, caller.orgId, id);
-  if (!r || (caller.kind === 'token' && caller.clusterId && r.clusterId !== caller.clusterId))
-    throw notFound(`run '${id}'`);
+  const r = await loadRun(deps, caller, id);
   let samples = 0;
   try {
     const rows = await getBenchSamples(deps.ch, caller.orgId, [id]);

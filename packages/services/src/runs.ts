@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   findOrCreateWorkload,
   findWorkloadByIdOrName,
-  getRun,
   insertRun,
   listRuns,
   updateOpenRun,
@@ -32,8 +31,9 @@ import {
 import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
-import { AppError, notFound } from './errors';
+import { AppError } from './errors';
 import { resolveCluster } from './clusters';
+import { boundClusterOf, loadRun } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
 
@@ -73,14 +73,6 @@ export function toRunDto(r: TRunRow): TRun {
     finishedAt: r.finishedAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
   };
-}
-
-/** A run of the caller's org (and of the token's bound cluster, if any), or NOT_FOUND. */
-async function loadRun(deps: TDeps, caller: TCaller, id: string): Promise<TRunRow> {
-  const r = await getRun(deps.db, caller.orgId, id);
-  if (!r || (caller.kind === 'token' && caller.clusterId && r.clusterId !== caller.clusterId))
-    throw notFound(`run '${id}'`);
-  return r;
 }
 
 export async function createRun(deps: TDeps, caller: TCaller, input: TRunCreate): Promise<{ id: string }> {
@@ -141,8 +133,7 @@ function parseLabels(s: string | undefined): Record<string, string> | undefined 
 
 export async function findRuns(deps: TDeps, caller: TCaller, input: TRunListIn): Promise<TRunPage> {
   assertCan(caller, { run: ['read'] });
-  const bound = caller.kind === 'token' ? caller.clusterId : null;
-  let clusterId = bound ?? undefined;
+  let clusterId = boundClusterOf(caller);
   if (input.cluster) clusterId = (await resolveCluster(deps, caller, input.cluster)).id;
   let workloadId: string | undefined;
   if (input.workload) {

@@ -26,6 +26,7 @@ import { loadRunData, toRunBrief, type TRunRow } from './compare';
 import { refreshRunEnvironment } from './environment';
 import { toAlert } from './alerts';
 import { notFound } from './errors';
+import { boundClusterOf } from './access';
 
 type TThresholdRow = Awaited<ReturnType<typeof listThresholds>>[number];
 
@@ -189,9 +190,9 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
   const workload = await findThresholdWorkload(deps.db, caller.orgId, workloadId);
   if (!workload) throw notFound('workload');
   const [runs, thresholds, alerts] = await Promise.all([
-    findWorkloadHistory(deps.db, caller.orgId, workloadId, limit),
+    findWorkloadHistory(deps.db, caller.orgId, workloadId, limit, boundClusterOf(caller)),
     listThresholds(deps.db, caller.orgId, workloadId),
-    listAlerts(deps.db, caller.orgId, { workloadId, limit: 100 }),
+    listAlerts(deps.db, caller.orgId, { workloadId, limit: 100, clusterId: boundClusterOf(caller) }),
   ]);
   const values = await getMetricValues(deps, caller.orgId, runs);
   const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();

@@ -33,6 +33,7 @@ import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { resolveCluster } from './clusters';
+import { canSeeCluster } from './access';
 import { wakeJobWaiters } from './jobs';
 import { isSealed, openSecret, resealSecret, sealSecret, secretKeysOf } from './secrets';
 
@@ -117,6 +118,10 @@ function checked(w: { tool: TTool; params: Record<string, unknown>; target: stri
   return v.params;
 }
 
+/** Hides the last run when it is of a cluster the caller may not see. */
+const visibleRuns = (caller: TCaller, w: TWorkloadRow): TWorkloadRow =>
+  w.runs.every((r) => canSeeCluster(caller, r.clusterId)) ? w : { ...w, runs: [] };
+
 async function loadWorkload(deps: TDeps, caller: TCaller, idOrName: string) {
   const w = await getWorkload(deps.db, caller.orgId, idOrName);
   if (!w) throw notFound(`workload '${idOrName}'`);
@@ -125,12 +130,12 @@ async function loadWorkload(deps: TDeps, caller: TCaller, idOrName: string) {
 
 export async function findWorkloads(deps: TDeps, caller: TCaller): Promise<TWorkload[]> {
   assertCan(caller, { workload: ['read'] });
-  return (await listWorkloads(deps.db, caller.orgId)).map(toWorkloadDto);
+  return (await listWorkloads(deps.db, caller.orgId)).map((w) => toWorkloadDto(visibleRuns(caller, w)));
 }
 
 export async function getWorkloadById(deps: TDeps, caller: TCaller, idOrName: string): Promise<TWorkload> {
   assertCan(caller, { workload: ['read'] });
-  return toWorkloadDto(await loadWorkload(deps, caller, idOrName));
+  return toWorkloadDto(visibleRuns(caller, await loadWorkload(deps, caller, idOrName)));
 }
 
 export async function createWorkload(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZLiveness } from '@clusterscope/schema';
+import { ZEpochMsQuery, ZLiveness, ZResolution } from '@clusterscope/schema';
 import {
   getClusterCharts,
   getClusterEvents,
@@ -83,17 +83,16 @@ const ZOncallNode = z.object({
 
 const ZEvent = z.object({ ts: z.number(), node_id: z.number(), from: ZLiveness, to: ZLiveness });
 
-/** Query strings arrive as text over REST: accept numeric strings for the window. */
-const ms = z.coerce.number().int().nonnegative();
+/** Query strings arrive as text over REST: accept numeric strings (epoch ms in the date range). */
 const ZWindowInput = z.object({
-  from: ms,
-  to: ms,
-  resolution: z.enum(['raw', '1m', '1h']).optional(),
+  from: ZEpochMsQuery,
+  to: ZEpochMsQuery,
+  resolution: ZResolution.optional(),
 });
-/** Window checks (to after from, at most 92 days) on an input that extends ZWindowInput. */
+/** Window checks (to after from, at most 92 days, raw at most 6 h) on an input that extends ZWindowInput. */
 const checked = <T extends typeof ZWindowInput>(schema: T) =>
   schema.superRefine((w, ctx) => {
-    const r = ZChartWindow.safeParse({ from: w.from, to: w.to });
+    const r = ZChartWindow.safeParse({ from: w.from, to: w.to, resolution: w.resolution });
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom' });
   });
 const window = (w: z.infer<typeof ZWindowInput>) => ({ from: w.from, to: w.to, resolution: w.resolution });
@@ -156,6 +155,8 @@ export const dashboardRouter = router({
         path: '/clusters/{id}/events',
         tags: ['health'],
         summary: 'Node liveness transitions in a window (epoch ms), newest first',
+        description:
+          '`from`/`to` are epoch ms between 1970-01-01 and 2299-12-31, at most 92 days apart. `resolution=raw` is allowed only for windows of at most 6 hours (400 naming `resolution` above).',
       },
     })
     .input(

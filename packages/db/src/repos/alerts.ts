@@ -22,13 +22,20 @@ const withRun = {
 export async function listAlerts(
   db: TDb,
   orgId: string,
-  q: { workloadId?: string; runId?: string; unacknowledged?: boolean; limit: number },
+  q: { workloadId?: string; runId?: string; unacknowledged?: boolean; limit: number; clusterId?: string },
 ) {
   return db.alert.findMany({
     where: {
       organizationId: orgId,
       ...(q.runId ? { runId: q.runId } : {}),
-      ...(q.workloadId ? { run: { workloadId: q.workloadId } } : {}),
+      ...(q.workloadId || q.clusterId
+        ? {
+            run: {
+              ...(q.workloadId ? { workloadId: q.workloadId } : {}),
+              ...(q.clusterId ? { clusterId: q.clusterId } : {}),
+            },
+          }
+        : {}),
       ...(q.unacknowledged ? { acknowledgedAt: null } : {}),
     },
     orderBy: { createdAt: 'desc' },
@@ -37,15 +44,19 @@ export async function listAlerts(
   });
 }
 
-export async function getAlert(db: TDb, orgId: string, id: string) {
-  return db.alert.findFirst({ where: { id, organizationId: orgId }, ...withRun });
+/** An alert of the org (and of a run in `clusterId` when given: a token's bound cluster). */
+export async function getAlert(db: TDb, orgId: string, id: string, clusterId?: string) {
+  return db.alert.findFirst({
+    where: { id, organizationId: orgId, ...(clusterId ? { run: { clusterId } } : {}) },
+    ...withRun,
+  });
 }
 
 /** Marks an alert acknowledged; an already acknowledged alert keeps its first ack. */
-export async function acknowledgeAlert(db: TDb, orgId: string, id: string, by: string) {
+export async function acknowledgeAlert(db: TDb, orgId: string, id: string, by: string, clusterId?: string) {
   await db.alert.updateMany({
-    where: { id, organizationId: orgId, acknowledgedAt: null },
+    where: { id, organizationId: orgId, acknowledgedAt: null, ...(clusterId ? { run: { clusterId } } : {}) },
     data: { acknowledgedAt: new Date(), acknowledgedBy: by },
   });
-  return getAlert(db, orgId, id);
+  return getAlert(db, orgId, id, clusterId);
 }

@@ -89,8 +89,12 @@ export async function searchRuns(db: TDb, orgId: string, q: TRunQuery) {
   return db.run.findMany({ where, orderBy: { startedAt: 'desc' }, take: q.limit, ...runBrief });
 }
 
-export async function findRunsByIds(db: TDb, orgId: string, ids: readonly string[]) {
-  return db.run.findMany({ where: { organizationId: orgId, id: { in: [...ids] } }, ...runBrief });
+/** Runs by id in the org (and in `clusterId` when given: a token's bound cluster). */
+export async function findRunsByIds(db: TDb, orgId: string, ids: readonly string[], clusterId?: string) {
+  return db.run.findMany({
+    where: { organizationId: orgId, id: { in: [...ids] }, ...(clusterId ? { clusterId } : {}) },
+    ...runBrief,
+  });
 }
 
 /**
@@ -108,11 +112,14 @@ export async function findBaselineRuns(
     before: Date;
     excludeId?: string;
     limit: number;
+    /** A token's bound cluster: baselines only from it. */
+    clusterId?: string;
   },
 ) {
   return db.run.findMany({
     where: {
       organizationId: orgId,
+      ...(q.clusterId ? { clusterId: q.clusterId } : {}),
       ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
       gitBranch: q.branch,
       status: 'succeeded',
@@ -128,9 +135,15 @@ export async function findBaselineRuns(
 }
 
 /** Succeeded runs of a workload, oldest first (history charts). */
-export async function findWorkloadHistory(db: TDb, orgId: string, workloadId: string, limit: number) {
+export async function findWorkloadHistory(
+  db: TDb,
+  orgId: string,
+  workloadId: string,
+  limit: number,
+  clusterId?: string,
+) {
   const rows = await db.run.findMany({
-    where: { organizationId: orgId, workloadId, status: 'succeeded' },
+    where: { organizationId: orgId, workloadId, status: 'succeeded', ...(clusterId ? { clusterId } : {}) },
     orderBy: { startedAt: 'desc' },
     take: limit,
     ...runBrief,

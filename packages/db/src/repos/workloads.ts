@@ -19,7 +19,7 @@ const withRuns = {
   runs: {
     orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
     take: 1,
-    select: { id: true, status: true, startedAt: true },
+    select: { id: true, status: true, startedAt: true, clusterId: true },
   },
 } as const satisfies Prisma.WorkloadInclude;
 

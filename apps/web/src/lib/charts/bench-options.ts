@@ -3,6 +3,7 @@
  * and the inline SVG sparkline path. No DOM, no ECharts import; applied by `echartsAction`.
  */
 import type { EChartsCoreOption } from 'echarts/core';
+import { html } from './escape';
 
 export const RUN_PALETTE = [
   '#2563eb',
@@ -81,12 +82,14 @@ export interface THistoryChart {
   changePoints: { t: number }[];
 }
 
-/** Tooltip text of one history point. */
+/** Tooltip markup of one history point (branch and sha come from CI: escaped through `html`). */
 export function describeHistoryPoint(p: THistoryPoint, unit: string): string {
   const when = new Date(p.t).toISOString().slice(0, 16).replace('T', ' ');
   const git = [p.branch, p.sha?.slice(0, 10)].filter(Boolean).join(' @ ');
   const env = p.envHealthy === false ? ' · environment unhealthy' : '';
-  return `${when}<br/>${formatNum(p.value)}${unit ? ` ${unit}` : ''}${git ? `<br/>${git}` : ''}${env}`;
+  return html`${when}<br />${formatNum(p.value)}${unit ? ` ${unit}` : ''}${git
+      ? html`<br />${git}`
+      : ''}${env}`.toString();
 }
 
 /**
