@@ -1,8 +1,10 @@
-import type { TDb } from '@clusterscope/db';
+import type { TDb, TLiveBus } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
   db: TDb;
   ch: TTsdb;
+  /** LISTEN/NOTIFY bus on JOBS_CHANNEL that wakes job long-polls on every instance (optional: in-process only). */
+  jobBus?: TLiveBus;
 }
