@@ -1,6 +1,6 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
-import { createDb } from '@clusterscope/db';
+import { createDb, createLiveBus, JOBS_CHANNEL } from '@clusterscope/db';
 import { createAuth, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { getEnv } from './env';
@@ -37,7 +37,10 @@ export function getServer(): Promise<TServer> {
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
-    const deps: TDeps = { db, ch };
+    // LISTEN/NOTIFY wakes agents' job long-polls on every instance when a run is queued.
+    const jobBus = createLiveBus(env.DATABASE_URL, JOBS_CHANNEL);
+    onShutdown(() => jobBus.close());
+    const deps: TDeps = { db, ch, jobBus };
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
     const writer = getIngestWriter(deps, { maxDelayMs: env.INGEST_FLUSH_MS });
     onShutdown(() => writer.close());
