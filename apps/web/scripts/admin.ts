@@ -6,8 +6,10 @@ import {
   AppError,
   createAuth,
   createOrg,
+  agentConfigSnippet,
   createToken,
   createUserWithPassword,
+  enrollAgent,
   resolveCluster,
   ZOrgCreate,
   ZTokenCreate,
@@ -26,6 +28,12 @@ Commands:
   token create --org <slug> --name <name> --scopes <s1,s2> [--cluster <id|name>] [--expires-days <n>]
         Creates an API token; prints it as the last line of stdout (shown once).
         Scopes: ingest, runs:write, read, admin.
+  agent enroll --org <slug> --cluster <id|name> --name <agent> [--from-token <cs_…|token id|cs_xxxxxxxx prefix>]
+        Enrolls an agent (its name is the agent config's \`host\`) and prints its credential as the last line
+        of stdout (shown once), with the agent config on stderr. Only this credential may heartbeat as the
+        agent and claim, lease, post output for and finish its jobs. --from-token converts an existing
+        ingest token into the credential instead (scopes become [ingest], bound to the cluster), so an
+        installed agent keeps its configured token; nothing is printed on stdout then.
   org create --name <name> --slug <slug> [--owner <email>]
   user create --email <email> --name <name> [--password <pw>] [--org <slug> --role <owner|admin|member|viewer>]
         Prints the generated password when --password is omitted.
@@ -58,6 +66,7 @@ async function run(db: TDb, argv: string[]) {
       email: { type: 'string' },
       password: { type: 'string' },
       role: { type: 'string' },
+      'from-token': { type: 'string' },
     },
     strict: true,
   });
@@ -95,6 +104,25 @@ async function run(db: TDb, argv: string[]) {
     const t = await createToken(deps, org.id, { ...input.data, clusterId });
     console.error(`created token '${t.name}' (${t.scopes.join(', ')}) for org '${org.slug}'`);
     console.log(t.token);
+    return;
+  }
+  if (group === 'agent' && action === 'enroll') {
+    const org = await orgBySlug(need(values.org, 'org'));
+    const r = await enrollAgent(deps, org.id, {
+      cluster: need(values.cluster, 'cluster'),
+      name: need(values.name, 'name'),
+      fromToken: values['from-token'],
+    });
+    const how = r.token ? 'new credential' : `converted token ${r.credential.prefix}… into its credential`;
+    console.error(
+      `enrolled agent '${r.agent.name}' in cluster '${r.agent.cluster}' of '${org.slug}' (${how})`,
+    );
+    if (r.token) {
+      console.error(
+        `agent config:\n${agentConfigSnippet({ cluster: r.agent.cluster, name: r.agent.name, token: r.token })}`,
+      );
+      console.log(r.token);
+    }
     return;
   }
   if (group === 'org' && action === 'create') {

@@ -24,6 +24,8 @@ const signIn = (page: Page) => signInOnce(page).catch(() => signInOnce(page));
 test.describe.configure({ mode: 'serial' });
 
 let token = '';
+/** The agent's own credential (Settings → Agents → Add agent): only it may claim the agent's jobs. */
+let agentToken = '';
 let pgUrl = '';
 let agent: ChildProcess | undefined;
 let agentLog = '';
@@ -67,7 +69,7 @@ function startAgent() {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         CLUSTERSCOPE_URL: BASE,
-        CLUSTERSCOPE_TOKEN: token,
+        CLUSTERSCOPE_TOKEN: agentToken,
         CLUSTERSCOPE_CLUSTER: CLUSTER,
         CLUSTERSCOPE_HOST: AGENT,
         CLUSTERSCOPE_OUTBOX_DIR: path.join(work, 'outbox'),
@@ -114,6 +116,14 @@ test.beforeAll(async ({ browser }) => {
   await page.close();
   const c = await api<unknown>((await browser.newContext()).request, 'POST', '/clusters', { name: CLUSTER });
   expect([200, 409]).toContain(c.status);
+  const enrolled = await (
+    await browser.newContext()
+  ).request.post(`${BASE}/api/trpc/agents.enroll`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { cluster: CLUSTER, name: AGENT },
+  });
+  expect(enrolled.status(), await enrolled.text()).toBe(200);
+  agentToken = ((await enrolled.json()) as { result: { data: { token: string } } }).result.data.token;
   pgUrl = pgUrlFromMeta();
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),

@@ -1,3 +1,3 @@
 export { appRouter, type AppRouter } from './root';
-export { createCallerFactory, type TContext } from './trpc';
+export { createCallerFactory, retryAfterHeaders, type TContext } from './trpc';
 export { getOpenApiDocument, extraPaths } from './openapi';

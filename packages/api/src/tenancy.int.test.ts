@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, upsertAgentHeartbeat, type TDb } from '@clusterscope/db';
+import { createDb, upsertLegacyAgentHeartbeat, type TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
 import { openTempClickHouse } from '@clusterscope/tsdb';
 import { createTestDatabase } from '../../db/test/pg';
@@ -62,6 +62,8 @@ const CASES: Record<string, TCase> = {
   'clusters.update': denied((a) => ({ id: a.cluster, name: 'taken-over' })),
   'clusters.delete': denied((a) => ({ id: a.cluster })),
   'agents.list': own(() => undefined),
+  'agents.enroll': denied((a) => ({ cluster: a.cluster, name: 'b-agent' })),
+  'agents.revoke': denied((a) => ({ id: a.agent })),
   'runs.create': denied((a) => ({ cluster: a.cluster, workload: 'w', tool: 'pgbench' })),
   'runs.addSamples': denied((a) => ({ id: a.openRun, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
   'runs.addOutput': denied((a) => ({ id: a.openRun, output: fixture('pgbench_tpcb.txt') })),
@@ -220,7 +222,7 @@ beforeAll(async () => {
   const alert = await db.alert.create({
     data: { organizationId: orgA.id, runId: run.id, metric: 'tps', value: 1, message: 'seeded' },
   });
-  const agent = await upsertAgentHeartbeat(db, orgA.id, {
+  const agent = (await upsertLegacyAgentHeartbeat(db, orgA.id, {
     name: 'a-agent',
     clusterId: cluster.id,
     version: '1',
@@ -229,7 +231,7 @@ beforeAll(async () => {
     outboxEvictions: 0,
     uptimeS: 1,
     seenAt: new Date(),
-  });
+  }))!;
   const hey = (await asA('workloads.create', {
     name: 'a-hey',
     tool: 'hey',

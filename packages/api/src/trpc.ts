@@ -108,3 +108,23 @@ export const withScope = (scope: TScope) =>
       throw new TRPCError({ code: 'FORBIDDEN', message: `token lacks the '${scope}' scope` });
     return next();
   });
+
+/** Agent-only procedure: the caller must be an agent credential (an API token bound to one agent). */
+export const agentProcedure = orgProcedure.use(({ ctx, next }) => {
+  const c = ctx.caller;
+  if (c.kind !== 'token' || !c.agentId)
+    throw new TRPCError({
+      code: 'FORBIDDEN',
+      message: 'this endpoint needs an agent credential (Settings → Agents → Add agent)',
+    });
+  return next({ ctx: { ...ctx, caller: { ...c, agentId: c.agentId } } });
+});
+
+/** `Retry-After` for 429s whose AppError carries `retryAfterS` (REST responseMeta helper). */
+export function retryAfterHeaders(errors: readonly TRPCError[]): Record<string, string> | undefined {
+  for (const e of errors) {
+    const s = e.cause instanceof AppError ? e.cause.details?.retryAfterS : undefined;
+    if (e.code === 'TOO_MANY_REQUESTS' && typeof s === 'number') return { 'retry-after': String(s) };
+  }
+  return undefined;
+}

@@ -18,7 +18,7 @@ const CHANNEL = 'clusterscope_live';
  * Cross-instance fan-out over Postgres LISTEN/NOTIFY: every web instance LISTENs on one connection and
  * re-emits locally; publishing is a NOTIFY (payloads stay small: pages refetch).
  */
-export function createLiveBus(url: string) {
+export function createLiveBus(url: string, channel: string = CHANNEL) {
   const local = new EventEmitter();
   local.setMaxListeners(0);
   let listener: pg.Client | null = null;
@@ -32,7 +32,7 @@ export function createLiveBus(url: string) {
     const c = new pg.Client({ connectionString: url });
     c.on('error', () => undefined);
     c.on('notification', (m) => {
-      if (m.channel !== CHANNEL || !m.payload) return;
+      if (m.channel !== channel || !m.payload) return;
       try {
         const e = JSON.parse(m.payload) as TLiveEvent;
         local.emit(e.orgId, e);
@@ -46,7 +46,7 @@ export function createLiveBus(url: string) {
       if (!closed) setTimeout(() => void ensure(), 1000);
     });
     await c.connect();
-    await c.query(`LISTEN ${CHANNEL}`);
+    await c.query(`LISTEN ${channel}`);
     listener = c;
   }
 
@@ -63,7 +63,7 @@ export function createLiveBus(url: string) {
   return {
     async publish(e: Omit<TLiveEvent, 'ts'>): Promise<void> {
       const payload = JSON.stringify({ ...e, ts: Date.now() });
-      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     /** Subscribes to one org's events; returns the unsubscribe function. */
     async subscribe(orgId: string, fn: (e: TLiveEvent) => void): Promise<() => void> {
@@ -79,3 +79,6 @@ export function createLiveBus(url: string) {
   };
 }
 export type TLiveBus = ReturnType<typeof createLiveBus>;
+
+/** Channel that wakes agents' job long-polls on every instance when a run is queued for their org. */
+export const JOBS_CHANNEL = 'clusterscope_jobs';

@@ -345,7 +345,8 @@ export const ZRunCancelled = z.object({ id: z.string(), status: ZRunStatus, canc
 export const ZAgentName = z.string().trim().min(1).max(256);
 
 export const ZJobClaimIn = z.object({
-  agent: ZAgentName,
+  /** Optional: the agent is the one the credential names; when sent it must be that agent's name. */
+  agent: ZAgentName.optional(),
   /** Long-poll: seconds to wait for a job. */
   wait: qint(0, JOB_WAIT_MAX_S).default(30),
   /** Lease the agent will renew. */
@@ -373,7 +374,7 @@ export type TJob = z.infer<typeof ZJob>;
 
 export const ZJobClaimOut = z.object({ job: ZJob.nullable() });
 
-export const ZJobRef = z.object({ id: z.string().min(1).max(64), agent: ZAgentName });
+export const ZJobRef = z.object({ id: z.string().min(1).max(64), agent: ZAgentName.optional() });
 
 export const ZJobLeaseIn = ZJobRef.extend({
   lease: qint(JOB_LEASE_MIN_S, JOB_LEASE_MAX_S).default(30),

@@ -12,6 +12,8 @@ export type TCaller =
       orgSlug: string;
       scopes: TScope[];
       clusterId: string | null;
+      /** Set for an agent credential: the one agent this token is (its clusterId is the agent's). */
+      agentId?: string | null;
     };
 
 /** Token scopes expressed as permissions. `admin` holds everything. */

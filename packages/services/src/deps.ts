@@ -1,4 +1,4 @@
-import type { TDb } from '@clusterscope/db';
+import type { TDb, TLiveBus } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
 import type { TSecretKeys } from './secrets';
 
@@ -8,4 +8,6 @@ export interface TDeps {
   ch: TTsdb;
   /** SECRETS_KEY (+ previous keys) for workload credentials; see secretKeysOf for when it is absent. */
   secrets?: TSecretKeys;
+  /** LISTEN/NOTIFY bus on JOBS_CHANNEL that wakes job long-polls on every instance (optional: in-process only). */
+  jobBus?: TLiveBus;
 }

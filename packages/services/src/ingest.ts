@@ -1,4 +1,9 @@
-import { findClusterByName, getCluster, upsertAgentHeartbeat } from '@clusterscope/db';
+import {
+  findClusterByName,
+  getCluster,
+  updateAgentHeartbeat,
+  upsertLegacyAgentHeartbeat,
+} from '@clusterscope/db';
 import type { THeartbeatSample, TIngestBatch, TSampleKind } from '@clusterscope/schema';
 import { createWriter, EncodeError, type TTsdb, type TWriter, type TWriterOptions } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
@@ -107,36 +112,51 @@ export async function ingestPrepared(
   } catch (err) {
     throw toIngestError(err);
   }
-  if (head.heartbeat && !res.duplicate)
-    await recordHeartbeat(deps, caller.orgId, clusterId, head, head.heartbeat);
+  if (head.heartbeat && !res.duplicate) await recordHeartbeat(deps, caller, clusterId, head, head.heartbeat);
   return { ...res, clusterId, kinds: head.kinds, runIds: head.runIds };
 }
 
+/**
+ * An agent credential's heartbeat updates its own Agent row (the name in the payload is ignored, the
+ * cluster stays the enrolled one). A legacy ingest token may still register and update agents that are
+ * not enrolled, in the token's cluster only: it never touches an enrolled agent or moves one between clusters.
+ */
 async function recordHeartbeat(
   deps: TDeps,
-  orgId: string,
+  caller: TCaller,
   clusterId: string,
   batch: Pick<TBatchHead, 'agent'>,
   hb: THeartbeatSample,
 ) {
+  const data = {
+    version: hb.version || batch.agent?.version || '',
+    capabilities: hb.capabilities,
+    outboxBytes: hb.outbox_bytes,
+    outboxEvictions: hb.outbox_evictions,
+    uptimeS: hb.uptime_s,
+    seenAt: new Date(Math.min(hb.ts, Date.now())),
+    jobLimits: hb.job_limits
+      ? {
+          allowedDirs: hb.job_limits.allowed_dirs,
+          allowedHosts: hb.job_limits.allowed_hosts,
+          maxFileBytes: hb.job_limits.max_file_bytes,
+        }
+      : null,
+  };
   try {
-    await upsertAgentHeartbeat(deps.db, orgId, {
-      name: batch.agent?.name ?? hb.host,
-      clusterId,
-      version: hb.version || batch.agent?.version || '',
-      capabilities: hb.capabilities,
-      outboxBytes: hb.outbox_bytes,
-      outboxEvictions: hb.outbox_evictions,
-      uptimeS: hb.uptime_s,
-      seenAt: new Date(Math.min(hb.ts, Date.now())),
-      jobLimits: hb.job_limits
-        ? {
-            allowedDirs: hb.job_limits.allowed_dirs,
-            allowedHosts: hb.job_limits.allowed_hosts,
-            maxFileBytes: hb.job_limits.max_file_bytes,
-          }
-        : null,
-    });
+    if (caller.kind === 'token' && caller.agentId) await updateAgentHeartbeat(deps.db, caller.agentId, data);
+    else {
+      const name = batch.agent?.name ?? hb.host;
+      const row = await upsertLegacyAgentHeartbeat(deps.db, caller.orgId, { ...data, name, clusterId });
+      if (!row)
+        console.error(
+          JSON.stringify({
+            level: 'warn',
+            msg: 'heartbeat ignored: the agent is enrolled or in another cluster (use its agent credential)',
+            agent: name,
+          }),
+        );
+    }
   } catch (err) {
     // The samples are stored; a failed Agent upsert must not make the agent resend them.
     console.error(

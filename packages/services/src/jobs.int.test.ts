@@ -3,7 +3,7 @@ import {
   createDb,
   createOrganization,
   listAudit,
-  upsertAgentHeartbeat,
+  updateAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
 import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
@@ -11,9 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
+import { enrollAgent } from './agents';
 import { AppError } from './errors';
 import { cancelRun, claimJob, finishJob, getRunProgress, renewLease, sweepJobs } from './jobs';
 import { createRun } from './runs';
+import { authenticateToken } from './tokens';
 import { createWorkload, startWorkloadRun, updateWorkload } from './workloads';
 
 let url: string;
@@ -24,7 +26,8 @@ let deps: TDeps;
 let admin: TCaller;
 let member: TCaller;
 let viewer: TCaller;
-let agentTok: TCaller;
+let ingestTok: TCaller;
+const ag: Record<string, TCaller> = {};
 let readTok: TCaller;
 let otherOrg: TCaller;
 
@@ -37,10 +40,11 @@ const code = async (p: Promise<unknown>) => {
   }
 };
 
-async function heartbeat(orgId: string, name: string, clusterId: string, capabilities: string[]) {
-  await upsertAgentHeartbeat(db, orgId, {
-    name,
-    clusterId,
+/** Enrolls an agent (its credential becomes ag[name]) and records a heartbeat with its tools. */
+async function enroll(orgId: string, name: string, cluster: string, capabilities: string[]) {
+  const r = await enrollAgent(deps, orgId, { name, cluster });
+  ag[name] = await authenticateToken(deps, r.token!);
+  await updateAgentHeartbeat(db, r.agent.id, {
     version: 't',
     capabilities,
     outboxBytes: 0,
@@ -65,7 +69,7 @@ beforeAll(async () => {
   member = { ...u, userId: 'u2', role: 'member' };
   viewer = { ...u, userId: 'u3', role: 'viewer' };
   const t = { kind: 'token' as const, tokenId: 't1', orgId: org.id, orgSlug: 'acme', clusterId: null };
-  agentTok = { ...t, scopes: ['ingest'] };
+  ingestTok = { ...t, scopes: ['ingest'] };
   readTok = { ...t, scopes: ['read'] };
   otherOrg = {
     kind: 'token',
@@ -75,9 +79,9 @@ beforeAll(async () => {
     clusterId: null,
     scopes: ['ingest'],
   };
-  await heartbeat(org.id, 'a1', c.id, ['pgbench', 'sysbench']);
-  await heartbeat(org.id, 'a2', c.id, ['pgbench']);
-  await heartbeat(org.id, 'a3', c.id, ['hey']);
+  await enroll(org.id, 'a1', c.id, ['pgbench', 'sysbench']);
+  await enroll(org.id, 'a2', c.id, ['pgbench']);
+  await enroll(org.id, 'a3', c.id, ['hey']);
   await createWorkload(deps, admin, {
     name: 'tpcb',
     tool: 'pgbench',
@@ -124,7 +128,7 @@ describe('job queue', () => {
     expect(started.status).toBe('queued');
     expect(started.health.ok).toBe(true); // no node data: not gated, with a note
     const claims = await Promise.all(
-      ['a1', 'a2', 'a1', 'a2'].map((agent) => claimJob(deps, agentTok, { agent, wait: 0, lease: 10 })),
+      ['a1', 'a2', 'a1', 'a2'].map((agent) => claimJob(deps, ag[agent], { agent, wait: 0, lease: 10 })),
     );
     const won = claims.filter((c) => c.job);
     expect(won).toHaveLength(1);
@@ -136,59 +140,60 @@ describe('job queue', () => {
     expect(p.status).toBe('claimed');
     const holder = p.agent!;
     const loser = holder === 'a1' ? 'a2' : 'a1';
-    expect(await code(renewLease(deps, agentTok, { id: started.id, agent: loser }))).toBe('CONFLICT');
-    const lease = await renewLease(deps, agentTok, { id: started.id, agent: holder, running: true });
+    expect(await code(renewLease(deps, ag[loser], { id: started.id, agent: loser }))).toBe('CONFLICT');
+    const lease = await renewLease(deps, ag[holder], { id: started.id, agent: holder, running: true });
     expect(lease).toMatchObject({ status: 'running', cancelRequested: false });
-    const done = await finishJob(deps, agentTok, {
+    const done = await finishJob(deps, ag[holder], {
       id: started.id,
       agent: holder,
       status: 'succeeded',
       exitCode: 0,
     });
     expect(done.status).toBe('succeeded');
-    expect(await code(finishJob(deps, agentTok, { id: started.id, agent: holder, status: 'failed' }))).toBe(
+    expect(await code(finishJob(deps, ag[holder], { id: started.id, agent: holder, status: 'failed' }))).toBe(
       'CONFLICT',
     );
   });
 
   it('offers jobs only to agents with the tool (minus disabled), of the cluster, and of the org', async () => {
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
-    expect((await claimJob(deps, agentTok, { agent: 'a3', wait: 0 })).job).toBeNull(); // hey only
-    expect((await claimJob(deps, agentTok, { agent: 'a1', wait: 0, disabled: 'pgbench' })).job).toBeNull();
+    expect((await claimJob(deps, ag.a3, { agent: 'a3', wait: 0 })).job).toBeNull(); // hey only
+    expect((await claimJob(deps, ag.a1, { agent: 'a1', wait: 0, disabled: 'pgbench' })).job).toBeNull();
     // The disabled list is remembered until the agent reports another one.
-    expect((await claimJob(deps, agentTok, { agent: 'a1', wait: 0 })).job).toBeNull();
+    expect((await claimJob(deps, ag.a1, { agent: 'a1', wait: 0 })).job).toBeNull();
     expect((await db.agent.findFirst({ where: { name: 'a1' } }))?.disabledTools).toEqual(['pgbench']);
-    expect((await claimJob(deps, agentTok, { agent: 'a1', wait: 0, disabled: '' })).job?.id).toBe(s.id);
-    await finishJob(deps, agentTok, { id: s.id, agent: 'a1', status: 'failed' });
+    expect((await claimJob(deps, ag.a1, { agent: 'a1', wait: 0, disabled: '' })).job?.id).toBe(s.id);
+    await finishJob(deps, ag.a1, { id: s.id, agent: 'a1', status: 'failed' });
     const s2 = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
-    expect(await code(claimJob(deps, otherOrg, { agent: 'a1', wait: 0 }))).toBe('NOT_FOUND');
-    expect(await code(claimJob(deps, agentTok, { agent: 'ghost', wait: 0 }))).toBe('NOT_FOUND');
+    expect(await code(claimJob(deps, otherOrg, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await code(claimJob(deps, ingestTok, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await code(claimJob(deps, ag.a1, { agent: 'ghost', wait: 0 }))).toBe('FORBIDDEN');
     expect(await code(claimJob(deps, member, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
     // Long-poll: a waiting agent is woken by the start.
     const t0 = Date.now();
-    const waiting = claimJob(deps, agentTok, { agent: 'a2', wait: 10 });
+    const waiting = claimJob(deps, ag.a2, { agent: 'a2', wait: 10 });
     const got = await waiting;
     expect(got.job?.id).toBe(s2.id);
     expect(Date.now() - t0).toBeLessThan(2000);
-    await finishJob(deps, agentTok, { id: s2.id, agent: 'a2', status: 'failed', exitCode: 1 });
+    await finishJob(deps, ag.a2, { id: s2.id, agent: 'a2', status: 'failed', exitCode: 1 });
   });
 
   it('a run reserved for an agent goes to that agent only', async () => {
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg', agent: 'a2' });
-    expect((await claimJob(deps, agentTok, { agent: 'a1', wait: 0 })).job).toBeNull();
-    expect((await claimJob(deps, agentTok, { agent: 'a2', wait: 0 })).job?.id).toBe(s.id);
-    await finishJob(deps, agentTok, { id: s.id, agent: 'a2', status: 'succeeded' });
+    expect((await claimJob(deps, ag.a1, { agent: 'a1', wait: 0 })).job).toBeNull();
+    expect((await claimJob(deps, ag.a2, { agent: 'a2', wait: 0 })).job?.id).toBe(s.id);
+    await finishJob(deps, ag.a2, { id: s.id, agent: 'a2', status: 'succeeded' });
   });
 
   it('long-poll wakes when a run is queued', async () => {
-    const waiting = claimJob(deps, agentTok, { agent: 'a1', wait: 10 });
+    const waiting = claimJob(deps, ag.a1, { agent: 'a1', wait: 10 });
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
     const got = await waiting;
     expect(got.job?.id).toBe(s.id);
     expect(Date.now() - t0).toBeLessThan(1000);
-    await finishJob(deps, agentTok, { id: s.id, agent: 'a1', status: 'succeeded' });
+    await finishJob(deps, ag.a1, { id: s.id, agent: 'a1', status: 'succeeded' });
   });
 
   it('cancel: queued ends at once; running is flagged for the agent; audit records start and cancel', async () => {
@@ -196,11 +201,11 @@ describe('job queue', () => {
     expect(await code(cancelRun(deps, viewer, q.id))).toBe('FORBIDDEN');
     expect(await cancelRun(deps, member, q.id)).toMatchObject({ status: 'cancelled' });
     const r = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
-    await claimJob(deps, agentTok, { agent: 'a1', wait: 0 });
-    await renewLease(deps, agentTok, { id: r.id, agent: 'a1', running: true });
+    await claimJob(deps, ag.a1, { agent: 'a1', wait: 0 });
+    await renewLease(deps, ag.a1, { id: r.id, agent: 'a1', running: true });
     expect(await cancelRun(deps, admin, r.id)).toMatchObject({ status: 'running', cancelRequested: true });
-    expect((await renewLease(deps, agentTok, { id: r.id, agent: 'a1' })).cancelRequested).toBe(true);
-    await finishJob(deps, agentTok, { id: r.id, agent: 'a1', status: 'cancelled' });
+    expect((await renewLease(deps, ag.a1, { id: r.id, agent: 'a1' })).cancelRequested).toBe(true);
+    await finishJob(deps, ag.a1, { id: r.id, agent: 'a1', status: 'cancelled' });
     const audit = await listAudit(db, admin.orgId, { limit: 200 });
     const actions = audit.filter((a) => a.targetId === r.id).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(['run.start', 'run.claim', 'run.cancel', 'run.finish']));
@@ -208,17 +213,17 @@ describe('job queue', () => {
 
   it('sweeper: an expired lease fails the run (never re-queued); a run past its hard timeout is timed_out', async () => {
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg', timeoutS: 60 });
-    await claimJob(deps, agentTok, { agent: 'a1', wait: 0, lease: 3 });
+    await claimJob(deps, ag.a1, { agent: 'a1', wait: 0, lease: 3 });
     expect(await sweepJobs(deps)).toEqual([]);
     const ended = await sweepJobs(deps, new Date(Date.now() + 4000));
     expect(ended).toEqual([expect.objectContaining({ id: s.id, status: 'failed' })]);
     const p = await getRunProgress(deps, admin, s.id);
     expect(p.error).toContain('lease expired');
-    expect((await claimJob(deps, agentTok, { agent: 'a2', wait: 0 })).job).toBeNull();
+    expect((await claimJob(deps, ag.a2, { agent: 'a2', wait: 0 })).job).toBeNull();
 
     const t = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg', timeoutS: 5 });
-    await claimJob(deps, agentTok, { agent: 'a1', wait: 0, lease: 300 });
-    await renewLease(deps, agentTok, { id: t.id, agent: 'a1', running: true, lease: 300 });
+    await claimJob(deps, ag.a1, { agent: 'a1', wait: 0, lease: 300 });
+    await renewLease(deps, ag.a1, { id: t.id, agent: 'a1', running: true, lease: 300 });
     const late = await sweepJobs(deps, new Date(Date.now() + 5000 + 31_000));
     expect(late).toEqual([expect.objectContaining({ id: t.id, status: 'timed_out' })]);
   });

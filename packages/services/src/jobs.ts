@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import {
   claimNextJob,
   expireJobs,
-  findAgentByName,
+  getAgentById,
   finishHeldJob,
   getHeldJob,
   getRun,
@@ -36,47 +36,80 @@ import { addRunOutput, onRunFinished, toRunDto } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
 import { loadRun } from './access';
 
-/** In-process wake-up for long-polling agents; other instances notice within one poll step. */
+/**
+ * Wake-ups for long-polling agents: a queued run emits here at once (this instance) and NOTIFYs
+ * JOBS_CHANNEL (every instance, through deps.jobBus). A slow re-check covers a lost notice.
+ */
 const waiters = new EventEmitter();
 waiters.setMaxListeners(0);
-const POLL_STEP_MS = 500;
+export const JOB_RECHECK_MS = 5000;
+/** Concurrent long-polls one agent may hold on this instance (a restarted agent's old poll + its new one). */
+export const JOB_POLLS_PER_AGENT = 2;
+const polls = new Map<string, number>();
 
-export function wakeJobWaiters(orgId: string): void {
+export function wakeJobWaiters(deps: Pick<TDeps, 'jobBus'>, orgId: string): void {
   waiters.emit(orgId);
+  deps.jobBus?.publish({ orgId, topic: 'jobs' }).catch(() => undefined);
 }
 
-function waitForWake(orgId: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      waiters.off(orgId, done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    waiters.on(orgId, done);
-  });
+/** Subscribes before the first check, so a wake between the check and the wait is not lost. */
+async function openWaker(deps: TDeps, orgId: string) {
+  let pending = false;
+  let wake: (() => void) | null = null;
+  const fire = () => {
+    if (wake) wake();
+    else pending = true;
+  };
+  waiters.on(orgId, fire);
+  const off = deps.jobBus
+    ? await deps.jobBus
+        .subscribe(orgId, (e) => {
+          if (e.topic === 'jobs') fire();
+        })
+        .catch(() => () => undefined)
+    : () => undefined;
+  return {
+    wait(ms: number, signal?: AbortSignal): Promise<void> {
+      if (pending || signal?.aborted) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          signal?.removeEventListener('abort', done);
+          wake = null;
+          resolve();
+        };
+        const t = setTimeout(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+        wake = done;
+      });
+    },
+    close() {
+      waiters.off(orgId, fire);
+      off();
+    },
+  };
 }
 
-/** Agents call with a token holding `ingest` or `runs:write` (or `admin`). */
-function assertAgentToken(caller: TCaller): Extract<TCaller, { kind: 'token' }> {
-  if (
-    caller.kind !== 'token' ||
-    !caller.scopes.some((s) => s === 'ingest' || s === 'runs:write' || s === 'admin')
-  )
+/**
+ * The agent job routes accept only an agent credential, and act as the agent it names. The optional
+ * `agent` parameter (kept for older agents) must be that agent's name.
+ */
+async function loadCallerAgent(deps: TDeps, caller: TCaller, named: string | undefined) {
+  if (caller.kind !== 'token' || !caller.agentId)
     throw new AppError(
       'FORBIDDEN',
-      'agent job endpoints need an API token with the ingest or runs:write scope',
+      'agent job endpoints need an agent credential (Settings → Agents → Add agent, or `admin agent enroll`)',
     );
-  return caller;
-}
-
-async function loadAgent(deps: TDeps, caller: TCaller, name: string) {
-  const a = await findAgentByName(deps.db, caller.orgId, name);
-  if (!a)
-    throw notFound(`agent '${name}' (an agent registers with its first heartbeat through /api/v1/ingest)`);
-  if (caller.kind === 'token' && caller.clusterId && a.clusterId !== caller.clusterId)
-    throw notFound(`agent '${name}'`);
-  return a;
+  const a = await getAgentById(deps.db, caller.agentId);
+  if (!a || a.organizationId !== caller.orgId) throw new AppError('UNAUTHORIZED', 'unknown agent');
+  if (named !== undefined && named !== a.name)
+    throw new AppError('FORBIDDEN', `agent: this credential belongs to agent '${a.name}', not '${named}'`);
+  if (!a.clusterId || a.clusterId !== caller.clusterId)
+    throw new AppError('CONFLICT', `agent '${a.name}' is not enrolled in a cluster (enroll it again)`);
+  return { ...a, clusterId: a.clusterId };
 }
 
 const toolsOf = (capabilities: string[], disabled: string[]): TTool[] =>
@@ -120,14 +153,42 @@ export async function claimJob(
   input: TJobClaimIn,
   opts: { signal?: AbortSignal } = {},
 ): Promise<{ job: TJob | null }> {
-  assertAgentToken(caller);
   const q = ZJobClaimIn.parse(input);
-  const agent = await loadAgent(deps, caller, q.agent);
-  if (!agent.clusterId)
+  const agent = await loadCallerAgent(deps, caller, q.agent);
+  const n = polls.get(agent.id) ?? 0;
+  if (n >= JOB_POLLS_PER_AGENT)
     throw new AppError(
-      'CONFLICT',
-      `agent '${agent.name}' has not reported a cluster (set cluster in its config)`,
+      'TOO_MANY_REQUESTS',
+      `agent '${agent.name}' already holds ${n} job long-polls; retry after one returns`,
+      { retryAfterS: 5 },
     );
+  polls.set(agent.id, n + 1);
+  const waker = await openWaker(deps, caller.orgId).catch((err: unknown) => {
+    release(agent.id);
+    throw err;
+  });
+  try {
+    return await pollForJob(deps, caller, agent, q, waker, opts.signal);
+  } finally {
+    waker.close();
+    release(agent.id);
+  }
+}
+
+function release(agentId: string) {
+  const n = (polls.get(agentId) ?? 1) - 1;
+  if (n > 0) polls.set(agentId, n);
+  else polls.delete(agentId);
+}
+
+async function pollForJob(
+  deps: TDeps,
+  caller: TCaller,
+  agent: Awaited<ReturnType<typeof loadCallerAgent>>,
+  q: ReturnType<typeof ZJobClaimIn.parse>,
+  waker: Awaited<ReturnType<typeof openWaker>>,
+  signal: AbortSignal | undefined,
+): Promise<{ job: TJob | null }> {
   const disabled = (q.disabled ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -169,18 +230,18 @@ export async function claimJob(
       continue;
     }
     const left = deadline - Date.now();
-    if (left <= 0 || opts.signal?.aborted) return { job: null };
-    await waitForWake(caller.orgId, Math.min(POLL_STEP_MS, left));
+    if (left <= 0 || signal?.aborted) return { job: null };
+    await waker.wait(Math.min(JOB_RECHECK_MS, left), signal);
   }
 }
 
-async function held(deps: TDeps, caller: TCaller, id: string, agentName: string) {
-  const agent = await loadAgent(deps, caller, agentName);
+async function held(deps: TDeps, caller: TCaller, id: string, agentName: string | undefined) {
+  const agent = await loadCallerAgent(deps, caller, agentName);
   const run = await getHeldJob(deps.db, caller.orgId, id, agent.id);
   if (!run) {
     const r = await getRun(deps.db, caller.orgId, id);
-    if (!r) throw notFound(`run '${id}'`);
-    throw new AppError('CONFLICT', `run '${id}' is not held by agent '${agentName}' (status ${r.status})`, {
+    if (!r || r.clusterId !== agent.clusterId) throw notFound(`run '${id}'`);
+    throw new AppError('CONFLICT', `run '${id}' is not held by agent '${agent.name}' (status ${r.status})`, {
       status: r.status,
     });
   }
@@ -191,9 +252,8 @@ async function held(deps: TDeps, caller: TCaller, id: string, agentName: string)
 export async function renewLease(
   deps: TDeps,
   caller: TCaller,
-  input: { id: string; agent: string; lease?: number; running?: boolean },
+  input: { id: string; agent?: string; lease?: number; running?: boolean },
 ): Promise<TJobLeaseOut> {
-  assertAgentToken(caller);
   const q = ZJobLeaseIn.parse(input);
   const { agent } = await held(deps, caller, q.id, q.agent);
   const r = await renewJobLease(deps.db, {
@@ -203,7 +263,7 @@ export async function renewLease(
     leaseS: q.lease,
     running: q.running,
   });
-  if (!r) throw new AppError('CONFLICT', `run '${q.id}' is no longer held by agent '${q.agent}'`);
+  if (!r) throw new AppError('CONFLICT', `run '${q.id}' is no longer held by agent '${agent.name}'`);
   return {
     cancelRequested: r.cancelRequested,
     status: r.status,
@@ -215,10 +275,10 @@ export async function renewLease(
 export async function postJobOutput(
   deps: TDeps,
   caller: TCaller,
-  input: { id: string; agent: string; output: string },
+  input: { id: string; agent?: string; output: string },
 ): Promise<TRunOutputResult> {
-  const token = assertAgentToken(caller);
   const { run } = await held(deps, caller, input.id, input.agent);
+  const token = caller as Extract<TCaller, { kind: 'token' }>;
   // Holding the lease entitles the agent to write this run's results, whatever else its token may do.
   const writer: TCaller = { ...token, scopes: [...new Set([...token.scopes, 'runs:write' as const])] };
   return addRunOutput(deps, writer, {
@@ -229,7 +289,6 @@ export async function postJobOutput(
 }
 
 export async function finishJob(deps: TDeps, caller: TCaller, input: TJobFinishIn) {
-  assertAgentToken(caller);
   const q = ZJobFinishIn.parse(input);
   const { agent } = await held(deps, caller, q.id, q.agent);
   const done = await finishHeldJob(

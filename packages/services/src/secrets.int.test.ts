@@ -9,7 +9,7 @@ import {
   createOrganization,
   insertWorkload,
   listAudit,
-  upsertAgentHeartbeat,
+  upsertLegacyAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
 import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
@@ -55,7 +55,7 @@ async function rawRow(id: string): Promise<string> {
 }
 
 async function heartbeat(name: string, capabilities: string[], jobLimits?: unknown) {
-  await upsertAgentHeartbeat(db, orgId, {
+  await upsertLegacyAgentHeartbeat(db, orgId, {
     name,
     clusterId,
     version: 't',

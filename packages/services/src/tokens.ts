@@ -83,7 +83,10 @@ export async function revokeToken(deps: TDeps, caller: TCaller, id: string) {
 
 const touched = new Map<string, number>();
 
-/** Resolves a bearer token to a caller, or throws UNAUTHORIZED with the reason. */
+/**
+ * Resolves a bearer token to a caller, or throws UNAUTHORIZED with the reason. Looks the token up on every
+ * request (no cache), so a revoked token or agent credential is refused at once.
+ */
 export async function authenticateToken(
   deps: TDeps,
   raw: string,
@@ -107,5 +110,6 @@ export async function authenticateToken(
     orgSlug: row.organization.slug,
     scopes: row.scopes as TScope[],
     clusterId: row.clusterId,
+    agentId: row.agentId,
   };
 }

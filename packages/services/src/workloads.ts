@@ -385,6 +385,6 @@ export async function startWorkloadRun(
       health: gate.reasons,
     },
   });
-  wakeJobWaiters(caller.orgId);
+  wakeJobWaiters(deps, caller.orgId);
   return { id: run.id, status: run.status, forced, health: gate };
 }

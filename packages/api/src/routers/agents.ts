@@ -1,6 +1,19 @@
-import { findAgents } from '@clusterscope/services';
-import { orgProcedure, router } from '../trpc';
+import { z } from 'zod';
+import { enrollAgent, findAgents, revokeAgent, ZAgentEnroll } from '@clusterscope/services';
+import { orgProcedure, router, withPermission } from '../trpc';
 
 export const agentsRouter = router({
   list: orgProcedure.query(({ ctx }) => findAgents(ctx.deps, ctx.caller)),
+  /** Issues an agent credential (shown once) bound to the agent and its cluster. */
+  enroll: withPermission({ token: ['create'] })
+    .input(ZAgentEnroll)
+    .mutation(({ ctx, input }) =>
+      enrollAgent(ctx.deps, ctx.caller.orgId, input, {
+        caller: ctx.caller,
+        userId: ctx.caller.kind === 'user' ? ctx.caller.userId : null,
+      }),
+    ),
+  revoke: withPermission({ token: ['revoke'] })
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .mutation(({ ctx, input }) => revokeAgent(ctx.deps, ctx.caller, input.id)),
 });

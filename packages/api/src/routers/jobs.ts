@@ -19,7 +19,7 @@ import {
   ZRunOutputResult,
   ZRunProgress,
 } from '@clusterscope/schema';
-import { orgProcedure, router, withPermission, type TContext } from '../trpc';
+import { agentProcedure, router, withPermission, type TContext } from '../trpc';
 
 const tags = ['agent jobs'];
 
@@ -29,9 +29,9 @@ const notify = (ctx: TContext, orgId: string, runId: string) => {
   if (typeof n === 'function') n({ orgId, topic: 'runs', runId });
 };
 
-/** The agent side of the job queue (token with ingest or runs:write), plus cancel and progress for the UI. */
+/** The agent side of the job queue (agent credentials only), plus cancel and progress for the UI. */
 export const jobsRouter = router({
-  claim: orgProcedure
+  claim: agentProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -39,13 +39,13 @@ export const jobsRouter = router({
         tags,
         summary: 'Long-poll for a job (agents)',
         description:
-          "`agent` = the agent name from its heartbeats. Waits up to `wait` s for a queued run of the agent's cluster that its tools can run (heartbeat capabilities minus `disabled`), claims it (SELECT … FOR UPDATE SKIP LOCKED) with a lease of `lease` s. `{job: null}` when none came.",
+          "Agent credential only (Settings → Agents); other tokens and sessions get 403. `agent` is optional and, when sent, must be the credential's agent. Waits up to `wait` s for a queued run of the agent's enrolled cluster that its tools can run (heartbeat capabilities minus `disabled`), claims it (SELECT … FOR UPDATE SKIP LOCKED) with a lease of `lease` s. `{job: null}` when none came. At most 2 concurrent long-polls per agent: a third gets 429 with Retry-After.",
       },
     })
     .input(ZJobClaimIn)
     .output(ZJobClaimOut)
     .query(({ ctx, input }) => claimJob(ctx.deps, ctx.caller, input)),
-  lease: orgProcedure
+  lease: agentProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -63,7 +63,7 @@ export const jobsRouter = router({
       if (input.running) notify(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
-  output: orgProcedure
+  output: agentProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -79,7 +79,7 @@ export const jobsRouter = router({
       notify(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
-  finish: orgProcedure
+  finish: agentProcedure
     .meta({
       openapi: {
         method: 'POST',

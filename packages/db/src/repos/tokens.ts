@@ -22,15 +22,25 @@ export async function findApiTokenByHash(db: TDb, hash: string) {
 
 export async function listApiTokens(db: TDb, orgId: string) {
   return db.apiToken.findMany({
-    where: { organizationId: orgId },
+    // Agent credentials are listed with their agents (Settings → Agents), not as API tokens.
+    where: { organizationId: orgId, agentId: null },
     orderBy: { createdAt: 'desc' },
     omit: { hash: true },
   });
 }
 
+/** A token of the org by id, by its visible prefix (`cs_xxxxxxxx`) or by its hash. */
+export async function findApiToken(
+  db: TDb,
+  orgId: string,
+  q: { id?: string; prefix?: string; hash?: string },
+) {
+  return db.apiToken.findFirst({ where: { organizationId: orgId, ...q }, omit: { hash: true } });
+}
+
 export async function revokeApiToken(db: TDb, orgId: string, id: string) {
   const res = await db.apiToken.updateMany({
-    where: { id, organizationId: orgId, revokedAt: null },
+    where: { id, organizationId: orgId, revokedAt: null, agentId: null },
     data: { revokedAt: new Date() },
   });
   return res.count > 0;

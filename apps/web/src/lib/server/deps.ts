@@ -1,6 +1,6 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
-import { createDb } from '@clusterscope/db';
+import { createDb, createLiveBus, JOBS_CHANNEL } from '@clusterscope/db';
 import {
   createAuth,
   getIngestWriter,
@@ -44,8 +44,11 @@ export function getServer(): Promise<TServer> {
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
+    // LISTEN/NOTIFY wakes agents' job long-polls on every instance when a run is queued.
+    const jobBus = createLiveBus(env.DATABASE_URL, JOBS_CHANNEL);
+    onShutdown(() => jobBus.close());
     const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
-    const deps: TDeps = { db, ch, secrets };
+    const deps: TDeps = { db, ch, jobBus, secrets };
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
     if (sealed.sealed || sealed.failed.length)

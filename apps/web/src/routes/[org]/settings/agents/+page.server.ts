@@ -3,5 +3,6 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  return { agents: await call(() => api.agents.list()) };
+  const [agents, clusters] = await call(() => Promise.all([api.agents.list(), api.clusters.list()]));
+  return { agents, clusters };
 };

@@ -1,5 +1,5 @@
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
-import { appRouter } from '@clusterscope/api';
+import { appRouter, retryAfterHeaders } from '@clusterscope/api';
 import { createContext } from '$lib/server/context';
 import type { RequestHandler } from './$types';
 
@@ -10,6 +10,7 @@ const handler: RequestHandler = (event) =>
     req: event.request,
     router: appRouter,
     createContext: () => createContext(event),
+    responseMeta: ({ errors }) => ({ headers: retryAfterHeaders(errors) }),
   });
 
 export const GET = handler;
