@@ -64,7 +64,8 @@ export const ZEpochMsQuery = z.coerce.number<unknown>().pipe(ZEpochMs);
 /** ISO 8601 date-time with an offset (`2026-11-23T08:00:00Z`), in the date range. */
 export const ZTimestamp = z.iso
   .datetime({ offset: true })
-  .refine((s) => inDateRange(Date.parse(s)), DATE_RANGE_MESSAGE);
+  .refine((s) => inDateRange(Date.parse(s)), DATE_RANGE_MESSAGE)
+  .describe('ISO 8601 date-time with offset, between 1970-01-01 and 2299-12-31');
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 /** A day (`YYYY-MM-DD`, UTC) or a date-time, as list filters take it; `endOfDay` for an inclusive `to`. */

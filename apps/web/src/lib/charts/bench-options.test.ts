@@ -96,6 +96,6 @@ describe('formatting', () => {
     expect(formatNum(null)).toBe('—');
     expect(
       describeHistoryPoint({ runId: 'r', t: 0, value: 5, sha: null, branch: null, envHealthy: null }, 'ms'),
-    ).toBe('1970-01-01 00:00<br/>5.00 ms');
+    ).toBe('1970-01-01 00:00<br />5.00 ms');
   });
 });

@@ -26,7 +26,7 @@ describe('html', () => {
   });
   it('passes nested html results through once and joins arrays', () => {
     expect(html`<p>${html`<i>${'<'}</i>`}${['<', html`<br />`]}</p>`.toString()).toBe(
-      '<p><i>&lt;</i>&lt;<br/></p>',
+      '<p><i>&lt;</i>&lt;<br /></p>',
     );
   });
 });

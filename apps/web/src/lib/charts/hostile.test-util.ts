@@ -30,5 +30,5 @@ export function scanMarkupFormatters(option: unknown, args: readonly unknown[]):
   return out;
 }
 
-/** Markup without any tag but `<br/>`: what a tooltip built from hostile strings may contain. */
-export const INERT_MARKUP = /^(?:[^<>]|<br\/>)*$/;
+/** Markup without any tag but `<br />`: what a tooltip built from hostile strings may contain. */
+export const INERT_MARKUP = /^(?:[^<>]|<br \/>)*$/;
