@@ -30,6 +30,7 @@ export default defineConfig({
   use: { baseURL: `http://127.0.0.1:${PORT}`, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
   projects: [
     { name: 'api', testMatch: /api\/.*\.spec\.ts/, use: { launchOptions } },
+    { name: 'security', testMatch: /security\/.*\.spec\.ts/, use: { launchOptions } },
     { name: 'desktop', testMatch: /ui\/.*\.spec\.ts/, use: { ...devices['Desktop Chrome'], launchOptions } },
     {
       name: 'mobile',
