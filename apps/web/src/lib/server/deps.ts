@@ -3,6 +3,7 @@ import { getRequestEvent } from '$app/server';
 import { createDb } from '@clusterscope/db';
 import { createAuth, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
+import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
 
 interface TServer {
@@ -44,6 +45,8 @@ export function getServer(): Promise<TServer> {
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,
       baseURL: env.ORIGIN,
+      localOrigins: env.LOCAL_ORIGINS ?? false,
+      clientIpHeader: CLIENT_IP_HEADER,
       plugins: [sveltekitCookies(getRequestEvent)],
     });
     return { deps, auth };
