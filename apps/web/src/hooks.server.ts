@@ -5,7 +5,7 @@ import { building } from '$app/environment';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer, shutdown } from '$lib/server/deps';
 import { startDemo } from '$lib/server/demo';
-import { API_MAX_BYTES } from '$lib/server/json-body';
+import { kb, maxBodyBytes } from '$lib/server/json-body';
 import { startJobSweeperOnce } from '$lib/server/job-sweeper';
 import { getSignInLimiter, tooManySignIns } from '$lib/server/sign-in-limit';
 
@@ -89,8 +89,12 @@ export const handle: Handle = async ({ event, resolve }) => {
   const ip = clientAddress(event);
   const { pathname } = event.url;
   const declared = Number(event.request.headers.get('content-length') ?? 0);
-  if (declared > API_MAX_BYTES && pathname !== '/api/v1/ingest')
-    return secure(json(413, { message: 'request body exceeds 1024 KB', code: 'PAYLOAD_TOO_LARGE' }), false);
+  const maxBytes = maxBodyBytes(pathname);
+  if (declared > maxBytes && pathname !== '/api/v1/ingest')
+    return secure(
+      json(413, { message: `request body exceeds ${kb(maxBytes)}`, code: 'PAYLOAD_TOO_LARGE' }),
+      false,
+    );
 
   const { auth } = await getServer();
   event.locals.user = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardJsonRequest, jsonDepth } from './json-body';
+import { API_MAX_BYTES, BULK_MAX_BYTES, guardJsonRequest, jsonDepth, maxBodyBytes } from './json-body';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -48,5 +48,14 @@ describe('guardJsonRequest', () => {
     const req = await guardJsonRequest(post(`{"params":${nested(10)}}`));
     expect(req).toBeInstanceOf(Request);
     expect(await (req as Request).text()).toBe(`{"params":${nested(10)}}`);
+  });
+});
+
+describe('maxBodyBytes', () => {
+  it('gives bulk uploads more room than other API routes', () => {
+    expect(maxBodyBytes('/api/v1/runs/abc/output')).toBe(BULK_MAX_BYTES);
+    expect(maxBodyBytes('/api/v1/runs/abc/samples')).toBe(BULK_MAX_BYTES);
+    expect(maxBodyBytes('/api/v1/runs')).toBe(API_MAX_BYTES);
+    expect(maxBodyBytes('/api/trpc/tokens.create')).toBe(API_MAX_BYTES);
   });
 });

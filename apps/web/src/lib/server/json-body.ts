@@ -1,5 +1,13 @@
 /** Bodies of API routes other than ingest (which has INGEST_MAX_BYTES). */
 export const API_MAX_BYTES = 1024 * 1024;
+/** Bulk uploads (run samples, raw tool output up to 8 MB of text once JSON-escaped) get more room. */
+export const BULK_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The body limit of an API path (ingest has its own, INGEST_MAX_BYTES). */
+export function maxBodyBytes(pathname: string): number {
+  return /^\/api\/(v1|trpc)\/.*(samples|output)/i.test(pathname) ? BULK_MAX_BYTES : API_MAX_BYTES;
+}
+
 /** Deepest JSON nesting accepted; checked before JSON.parse or validation can recurse on it. */
 export const JSON_MAX_DEPTH = 64;
 
@@ -29,7 +37,7 @@ function problem(status: number, code: string, message: string): Response {
   });
 }
 
-const kb = (n: number) => `${Math.round(n / 1024)} KB`;
+export const kb = (n: number) => `${Math.round(n / 1024)} KB`;
 
 /**
  * Reads an API request's body within `maxBytes` (413 above it) and rejects JSON nested deeper than
@@ -40,7 +48,7 @@ export async function guardJsonRequest(
   request: Request,
   opts: { maxBytes?: number; maxDepth?: number } = {},
 ): Promise<Request | Response> {
-  const maxBytes = opts.maxBytes ?? API_MAX_BYTES;
+  const maxBytes = opts.maxBytes ?? maxBodyBytes(new URL(request.url).pathname);
   const maxDepth = opts.maxDepth ?? JSON_MAX_DEPTH;
   const tooLarge = () => problem(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${kb(maxBytes)}`);
   const tooDeep = (where: string) =>
