@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { WEB_DIR } from '../../fixtures/launch';
+import { launch, WEB_DIR } from '../../fixtures/launch';
 
 /** The built server started directly (as in production), without BETTER_AUTH_SECRET. */
 test('with NODE_ENV=production the server refuses to start without BETTER_AUTH_SECRET, in one clear line', async () => {
@@ -39,4 +39,15 @@ test('with NODE_ENV=production the server refuses to start without BETTER_AUTH_S
     .filter((l) => /BETTER_AUTH_SECRET/.test(l));
   expect(lines, out).toHaveLength(1);
   expect(lines[0]).toMatch(/^clusterscope: start-up failed: .*BETTER_AUTH_SECRET is required/);
+});
+
+test('the launcher generates a secret only for embedded/dev starts', async () => {
+  const env = { DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/nope' };
+  const l = launch(env, { port: 3194 });
+  expect(await l.exited).toBe(1);
+  expect(l.output().trim()).toBe(
+    'clusterscope: BETTER_AUTH_SECRET is required with an external database (e.g. `openssl rand -base64 32`)',
+  );
+  expect(fs.existsSync(path.join(l.dataDir, 'auth-secret'))).toBe(false);
+  fs.rmSync(l.dataDir, { recursive: true, force: true });
 });
