@@ -21,8 +21,11 @@ const die = (msg: string): never => {
   process.exit(1);
 };
 
-function readSecret(): string {
+/** The session secret: from the environment, or (embedded/dev starts only) generated once into DATA_DIR. */
+function readSecret(local: boolean): string {
   if (env.BETTER_AUTH_SECRET) return env.BETTER_AUTH_SECRET;
+  if (!local)
+    die('BETTER_AUTH_SECRET is required with an external database (e.g. `openssl rand -base64 32`)');
   const file = path.join(env.DATA_DIR, 'auth-secret');
   if (!fs.existsSync(file)) {
     fs.mkdirSync(env.DATA_DIR, { recursive: true });
@@ -63,6 +66,8 @@ async function waitHealthy(child: ChildProcess, timeoutMs = 120_000): Promise<vo
 
 async function main() {
   const t0 = Date.now();
+  const embedded = isEmbedded(env);
+  const secret = readSecret(embedded || dev);
   // Before anything starts: a missing key stops here, with nothing to clean up.
   const secretsKey = readSecretsKey();
   const pg = await openPostgres(env).catch((err: Error) => die(err.message));
@@ -81,8 +86,6 @@ async function main() {
     die(`PostgreSQL migration failed, start aborted: ${(err as Error).message}`);
   }
 
-  const secret = readSecret();
-  const embedded = isEmbedded(env);
   if (env.SEED ?? embedded) {
     const db = createDb(pg.url);
     // Seeding only touches Postgres; ClickHouse stays owned by the web process.
@@ -105,6 +108,7 @@ async function main() {
     BETTER_AUTH_SECRET: secret,
     SECRETS_KEY: secretsKey,
     ORIGIN: origin,
+    LOCAL_ORIGINS: embedded || dev ? '1' : '0',
     PORT: String(env.PORT),
     HOST: env.HOST,
     DEMO: (env.DEMO ?? embedded) ? '1' : '0',

@@ -5,6 +5,8 @@ declare global {
     }
     interface Error {
       message: string;
+      /** Set on unexpected (5xx) errors; the log line carries the same id. */
+      id?: string;
     }
   }
 }

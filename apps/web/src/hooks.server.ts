@@ -1,9 +1,13 @@
-import type { Handle, ServerInit } from '@sveltejs/kit';
-import { svelteKitHandler } from 'better-auth/svelte-kit';
+import { randomUUID } from 'node:crypto';
+import type { Handle, HandleServerError, RequestEvent, ServerInit } from '@sveltejs/kit';
+import { isAuthPath } from 'better-auth/svelte-kit';
 import { building } from '$app/environment';
+import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer, shutdown } from '$lib/server/deps';
 import { startDemo } from '$lib/server/demo';
+import { kb, maxBodyBytes } from '$lib/server/json-body';
 import { startJobSweeperOnce } from '$lib/server/job-sweeper';
+import { getSignInLimiter, tooManySignIns } from '$lib/server/sign-in-limit';
 
 export const init: ServerInit = async () => {
   if (building) return;
@@ -25,13 +29,100 @@ export const init: ServerInit = async () => {
   await startJobSweeperOnce();
 };
 
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/**
+ * better-auth's routes, with the resolved client address in CLIENT_IP_HEADER (its limiter keys by that; a
+ * client's own copy of the header is replaced) and failed email sign-ins counted per account and address.
+ */
+async function handleAuth(
+  event: RequestEvent,
+  auth: Awaited<ReturnType<typeof getServer>>['auth'],
+  ip: string,
+): Promise<Response> {
+  const { request } = event;
+  const headers = new Headers(request.headers);
+  headers.set(CLIENT_IP_HEADER, ip);
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  const body = hasBody ? await request.text() : undefined;
+  let account = '';
+  if (event.url.pathname === '/api/auth/sign-in/email' && request.method === 'POST') {
+    try {
+      account = String((JSON.parse(body ?? '') as { email?: unknown }).email ?? '');
+    } catch {
+      /* better-auth answers the malformed body */
+    }
+    const wait = await getSignInLimiter().check(ip, account);
+    if (wait) return tooManySignIns(wait);
+  }
+  const res = await auth.handler(
+    new Request(request.url, { method: request.method, headers, body, signal: request.signal }),
+  );
+  if (account) {
+    if (res.ok) await getSignInLimiter().succeed(ip, account);
+    else if (res.status === 401) await getSignInLimiter().fail(ip, account);
+  }
+  return res;
+}
+
+/** Headers every response carries; pages get their CSP from kit.csp, everything else a deny-all one. */
+function secure(res: Response, authenticated: boolean): Response {
+  try {
+    res.headers.set('x-content-type-options', 'nosniff');
+  } catch {
+    res = new Response(res.body, res); // immutable headers (e.g. a fetched response): copy
+    res.headers.set('x-content-type-options', 'nosniff');
+  }
+  const h = res.headers;
+  h.set('x-frame-options', 'DENY');
+  h.set('referrer-policy', 'strict-origin-when-cross-origin');
+  if (!h.has('content-security-policy'))
+    h.set('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
+  if (authenticated && !/\bpublic\b/.test(h.get('cache-control') ?? ''))
+    h.set('cache-control', 'private, no-store');
+  return res;
+}
+
 export const handle: Handle = async ({ event, resolve }) => {
+  if (building) return resolve(event);
+  const ip = clientAddress(event);
+  const { pathname } = event.url;
+  const declared = Number(event.request.headers.get('content-length') ?? 0);
+  const maxBytes = maxBodyBytes(pathname);
+  if (declared > maxBytes && pathname !== '/api/v1/ingest')
+    return secure(
+      json(413, { message: `request body exceeds ${kb(maxBytes)}`, code: 'PAYLOAD_TOO_LARGE' }),
+      false,
+    );
+
   const { auth } = await getServer();
   event.locals.user = null;
-  if (!event.url.pathname.startsWith('/api/v1') || event.request.headers.has('cookie')) {
+  if (!pathname.startsWith('/api/v1') || event.request.headers.has('cookie')) {
     const session = await auth.api.getSession({ headers: event.request.headers }).catch(() => null);
     if (session)
       event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
   }
-  return svelteKitHandler({ event, resolve, auth, building });
+  const authenticated = !!event.locals.user || event.request.headers.has('authorization');
+  const res = isAuthPath(event.url.toString(), auth.options)
+    ? await handleAuth(event, auth, ip)
+    : await resolve(event);
+  return secure(res, authenticated || event.request.headers.has('cookie'));
+};
+
+/** Unexpected errors: the detail goes to the log under an id; the client gets only the id. */
+export const handleError: HandleServerError = ({ error, event, status, message }) => {
+  if (status < 500) return { message };
+  const id = randomUUID();
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      msg: 'request failed',
+      id,
+      method: event.request.method,
+      path: event.url.pathname,
+      err: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    }),
+  );
+  return { message: 'internal error', id };
 };

@@ -5,10 +5,16 @@ import { healthy, launch, postgresPids, waitFor } from '../../fixtures/launch';
 
 // Each test starts its own launcher (own DATA_DIR and port) next to the shared e2e server.
 test.describe.configure({ mode: 'serial' });
+/** Outside embedded/dev starts the launcher requires a secret. */
+const SECRET = 'e2e-startup-secret-0123456789abcdef';
+const KEY = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 test('a wrong DATABASE_URL fails fast with one line naming PostgreSQL and the address', async () => {
   const t0 = Date.now();
-  const l = launch({ DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/nope' }, { port: 3191 });
+  const l = launch(
+    { DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/nope', BETTER_AUTH_SECRET: SECRET, SECRETS_KEY: KEY },
+    { port: 3191 },
+  );
   const code = await l.exited;
   expect(code).not.toBe(0);
   expect(Date.now() - t0).toBeLessThan(15_000);
@@ -17,7 +23,7 @@ test('a wrong DATABASE_URL fails fast with one line naming PostgreSQL and the ad
 
 test('a wrong CLICKHOUSE_URL fails start-up naming ClickHouse and the address; Postgres is stopped', async () => {
   const l = launch(
-    { CLICKHOUSE_URL: 'http://127.0.0.1:1', SECRETS_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+    { CLICKHOUSE_URL: 'http://127.0.0.1:1', BETTER_AUTH_SECRET: SECRET, SECRETS_KEY: KEY },
     { port: 3192 },
   );
   const code = await l.exited;

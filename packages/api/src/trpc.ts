@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
@@ -35,8 +36,28 @@ const t = initTRPC
   .context<TContext>()
   .meta<OpenApiMeta>()
   .create({
-    errorFormatter({ shape, error }) {
+    // An unexpected error is logged under an id; the client (tRPC and REST alike) gets only that id.
+    errorFormatter({ shape, error, path }) {
       const cause = error.cause;
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        const id = randomUUID();
+        const err = cause ?? error;
+        console.error(
+          JSON.stringify({
+            level: 'error',
+            msg: 'procedure failed',
+            id,
+            path,
+            err: err instanceof Error ? (err.stack ?? err.message) : String(err),
+          }),
+        );
+        return {
+          message: 'internal error',
+          code: shape.code,
+          id,
+          data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path, id },
+        };
+      }
       return {
         ...shape,
         data: {
@@ -51,16 +72,13 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Maps domain errors (AppError) to tRPC codes; logs unexpected ones. */
-const errors = t.middleware(async ({ next, path }) => {
+/** Maps domain errors (AppError) to tRPC codes. */
+const errors = t.middleware(async ({ next }) => {
   const res = await next();
   if (res.ok) return res;
   const cause = res.error.cause;
   if (cause instanceof AppError) return { ...res, error: toTRPCError(cause) };
-  if (res.error.code === 'INTERNAL_SERVER_ERROR')
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'procedure failed', path, err: String(cause ?? res.error) }),
-    );
+  // Unexpected errors are logged (with an id) by errorFormatter.
   return res;
 });
 

@@ -26,7 +26,8 @@ export async function load<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof TRPCError) error(status[err.code] ?? 500, err.message);
+    // Unmapped codes (INTERNAL_SERVER_ERROR) are unexpected: handleError logs them and shows only an id.
+    if (err instanceof TRPCError && status[err.code]) error(status[err.code]!, err.message);
     throw err;
   }
 }

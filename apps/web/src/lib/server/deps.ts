@@ -10,6 +10,7 @@ import {
   type TDeps,
 } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
+import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
 
 interface TServer {
@@ -66,6 +67,8 @@ export function getServer(): Promise<TServer> {
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,
       baseURL: env.ORIGIN,
+      localOrigins: env.LOCAL_ORIGINS ?? false,
+      clientIpHeader: CLIENT_IP_HEADER,
       plugins: [sveltekitCookies(getRequestEvent)],
     });
     return { deps, auth };

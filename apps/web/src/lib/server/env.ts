@@ -14,12 +14,19 @@ const ZEnv = z.object({
   CLICKHOUSE_CLUSTER: z.string().optional(),
   /** Numbered SQL files; the server runs from apps/web (or its build), so resolve from the repo. */
   CLICKHOUSE_MIGRATIONS_DIR: z.string().default(path.resolve('../../packages/tsdb/migrations')),
-  BETTER_AUTH_SECRET: z.string().min(16).default('dev-secret-change-me-please-0123456789'),
+  /** No default: the launcher generates one into .data/ for embedded/dev starts; production must set it. */
+  BETTER_AUTH_SECRET: z
+    .string({ message: 'BETTER_AUTH_SECRET is required (32+ random bytes, e.g. `openssl rand -base64 32`)' })
+    .min(16, { message: 'BETTER_AUTH_SECRET must be at least 16 characters' }),
   /** 32 bytes, base64: seals workload credentials at rest (required in production). */
   SECRETS_KEY: z.string().min(1).optional(),
   /** Older keys, comma separated: still open secrets until `admin secrets rotate` re-seals them. */
   SECRETS_KEY_PREVIOUS: z.string().default(''),
   ORIGIN: z.string().url().default('http://127.0.0.1:3000'),
+  /** Proxies in front of the server; X-Forwarded-For is read only when this is > 0 (see client-address.ts). */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(16).default(0),
+  /** Set by the launcher for embedded/dev starts: trust http://localhost:* and http://127.0.0.1:* origins. */
+  LOCAL_ORIGINS: bool,
   DEMO: bool,
   INGEST_MAX_BYTES: z.coerce
     .number()
@@ -34,6 +41,9 @@ const ZEnv = z.object({
   INGEST_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(20),
   /** Ingest worker threads (parse, validate, encode); default one per core, at most 4; 0 = none. */
   INGEST_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
+  /** Open live (SSE) streams allowed per user and per organization, per web instance; 429 past them. */
+  LIVE_MAX_PER_USER: z.coerce.number().int().positive().default(10),
+  LIVE_MAX_PER_ORG: z.coerce.number().int().positive().default(500),
   APP_VERSION: z.string().default('0.1.0'),
   NODE_ENV: z.string().default('production'),
 });
@@ -45,7 +55,9 @@ export function getEnv(): TEnv {
   if (cached) return cached;
   const res = ZEnv.safeParse(process.env);
   if (!res.success) {
-    const lines = res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const lines = res.error.issues.map((i) =>
+      i.path[0] === 'BETTER_AUTH_SECRET' ? i.message : `${i.path.join('.')}: ${i.message}`,
+    );
     throw new Error(`invalid configuration: ${lines.join('; ')}`);
   }
   if (res.data.NODE_ENV === 'production' && !res.data.SECRETS_KEY)

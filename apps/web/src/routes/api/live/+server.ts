@@ -1,7 +1,7 @@
 import { error } from '@sveltejs/kit';
 import { AppError, resolveUserCaller } from '@clusterscope/services';
 import { getServer } from '$lib/server/deps';
-import { getLiveBus } from '$lib/server/live';
+import { getLiveBus, getLiveGate } from '$lib/server/live';
 import type { RequestHandler } from './$types';
 
 const HEARTBEAT_MS = 15_000;
@@ -24,8 +24,15 @@ export const GET: RequestHandler = async ({ url, locals, request }) => {
     throw err;
   }
 
+  const slot = getLiveGate().acquire(locals.user.id, orgId);
+  if ('refused' in slot)
+    return new Response(JSON.stringify({ message: slot.refused }), {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '30' },
+    });
+
   const enc = new TextEncoder();
-  let cleanup = () => {};
+  let cleanup = () => slot.release();
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
@@ -50,6 +57,7 @@ export const GET: RequestHandler = async ({ url, locals, request }) => {
       cleanup = () => {
         if (!open) return;
         open = false;
+        slot.release();
         clearInterval(beat);
         unsubscribe();
         try {

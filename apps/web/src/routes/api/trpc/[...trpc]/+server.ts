@@ -1,15 +1,19 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@clusterscope/api';
 import { createContext } from '$lib/server/context';
+import { guardJsonRequest } from '$lib/server/json-body';
 import type { RequestHandler } from './$types';
 
-const handler: RequestHandler = (event) =>
-  fetchRequestHandler({
+const handler: RequestHandler = async (event) => {
+  const req = await guardJsonRequest(event.request);
+  if (req instanceof Response) return req;
+  return fetchRequestHandler({
     endpoint: '/api/trpc',
-    req: event.request,
+    req,
     router: appRouter,
     createContext: () => createContext(event),
   });
+};
 
 export const GET = handler;
 export const POST = handler;

@@ -30,7 +30,8 @@ export async function download(
       },
     });
   } catch (err) {
-    if (err instanceof TRPCError) error(STATUS[err.code] ?? 500, err.message);
+    // Unmapped codes (INTERNAL_SERVER_ERROR) are unexpected: handleError logs them and answers an id.
+    if (err instanceof TRPCError && STATUS[err.code]) error(STATUS[err.code]!, err.message);
     throw err;
   }
 }

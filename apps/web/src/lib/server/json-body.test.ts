@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { API_MAX_BYTES, BULK_MAX_BYTES, guardJsonRequest, jsonDepth, maxBodyBytes } from './json-body';
+
+const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+describe('jsonDepth', () => {
+  it('counts objects and arrays, not brackets inside strings', () => {
+    expect(jsonDepth('{"a":[1,{"b":2}]}')).toBe(3);
+    expect(jsonDepth('{"a":"[[[[{{{\\"[["}')).toBe(1);
+    expect(jsonDepth('1')).toBe(0);
+  });
+  it('stops early past the limit', () => {
+    expect(jsonDepth(nested(100_000), 64)).toBe(65);
+  });
+});
+
+describe('guardJsonRequest', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    new Request('http://x/api/v1/runs', { method: 'POST', body, headers });
+
+  it('answers 413 above the size limit, declared or streamed', async () => {
+    const declared = await guardJsonRequest(post('x'.repeat(2000)), { maxBytes: 1000 });
+    expect((declared as Response).status).toBe(413);
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 4; i++) c.enqueue(new Uint8Array(400));
+        c.close();
+      },
+    });
+    const streamed = await guardJsonRequest(
+      new Request('http://x/a', { method: 'POST', body: stream, duplex: 'half' } as RequestInit),
+      { maxBytes: 1000 },
+    );
+    expect((streamed as Response).status).toBe(413);
+  });
+
+  it('answers 400 naming the depth limit, in the body or ?input=', async () => {
+    const res = (await guardJsonRequest(post(`{"params":${nested(65)}}`))) as Response;
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toMatch(/nested deeper than 64/);
+    const q = await guardJsonRequest(
+      new Request(`http://x/api/trpc/a?input=${encodeURIComponent(nested(70))}`),
+    );
+    expect((q as Response).status).toBe(400);
+  });
+
+  it('passes an ordinary body through, replayable', async () => {
+    const req = await guardJsonRequest(post(`{"params":${nested(10)}}`));
+    expect(req).toBeInstanceOf(Request);
+    expect(await (req as Request).text()).toBe(`{"params":${nested(10)}}`);
+  });
+});
+
+describe('maxBodyBytes', () => {
+  it('gives bulk uploads more room than other API routes', () => {
+    expect(maxBodyBytes('/api/v1/runs/abc/output')).toBe(BULK_MAX_BYTES);
+    expect(maxBodyBytes('/api/v1/runs/abc/samples')).toBe(BULK_MAX_BYTES);
+    expect(maxBodyBytes('/api/v1/runs')).toBe(API_MAX_BYTES);
+    expect(maxBodyBytes('/api/trpc/tokens.create')).toBe(API_MAX_BYTES);
+  });
+});

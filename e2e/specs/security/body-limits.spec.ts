@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+import { DATA_DIR } from '../../playwright.config';
+import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+const uid = () => randomBytes(4).toString('hex');
+const nested = (n: number) => JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown;
+const nestedText = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+let ci: string;
+let cluster: string;
+
+test.beforeAll(async ({ request }) => {
+  const token = (scopes: string) =>
+    execFileSync(
+      process.execPath,
+      [
+        ...TSX_LOADER,
+        ADMIN,
+        'token',
+        'create',
+        '--org',
+        'demo',
+        '--name',
+        `e2e-body-${uid()}`,
+        '--scopes',
+        scopes,
+      ],
+      { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .pop()!;
+  const admin = token('admin');
+  ci = token('runs:write');
+  cluster = `body-${uid()}`;
+  const res = await request.post('/api/v1/clusters', {
+    headers: { authorization: `Bearer ${admin}` },
+    data: { name: cluster },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+});
+
+test('a body above the limit gets 413 on /api/v1 and /api/trpc (2 MB and 17 MB)', async ({ request }) => {
+  for (const mb of [2, 17]) {
+    const data = JSON.stringify({ cluster, workload: 'x', params: { pad: 'x'.repeat(mb * 1024 * 1024) } });
+    for (const url of ['/api/v1/runs', '/api/trpc/runs.create']) {
+      const res = await request.post(url, {
+        headers: { authorization: `Bearer ${ci}`, 'content-type': 'application/json' },
+        data,
+      });
+      expect(res.status(), `${url} ${mb} MB: ${(await res.text()).slice(0, 200)}`).toBe(413);
+    }
+  }
+});
+
+test('JSON nested deeper than 64 gets 400 naming the problem; 2,500 deep never reaches the parser', async ({
+  request,
+}) => {
+  for (const depth of [100, 2500]) {
+    for (const url of ['/api/v1/runs', '/api/trpc/runs.create']) {
+      const res = await request.post(url, {
+        headers: { authorization: `Bearer ${ci}`, 'content-type': 'application/json' },
+        data: `{"cluster":"${cluster}","workload":"deep-${uid()}","params":{"p":${nestedText(depth)}}}`,
+      });
+      const text = await res.text();
+      expect(res.status(), `${url} depth ${depth}: ${text.slice(0, 200)}`).toBe(400);
+      expect(text).toMatch(/nested deeper than 64/);
+    }
+  }
+  // tRPC GET input too.
+  const q = await request.get(
+    `/api/trpc/runs.list?input=${encodeURIComponent(JSON.stringify(nested(100)))}`,
+    {
+      headers: { authorization: `Bearer ${ci}` },
+    },
+  );
+  expect(q.status()).toBe(400);
+});
+
+test('ordinary and bulk bodies still pass: 10 levels of params, a 2 MB run output', async ({ request }) => {
+  const created = await request.post('/api/v1/runs', {
+    headers: { authorization: `Bearer ${ci}` },
+    data: { cluster, workload: `ok-${uid()}`, tool: 'pgbench', params: { p: nested(10) } },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+  const { id } = await created.json();
+  const out = await request.post(`/api/v1/runs/${id}/output`, {
+    headers: { authorization: `Bearer ${ci}` },
+    data: { output: 'tps = 1\n'.repeat(256 * 1024) },
+  });
+  expect(out.status(), (await out.text()).slice(0, 200)).toBeLessThan(500);
+  expect(out.status()).not.toBe(413);
+});

@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+import { DATA_DIR } from '../../playwright.config';
+import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+
+const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
+const uid = () => randomBytes(4).toString('hex');
+const LEAKS = /prisma|postgres|invalid byte|0x00|\bat \w+ \(|node_modules|stack|SELECT|INSERT|\.ts:\d+/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function cliToken(scopes: string): string {
+  const out = execFileSync(
+    process.execPath,
+    [
+      ...TSX_LOADER,
+      ADMIN,
+      'token',
+      'create',
+      '--org',
+      'demo',
+      '--name',
+      `e2e-err-${uid()}`,
+      '--scopes',
+      scopes,
+    ],
+    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
+  );
+  return out.trim().split('\n').pop()!;
+}
+
+let admin: string;
+let ci: string;
+let cluster: string;
+
+test.beforeAll(async ({ request }) => {
+  admin = cliToken('admin');
+  ci = cliToken('runs:write');
+  cluster = `err-${uid()}`;
+  const res = await request.post('/api/v1/clusters', {
+    headers: { authorization: `Bearer ${admin}` },
+    data: { name: cluster },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+});
+
+// PostgreSQL rejects a NUL character in text: the database error is real, and must stay in the log.
+const hostileRun = () => ({
+  cluster,
+  workload: `err-${uid()}`,
+  tool: 'pgbench',
+  git: { branch: 'main\u0000x' },
+});
+
+test('REST: an unexpected error answers 500 {message:"internal error", id} and nothing internal', async ({
+  request,
+}) => {
+  const res = await request.post('/api/v1/runs', {
+    headers: { authorization: `Bearer ${ci}` },
+    data: hostileRun(),
+  });
+  const text = await res.text();
+  expect(res.status(), text).toBe(500);
+  const body = JSON.parse(text);
+  expect(body.message).toBe('internal error');
+  expect(body.id).toMatch(UUID);
+  expect(text).not.toMatch(LEAKS);
+});
+
+test('tRPC: the same error carries only the id', async ({ request }) => {
+  const res = await request.post('/api/trpc/runs.create', {
+    headers: { authorization: `Bearer ${ci}` },
+    data: hostileRun(),
+  });
+  const text = await res.text();
+  expect(res.status(), text).toBe(500);
+  const body = JSON.parse(text);
+  expect(body.error.message).toBe('internal error');
+  expect(body.error.data.id).toMatch(UUID);
+  expect(text).not.toMatch(LEAKS);
+});
+
+test('a date out of range never leaks database text (4xx, or 500 with an id)', async ({ request }) => {
+  const res = await request.post('/api/v1/runs', {
+    headers: { authorization: `Bearer ${ci}` },
+    data: { cluster, workload: `err-${uid()}`, tool: 'pgbench', startedAt: '0000-01-01T00:00:00Z' },
+  });
+  const text = await res.text();
+  expect(text).not.toMatch(LEAKS);
+  if (res.status() >= 500)
+    expect(JSON.parse(text)).toEqual({
+      message: 'internal error',
+      id: expect.stringMatching(UUID),
+      code: 'INTERNAL_SERVER_ERROR',
+    });
+  else expect(res.status()).toBe(400);
+});

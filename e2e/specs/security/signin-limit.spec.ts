@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { PORT } from '../../playwright.config';
+
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const uid = () => randomBytes(4).toString('hex');
+const PASSWORD = 'correct-horse-battery-staple';
+
+async function newUser(request: APIRequestContext): Promise<string> {
+  const email = `limit-${uid()}@e2e.test`;
+  const res = await request.post('/api/auth/sign-up/email', {
+    data: { email, password: PASSWORD, name: 'Limit Test' },
+    headers: { origin: ORIGIN },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  return email;
+}
+
+const formSignIn = (request: APIRequestContext, email: string, password: string, headers = {}) =>
+  request.post('/login', {
+    form: { email, password },
+    headers: { origin: ORIGIN, ...headers },
+    maxRedirects: 0,
+  });
+
+const jsonSignIn = (request: APIRequestContext, email: string, password: string, headers = {}) =>
+  request.post('/api/auth/sign-in/email', {
+    data: { email, password },
+    headers: { origin: ORIGIN, ...headers },
+  });
+
+test('the /login form action is limited per account and address, with 429 + Retry-After', async ({
+  playwright,
+}) => {
+  const request = await playwright.request.newContext({ baseURL: ORIGIN });
+  const victim = await newUser(request);
+  const other = await newUser(request);
+  for (let i = 0; i < 5; i++)
+    expect((await formSignIn(request, victim, 'wrong-password-1')).status()).toBe(400);
+  const blocked = await formSignIn(request, victim, PASSWORD);
+  expect(blocked.status()).toBe(429);
+  expect(Number(blocked.headers()['retry-after'])).toBeGreaterThan(0);
+  // A spoofed X-Forwarded-For (no TRUST_PROXY) is not a new client.
+  const spoofed = await formSignIn(request, victim, PASSWORD, { 'x-forwarded-for': `203.0.113.${i8()}` });
+  expect(spoofed.status()).toBe(429);
+  // The JSON endpoint shares the counter: every path is limited.
+  const viaJson = await jsonSignIn(request, victim, PASSWORD);
+  expect(viaJson.status()).toBe(429);
+  expect(viaJson.headers()['retry-after']).toBeTruthy();
+  // Another account from the same client is not locked out.
+  expect((await formSignIn(request, other, PASSWORD)).status()).toBe(303);
+  await request.dispose();
+});
+
+function i8() {
+  return 1 + Math.floor(Math.random() * 250);
+}
+
+test('/api/auth/sign-in/email: changing X-Forwarded-For does not get a fresh bucket', async ({
+  playwright,
+}) => {
+  const request = await playwright.request.newContext({ baseURL: ORIGIN });
+  const email = await newUser(request);
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const res = await jsonSignIn(request, email, `wrong-${i}`, { 'x-forwarded-for': `198.51.100.${i + 1}` });
+    statuses.push(res.status());
+  }
+  // better-auth allows 3 sign-in attempts per 10 s per client address; the rest are 429 whatever the header says.
+  expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+  expect(statuses.slice(3)).toEqual([429, 429, 429]);
+  await request.dispose();
+});
