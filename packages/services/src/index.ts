@@ -3,6 +3,7 @@ export * from './errors';
 export * from './permissions';
 export * from './caller';
 export * from './auth';
+export * from './mail';
 export * from './tokens';
 export * from './orgs';
 export * from './clusters';
