@@ -28,7 +28,11 @@ import { roleCan } from './permissions';
 
 export const ZOrgCreate = z.object({ name: z.string().trim().min(1).max(100), slug: ZSlug });
 
+/** Top-level routes an org slug would shadow (/invite/<id>, /login …). */
+const RESERVED_SLUGS = new Set(['api', 'invite', 'login', 'logout', 'signup']);
+
 export async function createOrg(deps: TDeps, input: z.infer<typeof ZOrgCreate>, ownerUserId?: string) {
+  if (RESERVED_SLUGS.has(input.slug)) throw new AppError('CONFLICT', `'${input.slug}' is a reserved name`);
   if (await findOrgBySlug(deps.db, input.slug))
     throw new AppError('CONFLICT', `organization '${input.slug}' exists`);
   const org = await createOrganization(deps.db, input);

@@ -1,7 +1,7 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
 import { createDb } from '@clusterscope/db';
-import { createAuth, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
+import { createAuth, createMailer, getIngestWriter, type TAuth, type TDeps } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { getEnv } from './env';
 
@@ -37,7 +37,8 @@ export function getServer(): Promise<TServer> {
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);
     await migrate(ch, { cluster: env.CLICKHOUSE_CLUSTER, dir: env.CLICKHOUSE_MIGRATIONS_DIR });
-    const deps: TDeps = { db, ch };
+    const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
+    const deps: TDeps = { db, ch, mail, origin: env.ORIGIN };
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
     const writer = getIngestWriter(deps, { maxDelayMs: env.INGEST_FLUSH_MS });
     onShutdown(() => writer.close());
@@ -45,6 +46,8 @@ export function getServer(): Promise<TServer> {
       secret: env.BETTER_AUTH_SECRET,
       baseURL: env.ORIGIN,
       plugins: [sveltekitCookies(getRequestEvent)],
+      signup: env.SIGNUP,
+      mailer: mail,
     });
     return { deps, auth };
   })();
