@@ -10,6 +10,7 @@ import {
   createToken,
   createUserWithPassword,
   enrollAgent,
+  MIN_PASSWORD_LENGTH,
   resolveCluster,
   ZOrgCreate,
   ZTokenCreate,
@@ -142,7 +143,8 @@ async function run(db: TDb, argv: string[]) {
   if (group === 'user' && action === 'create') {
     const email = need(values.email, 'email');
     const password = values.password ?? randomBytes(12).toString('base64url');
-    if (password.length < 8) throw new UsageError('--password must be at least 8 characters');
+    if (password.length < MIN_PASSWORD_LENGTH)
+      throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
     const role = values.role ? ZRole.safeParse(values.role) : null;
     if (role && !role.success) throw new UsageError(`--role must be one of ${ZRole.options.join(', ')}`);
     if (await findUserByEmail(db, email)) throw new UsageError(`a user with email ${email} exists`);

@@ -1,6 +1,7 @@
 import type { TDb, TLiveBus } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
 import type { TSecretKeys } from './secrets';
+import type { TMailer } from './mail';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
@@ -10,4 +11,8 @@ export interface TDeps {
   secrets?: TSecretKeys;
   /** LISTEN/NOTIFY bus on JOBS_CHANNEL that wakes job long-polls on every instance (optional: in-process only). */
   jobBus?: TLiveBus;
+  /** SMTP mailer when configured (invitations); without it the UI shows links to copy. */
+  mail?: TMailer | null;
+  /** Public origin for links in mail (invitations). */
+  origin?: string;
 }

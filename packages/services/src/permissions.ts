@@ -5,6 +5,8 @@ import type { TRole } from '@clusterscope/schema';
 /** Org-level permissions. One table, used by better-auth's organization plugin and by every procedure. */
 export const statements = {
   ...defaultStatements,
+  /** `read` = see the member list and emails; every role has it, tokens only with `admin`. */
+  member: ['read', ...defaultStatements.member],
   cluster: ['read', 'create', 'update', 'delete'],
   token: ['read', 'create', 'revoke'],
   run: ['read', 'write', 'start', 'cancel'],
@@ -14,8 +16,15 @@ export const statements = {
 
 export const ac = createAccessControl(statements);
 
-const read = { cluster: ['read'], run: ['read'], workload: ['read'], alert: ['read'] } as const;
+const read = {
+  cluster: ['read'],
+  run: ['read'],
+  workload: ['read'],
+  alert: ['read'],
+  member: ['read'],
+} as const;
 const write = {
+  member: ['read'],
   cluster: ['read', 'create', 'update'],
   run: ['read', 'write', 'start', 'cancel'],
   workload: ['read', 'write'],
@@ -30,8 +39,8 @@ const admin = {
 } as const;
 
 export const roles = {
-  owner: ac.newRole({ ...ownerAc.statements, ...admin }),
-  admin: ac.newRole({ ...adminAc.statements, ...admin }),
+  owner: ac.newRole({ ...ownerAc.statements, ...admin, member: ['read', ...ownerAc.statements.member] }),
+  admin: ac.newRole({ ...adminAc.statements, ...admin, member: ['read', ...adminAc.statements.member] }),
   member: ac.newRole({ ...memberAc.statements, ...write }),
   viewer: ac.newRole({ ...read, ac: ['read'] }),
 } satisfies Record<TRole, unknown>;

@@ -25,6 +25,8 @@ const ZLaunchEnv = z.object({
   PG_PORT: z.coerce.number().int().optional(),
   DEMO: bool,
   SEED: bool,
+  /** Sign-up mode passed to the server; the embedded demo defaults to `open`, otherwise `invite`. */
+  SIGNUP: z.enum(['open', 'invite', 'closed']).optional(),
   /** Where `vite build` wrote the server (svelte.config.js reads the same variable). */
   WEB_BUILD_DIR: z.string().default('build'),
 });

@@ -63,3 +63,84 @@ export async function findUserByEmail(db: TDb, email: string) {
 export async function countUsers(db: TDb) {
   return db.user.count();
 }
+
+export async function findUserById(db: TDb, id: string) {
+  return db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } });
+}
+
+/** Invitations live in better-auth's `invitation` table, so its own organization endpoints see the same rows. */
+export async function createInvitation(
+  db: TDb,
+  input: { orgId: string; email: string; role: string; inviterId: string; expiresAt: Date },
+) {
+  return db.invitation.create({
+    data: {
+      id: randomUUID(),
+      organizationId: input.orgId,
+      email: input.email.toLowerCase(),
+      role: input.role,
+      status: 'pending',
+      expiresAt: input.expiresAt,
+      inviterId: input.inviterId,
+    },
+  });
+}
+
+export async function listPendingInvitations(db: TDb, orgId: string) {
+  return db.invitation.findMany({
+    where: { organizationId: orgId, status: 'pending', expiresAt: { gt: new Date() } },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
+export async function getInvitationById(db: TDb, id: string) {
+  return db.invitation.findUnique({
+    where: { id },
+    include: {
+      organization: { select: { id: true, name: true, slug: true } },
+      user: { select: { email: true, name: true } },
+    },
+  });
+}
+
+export async function hasPendingInvitation(db: TDb, email: string) {
+  const n = await db.invitation.count({
+    where: { email: email.toLowerCase(), status: 'pending', expiresAt: { gt: new Date() } },
+  });
+  return n > 0;
+}
+
+/** Moves a pending invitation of the org to a final status; false when it was not pending. */
+export async function setInvitationStatus(
+  db: TDb,
+  orgId: string,
+  id: string,
+  status: 'accepted' | 'rejected' | 'canceled',
+) {
+  const res = await db.invitation.updateMany({
+    where: { id, organizationId: orgId, status: 'pending' },
+    data: { status },
+  });
+  return res.count > 0;
+}
+
+/** Accepting: the membership and the status change commit together, once. */
+export async function acceptInvitationTx(
+  db: TDb,
+  inv: { id: string; orgId: string; userId: string; role: string },
+) {
+  return db.$transaction(async (tx) => {
+    const res = await tx.invitation.updateMany({
+      where: { id: inv.id, organizationId: inv.orgId, status: 'pending' },
+      data: { status: 'accepted' },
+    });
+    if (res.count === 0) return null;
+    const existing = await tx.member.findUnique({
+      where: { organizationId_userId: { organizationId: inv.orgId, userId: inv.userId } },
+    });
+    if (existing) return existing;
+    return tx.member.create({
+      data: { id: randomUUID(), organizationId: inv.orgId, userId: inv.userId, role: inv.role },
+    });
+  });
+}

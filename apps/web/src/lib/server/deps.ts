@@ -3,6 +3,7 @@ import { getRequestEvent } from '$app/server';
 import { createDb, createLiveBus, JOBS_CHANNEL } from '@clusterscope/db';
 import {
   createAuth,
+  createMailer,
   getIngestWriter,
   loadSecretKeys,
   sealWorkloadSecrets,
@@ -49,7 +50,8 @@ export function getServer(): Promise<TServer> {
     const jobBus = createLiveBus(env.DATABASE_URL, JOBS_CHANNEL);
     onShutdown(() => jobBus.close());
     const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
-    const deps: TDeps = { db, ch, jobBus, secrets };
+    const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
+    const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN };
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
     if (sealed.sealed || sealed.failed.length)
@@ -70,6 +72,8 @@ export function getServer(): Promise<TServer> {
       localOrigins: env.LOCAL_ORIGINS ?? false,
       clientIpHeader: CLIENT_IP_HEADER,
       plugins: [sveltekitCookies(getRequestEvent)],
+      signup: env.SIGNUP,
+      mailer: mail,
     });
     return { deps, auth };
   })();

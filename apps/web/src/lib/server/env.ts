@@ -28,6 +28,11 @@ const ZEnv = z.object({
   /** Set by the launcher for embedded/dev starts: trust http://localhost:* and http://127.0.0.1:* origins. */
   LOCAL_ORIGINS: bool,
   DEMO: bool,
+  /** Who may create an account: open, invite (pending invitation for the email) or closed (admin CLI only). */
+  SIGNUP: z.enum(['open', 'invite', 'closed']).default('invite'),
+  /** SMTP for verification and invitation mail, e.g. smtp://user:pass@host:587; unset = links shown in the UI. */
+  SMTP_URL: z.string().url().optional(),
+  SMTP_FROM: z.string().optional(),
   INGEST_MAX_BYTES: z.coerce
     .number()
     .int()

@@ -3,5 +3,10 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  return { members: await call(() => api.orgs.members()) };
+  const { role } = await call(() => api.orgs.current());
+  const manage = role === 'owner' || role === 'admin';
+  return {
+    members: await call(() => api.orgs.members()),
+    invitations: manage ? await call(() => api.orgs.invitations()) : [],
+  };
 };
