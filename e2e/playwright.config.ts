@@ -31,6 +31,8 @@ export default defineConfig({
   projects: [
     { name: 'api', testMatch: /api\/.*\.spec\.ts/, use: { launchOptions } },
     { name: 'security', testMatch: /security\/.*\.spec\.ts/, use: { launchOptions } },
+    // Fault injection against its own app instance (kill -9 of the web server); ~2 min.
+    { name: 'fault', testMatch: /fault\/.*\.spec\.ts/, use: { launchOptions } },
     { name: 'desktop', testMatch: /ui\/.*\.spec\.ts/, use: { ...devices['Desktop Chrome'], launchOptions } },
     {
       name: 'mobile',

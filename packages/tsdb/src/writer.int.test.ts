@@ -278,9 +278,86 @@ describe('failures', () => {
     expect(bad).toMatchObject({ status: 'rejected', reason: { message: /insert into node_status failed/ } });
     await w.close();
     expect(await count('node_status', 'org-poison')).toBe(2);
+    // The ledger is written before the rows ("may have rows"), so the rejected batch is in it too;
+    // its retry is re-derived and rejected again, and the good batches stay stored once.
     const ids = await rows<{ batch_id: string }>(
       `SELECT batch_id FROM ingest_batches WHERE org_id = 'org-poison' ORDER BY batch_id`,
     );
-    expect(ids.map((r) => r.batch_id)).toEqual(['batch-good-a', 'batch-good-b']);
+    expect(ids.map((r) => r.batch_id)).toEqual(['batch-good-a', 'batch-good-b', 'batch-poison']);
+    const w2 = createWriter(ch);
+    await expect(w2.writeEncoded('org-poison', 'batch-poison', 1, poison)).rejects.toThrow(
+      /insert into node_status failed/,
+    );
+    await w2.close();
+    expect(await count('node_status', 'org-poison')).toBe(2);
+  });
+});
+
+describe('crash window', () => {
+  const cgroup = (i: number): TSample =>
+    ({
+      kind: 'cgroup_usage', ts: T0 + i * 10_000, host: `h${i % 2}`, node_id: 1, cgroup: `/crdb-${i % 3}`, version: 2,
+      cpu_usage_usec: 100 + i, cpu_nr_periods: 1, cpu_nr_throttled: 0, cpu_throttled_usec: 0, cpu_quota_usec: null,
+      cpu_period_usec: 100000, cpu_weight: null, cpu_shares: null, mem_current: 1, mem_max: null, mem_swap_current: 0,
+      mem_swap_max: null, mem_anon: 0, mem_file: 0, io: [], psi: null,
+    }) as TSample; // prettier-ignore
+  // What an agent posts each second: 1 node_status + 3 cgroup_usage samples (distinct keys per batch).
+  const batch = (n: number): TSample[] => [
+    nodeStatus(6, n),
+    cgroup(n * 3),
+    cgroup(n * 3 + 1),
+    cgroup(n * 3 + 2),
+  ];
+  const perBatch = async (table: string) =>
+    rows<{ n: number }>(
+      `SELECT count() AS n FROM ${table} WHERE org_id = 'org-crash' GROUP BY ts ORDER BY ts`,
+    );
+
+  it('a retry after a write died between two tables stores every row exactly once', async () => {
+    // The "crash": cgroup_usage is gone, so the coalesced write inserts node_status and then fails
+    // for real on its second table, as a process killed between the two inserts would leave it.
+    await ch.client.command({ query: 'DETACH TABLE cgroup_usage' });
+    const w1 = createWriter(ch, { maxDelayMs: 30 });
+    const first = await Promise.allSettled([
+      w1.write('org-crash', 'c', 'batch-crash-a', batch(0)),
+      w1.write('org-crash', 'c', 'batch-crash-b', batch(1)),
+    ]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await ch.client.command({ query: 'ATTACH TABLE cgroup_usage' });
+    expect(await count('node_status', 'org-crash')).toBe(2);
+    expect(await count('cgroup_usage', 'org-crash')).toBe(0);
+
+    // The agents retry with the same ids against a restarted writer; a retried batch coalesces with
+    // a different batch (c) than the one it was written with (b).
+    const w2 = createWriter(ch, { maxDelayMs: 30 });
+    const retry = await Promise.all([
+      w2.write('org-crash', 'c', 'batch-crash-a', batch(0)),
+      w2.write('org-crash', 'c', 'batch-crash-c', batch(2)),
+    ]);
+    expect(retry).toEqual([
+      { accepted: 4, duplicate: false },
+      { accepted: 4, duplicate: false },
+    ]);
+    expect(await w2.write('org-crash', 'c', 'batch-crash-b', batch(1))).toEqual({
+      accepted: 4,
+      duplicate: false,
+    });
+    await w2.close();
+    // Another retry (the 202 got lost) changes nothing.
+    const w3 = createWriter(ch);
+    expect(await w3.write('org-crash', 'c', 'batch-crash-a', batch(0))).toEqual({
+      accepted: 4,
+      duplicate: true,
+    });
+    await w3.close();
+
+    // Each sample exactly once: 3 node_status rows, 9 cgroup_usage rows, one per timestamp.
+    expect(await perBatch('node_status')).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }]);
+    expect(await perBatch('cgroup_usage')).toEqual(Array.from({ length: 9 }, () => ({ n: 1 })));
+    // The rollups fed by materialized views count each sample once too.
+    const [r] = await rows<{ n: number }>(
+      `SELECT sum(samples) AS n FROM node_status_1m WHERE org_id = 'org-crash'`,
+    );
+    expect(Number(r.n)).toBe(3);
   });
 });

@@ -7,6 +7,7 @@ import {
   INGEST_COLUMNS,
   INGEST_TABLES,
   type TEncodedBytes,
+  type TIngestTable,
 } from './encode';
 
 export interface TWriteResult {
@@ -64,11 +65,35 @@ interface TPending {
 const keyOf = (orgId: string, batchId: string) => `${orgId}\u0000${batchId}`;
 
 /**
+ * The natural key of a row per table: the columns (after org_id) that identify one sample. A batch
+ * being re-derived after a crash skips each row whose key is already stored (see restoreRows).
+ */
+const ROW_KEYS: Record<TIngestTable, readonly string[]> = {
+  node_status: ['cluster_id', 'node_id', 'ts'],
+  cgroup_usage: ['cluster_id', 'host', 'cgroup', 'ts'],
+  host_metrics: ['cluster_id', 'host', 'ts'],
+  heartbeats: ['cluster_id', 'agent', 'host', 'ts'],
+  bench_samples: ['cluster_id', 'run_id', 'metric', 'ts', 'elapsed_s'],
+};
+const NUMERIC_KEYS = new Set(['node_id', 'elapsed_s']);
+const UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
+const unescapeTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => UNESCAPES[c] ?? c);
+/** `seconds.mmm` (see formatTs) -> epoch ms. */
+const parseTs = (s: string) => {
+  const [sec, frac = '0'] = s.split('.');
+  return Number(sec) * 1000 + Number(frac.padEnd(3, '0').slice(0, 3));
+};
+
+/**
  * The ingest hot path. Rows of concurrent writes are coalesced into one TabSeparated insert per table.
- * Batch ids are recorded in `ingest_batches` only after the data inserts succeeded, so a crash (or a
- * failed ledger insert) between the two leaves a window in which a retried batch is inserted twice.
- * A flush that fails on its second table leaves the first table's rows in place; the retry then
- * duplicates those rows. Both windows are tiny and accepted: the alternative is losing data.
+ *
+ * Exactly once through a crash: a batch id is recorded in `ingest_batches` *before* its rows are
+ * inserted, so a ledger entry means "this batch may have rows stored", never less. A batch found in
+ * the ledger is not assumed complete: its rows are re-derived table by table (restoreRows), and only
+ * the rows whose natural key is not stored yet are inserted. So a process that dies after inserting
+ * one table (or a flush that fails on its second table) leaves a batch that the agent's retry
+ * completes, without inserting the first table's rows again. Coalescing is unchanged (the retried
+ * batch may meet different batches; it is then handled on its own).
  * A batch that ClickHouse itself rejects is isolated (see insertRows): only its caller gets the error.
  */
 export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {}): TWriter {
@@ -161,37 +186,112 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
     return new Map();
   }
 
+  async function insertLedger(batches: TPending[]): Promise<void> {
+    const now = Date.now();
+    const ledger = batches
+      .map((p) => `${escapeTsv(p.orgId)}\t${escapeTsv(p.batchId)}\t${p.accepted}\t${formatTs(now)}\n`)
+      .join('');
+    await insertTsv('ingest_batches', ['org_id', 'batch_id', 'rows', 'ts'], Buffer.from(ledger));
+  }
+
+  /**
+   * Completes a batch found in the ledger: per table, inserts only the rows whose natural key
+   * (ROW_KEYS) is not stored yet for that org, counting repeats (a multiset). Returns the rows added.
+   */
+  async function restoreRows(p: TPending): Promise<number> {
+    let added = 0;
+    for (const table of INGEST_TABLES) {
+      const body = p.encoded.bodies[table];
+      if (!body || body.length === 0) continue;
+      const columns = INGEST_COLUMNS[table];
+      const keyCols = ROW_KEYS[table];
+      const at = keyCols.map((c) => columns.indexOf(c));
+      const lines = Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8').split('\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      let from = Infinity;
+      let to = -Infinity;
+      const keys = lines.map((line) => {
+        const f = line.split('\t');
+        return JSON.stringify(
+          keyCols.map((c, i) => {
+            const v = f[at[i]] ?? '';
+            if (c === 'ts') {
+              const ms = parseTs(v);
+              from = Math.min(from, ms);
+              to = Math.max(to, ms);
+              return ms;
+            }
+            return NUMERIC_KEYS.has(c) ? Number(v) : unescapeTsv(v);
+          }),
+        );
+      });
+      const select = keyCols
+        .map((c) => (c === 'ts' ? 'toUnixTimestamp64Milli(ts)' : NUMERIC_KEYS.has(c) ? c : `toString(${c})`))
+        .join(', ');
+      const rs = await client.query({
+        query: `SELECT ${select} FROM ${table}
+                WHERE org_id = {org:String}
+                  AND ts BETWEEN fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+                             AND fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
+        query_params: { org: p.orgId, from, to },
+        format: 'JSONCompactEachRow',
+      });
+      const stored = new Map<string, number>();
+      for (const row of await rs.json<unknown[]>()) {
+        const k = JSON.stringify(
+          row.map((v, i) => (keyCols[i] === 'ts' || NUMERIC_KEYS.has(keyCols[i]) ? Number(v) : v)),
+        );
+        stored.set(k, (stored.get(k) ?? 0) + 1);
+      }
+      const missing: string[] = [];
+      lines.forEach((line, i) => {
+        const n = stored.get(keys[i]) ?? 0;
+        if (n > 0) stored.set(keys[i], n - 1);
+        else missing.push(`${line}\n`);
+      });
+      if (missing.length === 0) continue;
+      await insertTsv(table, columns, Buffer.from(missing.join('')));
+      added += missing.length;
+    }
+    return added;
+  }
+
   async function flushRound(round: TPending[]): Promise<void> {
     let todo = round;
+    const seen: [TPending, number][] = [];
     try {
       const recorded = await findRecorded(round);
       todo = [];
       for (const p of round) {
         const n = recorded.get(p.key);
         if (n === undefined) todo.push(p);
-        else {
-          remember(p.key, n);
-          p.resolve({ accepted: n, duplicate: true });
-        }
+        else seen.push([p, n]);
       }
-      if (todo.length === 0) return;
-      const failed = await insertRows(todo);
-      for (const [p, e] of failed) p.reject(e);
-      todo = todo.filter((p) => !failed.has(p));
-      if (todo.length === 0) return;
-      const now = Date.now();
-      const ledger = todo
-        .map((p) => `${escapeTsv(p.orgId)}\t${escapeTsv(p.batchId)}\t${p.accepted}\t${formatTs(now)}\n`)
-        .join('');
-      await insertTsv('ingest_batches', ['org_id', 'batch_id', 'rows', 'ts'], Buffer.from(ledger));
+      if (todo.length > 0) {
+        // Ledger first: from here on a retry of these batches re-derives instead of re-inserting.
+        await insertLedger(todo);
+        const failed = await insertRows(todo);
+        for (const [p, e] of failed) p.reject(e);
+        todo = todo.filter((p) => !failed.has(p));
+      }
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       for (const p of todo) p.reject(e);
+      for (const [p] of seen) p.reject(e);
       return;
     }
     for (const p of todo) {
       remember(p.key, p.accepted);
       p.resolve({ accepted: p.accepted, duplicate: false });
+    }
+    for (const [p, n] of seen) {
+      try {
+        const added = await restoreRows(p);
+        remember(p.key, n);
+        p.resolve({ accepted: n, duplicate: added === 0 });
+      } catch (err) {
+        p.reject(err instanceof Error ? err : new Error(String(err)));
+      }
     }
   }
 
