@@ -13,6 +13,7 @@ let ci: string;
 let cluster: string;
 
 test.beforeAll(async ({ request }) => {
+  test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
   const token = (scopes: string) =>
     execFileSync(
       process.execPath,

@@ -34,6 +34,7 @@ let ci: string;
 let cluster: string;
 
 test.beforeAll(async ({ request }) => {
+  test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
   admin = cliToken('admin');
   ci = cliToken('runs:write');
   cluster = `err-${uid()}`;
