@@ -13,6 +13,7 @@ let ci: string;
 let cluster: string;
 
 test.beforeAll(async ({ request }) => {
+  test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
   const token = (scopes: string) =>
     execFileSync(
       process.execPath,
@@ -43,8 +44,8 @@ test.beforeAll(async ({ request }) => {
   expect(res.status(), await res.text()).toBe(200);
 });
 
-test('a body above the limit gets 413 on /api/v1 and /api/trpc (2 MB and 17 MB)', async ({ request }) => {
-  for (const mb of [2, 17]) {
+test('a body above the limit gets 413 on /api/v1 and /api/trpc (2 MB and 5 MB)', async ({ request }) => {
+  for (const mb of [2, 5]) {
     const data = JSON.stringify({ cluster, workload: 'x', params: { pad: 'x'.repeat(mb * 1024 * 1024) } });
     for (const url of ['/api/v1/runs', '/api/trpc/runs.create']) {
       const res = await request.post(url, {

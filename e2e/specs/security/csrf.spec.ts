@@ -6,7 +6,7 @@ test('a cross-origin form POST to a form action is refused with 403', async ({ r
   const { email, password } = adminLogin();
   const res = await request.post('/login', {
     form: { email, password },
-    headers: { origin: 'https://evil.example' },
+    headers: { origin: 'https://evil.example', accept: 'text/html' },
     maxRedirects: 0,
   });
   expect(res.status()).toBe(403);
@@ -19,7 +19,7 @@ test('a same-origin form POST still signs in (browser and plain client)', async 
   const { email, password } = adminLogin();
   const res = await request.post('/login', {
     form: { email, password },
-    headers: { origin: `http://127.0.0.1:${PORT}` },
+    headers: { origin: `http://127.0.0.1:${PORT}`, accept: 'text/html' },
     maxRedirects: 0,
   });
   expect(res.status()).toBe(303);

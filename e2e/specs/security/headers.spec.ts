@@ -14,9 +14,9 @@ function directives(csp: string | undefined): Map<string, string[]> {
 async function watchCsp(page: Page): Promise<string[]> {
   const seen: string[] = [];
   page.on('console', (m) => {
-    if (/Refused to|Content Security Policy/i.test(m.text())) seen.push(m.text());
+    if (/Refused to|Content Security Policy/i.test(m.text())) seen.push(`${page.url()} ${m.text()}`);
   });
-  await page.exposeFunction('__cspViolation', (s: string) => seen.push(s));
+  await page.exposeFunction('__cspViolation', (s: string) => seen.push(`${page.url()} ${s}`));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) =>
       (window as unknown as { __cspViolation(s: string): void }).__cspViolation(
@@ -96,9 +96,13 @@ test('no CSP violation on the main pages, charts, on-call (manifest) and the Swa
   await page.goto('/demo/oncall');
   const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
   if (manifest) expect((await page.request.get(manifest)).status()).toBe(200);
-  // Swagger UI renders with scripts from files only.
+  expect(violations, violations.join('\n')).toEqual([]);
+  // Swagger UI renders with scripts from files only. Its bundle probes `Function("return this")` inside a
+  // try/catch (reported as an eval violation, then it falls back); nothing else may be refused.
   await page.goto('/api/docs');
   await expect(page.locator('.swagger-ui .info .title')).toContainText('Clusterscope', { timeout: 20_000 });
+  await expect(page.locator('.swagger-ui .opblock').first()).toBeVisible();
   await page.waitForLoadState('networkidle');
-  expect(violations, violations.join('\n')).toEqual([]);
+  const docs = violations.filter((v) => !/script-src eval$|'unsafe-eval'/.test(v));
+  expect(docs, docs.join('\n')).toEqual([]);
 });

@@ -29,7 +29,7 @@ test('?next= after sign-in (form action) and for a signed-in visit only goes to 
   for (const next of QUERIES) {
     const res = await request.post(`/login?next=${next}`, {
       form: { email, password },
-      headers: { origin: ORIGIN },
+      headers: { origin: ORIGIN, accept: 'text/html' },
       maxRedirects: 0,
     });
     expect(res.status(), next).toBe(303);

@@ -19,7 +19,7 @@ async function newUser(request: APIRequestContext): Promise<string> {
 const formSignIn = (request: APIRequestContext, email: string, password: string, headers = {}) =>
   request.post('/login', {
     form: { email, password },
-    headers: { origin: ORIGIN, ...headers },
+    headers: { origin: ORIGIN, accept: 'text/html', ...headers },
     maxRedirects: 0,
   });
 

@@ -20,16 +20,22 @@ test('live streams are capped per user with a clear 429; closing one frees a slo
       }),
     );
   };
-  const streams = [];
-  for (let i = 0; i < 10; i++) streams.push(await open());
+  // The signed-up page may hold one stream of its own: open until refused.
+  const streams: Awaited<ReturnType<typeof open>>[] = [];
+  let refused: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    for (const s of streams) expect(s.res.status).toBe(200);
-    const refused = await open();
-    expect(refused.res.status).toBe(429);
-    expect((await refused.res.json()).message).toMatch(
+    for (let i = 0; i < 12 && !refused; i++) {
+      const s = await open();
+      if (s.res.status === 200) streams.push(s);
+      else refused = s;
+    }
+    expect(streams.length).toBeGreaterThanOrEqual(9);
+    expect(streams.length).toBeLessThanOrEqual(10);
+    expect(refused?.res.status).toBe(429);
+    expect((await refused!.res.json()).message).toMatch(
       /too many live connections for this user \(limit 10\)/,
     );
-    expect(refused.res.headers.get('retry-after')).toBeTruthy();
+    expect(refused!.res.headers.get('retry-after')).toBeTruthy();
     streams.pop()!.close();
     await expect
       .poll(async () => {
