@@ -76,13 +76,20 @@ interface TAgent {
 const apps: TLaunched[] = [];
 let dataDir: string | undefined;
 
+const log = (m: string) => console.log(`exactly-once: ${m}`);
+
 test.afterAll(async () => {
-  for (const app of apps) if (app.child.exitCode === null) app.child.kill('SIGKILL');
+  // SIGINT: the launcher stops its web server and its embedded Postgres in order.
+  for (const app of apps) {
+    if (app.child.exitCode !== null) continue;
+    app.child.kill('SIGINT');
+    await Promise.race([app.exited, sleep(30_000)]);
+  }
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('every batch is stored exactly once through 3 kill -9 of the web server', async () => {
-  test.setTimeout(300_000);
+  test.setTimeout(600_000);
   const startApp = async (dir?: string) => {
     const app = launch({}, { port: APP_PORT, dataDir: dir });
     apps.push(app);
@@ -97,6 +104,7 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
     return app;
   };
   let app = await startApp();
+  log('app started');
   dataDir = app.dataDir;
   const base = `http://127.0.0.1:${APP_PORT}`;
   const admin = adminTokenFor(dataDir, 'fault-admin');
@@ -190,17 +198,20 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
   for (const at of kills) {
     await sleep(Math.max(0, t0 + at - Date.now()));
     const pid = webServerPid(app.child.pid!);
+    log(`kill -9 at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(pid, 'web server process of the launcher').toBeDefined();
     inFlightAtKill.push(agents.filter((a) => a.inFlight).length);
     process.kill(pid!, 'SIGKILL');
     await app.exited; // the launcher stops its Postgres and exits when its web server died
     app = await startApp(dataDir);
+    log(`restarted at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   await generator;
+  log(`sent ${sent}; draining`);
   await Promise.race([
     Promise.all(loops),
-    sleep(90_000).then(() => {
-      throw new Error('agents did not drain their queues within 90 s');
+    sleep(240_000).then(() => {
+      throw new Error('agents did not drain their queues within 240 s');
     }),
   ]);
 
