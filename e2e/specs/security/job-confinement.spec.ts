@@ -19,6 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const BASE = `http://127.0.0.1:${PORT}`;
 
 let token = '';
+/** The agent's own credential (agent job routes refuse every other token). */
+let agentToken = '';
 let work = '';
 let agent: ChildProcess | undefined;
 let agentLog = '';
@@ -59,6 +61,12 @@ test.beforeAll(async ({ browser }) => {
     scopes: ['ingest', 'runs:write', 'read', 'admin'],
   });
   expect([200, 409]).toContain((await api(page.request, 'POST', '/clusters', { name: CLUSTER })).status);
+  const enrolled = await page.request.post(`${BASE}/api/trpc/agents.enroll`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { cluster: CLUSTER, name: AGENT },
+  });
+  expect(enrolled.status(), await enrolled.text()).toBe(200);
+  agentToken = ((await enrolled.json()) as { result: { data: { token: string } } }).result.data.token;
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),
     [
@@ -84,7 +92,7 @@ test.beforeAll(async ({ browser }) => {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         CLUSTERSCOPE_URL: BASE,
-        CLUSTERSCOPE_TOKEN: token,
+        CLUSTERSCOPE_TOKEN: agentToken,
         CLUSTERSCOPE_CLUSTER: CLUSTER,
         CLUSTERSCOPE_HOST: AGENT,
         CLUSTERSCOPE_OUTBOX_DIR: path.join(work, 'outbox'),

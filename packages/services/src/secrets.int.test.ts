@@ -17,10 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
+import { enrollAgent } from './agents';
 import { AppError } from './errors';
 import { exportRuns } from './export';
 import { claimJob, getRunProgress } from './jobs';
 import { findRuns, getRunById } from './runs';
+import { authenticateToken } from './tokens';
 import { generateSecretKey, loadSecretKeys, sealedKeyId } from './secrets';
 import {
   createWorkload,
@@ -87,8 +89,10 @@ beforeAll(async () => {
   clusterId = (await createCluster(db, org.id, { name: 'pg' })).id;
   await createCluster(db, org.id, { name: 'web' });
   admin = { kind: 'user', orgId, orgSlug: 'acme', userId: 'u1', role: 'admin' };
-  agentTok = { kind: 'token', tokenId: 't1', orgId, orgSlug: 'acme', clusterId: null, scopes: ['ingest'] };
   await heartbeat('db1', ['pgbench']);
+  // Agent job routes take only the agent's own credential.
+  const enrolled = await enrollAgent(deps, orgId, { name: 'db1', cluster: 'pg' });
+  agentTok = await authenticateToken(deps, enrolled.token!);
 });
 
 afterAll(async () => {
