@@ -6,13 +6,16 @@ const ORIGIN = `http://127.0.0.1:${PORT}`;
 const uid = () => randomBytes(4).toString('hex');
 const PASSWORD = 'correct-horse-battery-staple';
 
-async function newUser(request: APIRequestContext): Promise<string> {
+/** Signs up a user in a throw-away context (sign-up signs in; the attempts below must run signed out). */
+async function newUser(playwright: { request: { newContext(o: object): Promise<APIRequestContext> } }) {
+  const ctx = await playwright.request.newContext({ baseURL: ORIGIN });
   const email = `limit-${uid()}@e2e.test`;
-  const res = await request.post('/api/auth/sign-up/email', {
+  const res = await ctx.post('/api/auth/sign-up/email', {
     data: { email, password: PASSWORD, name: 'Limit Test' },
     headers: { origin: ORIGIN },
   });
   expect(res.status(), await res.text()).toBe(200);
+  await ctx.dispose();
   return email;
 }
 
@@ -33,8 +36,8 @@ test('the /login form action is limited per account and address, with 429 + Retr
   playwright,
 }) => {
   const request = await playwright.request.newContext({ baseURL: ORIGIN });
-  const victim = await newUser(request);
-  const other = await newUser(request);
+  const victim = await newUser(playwright);
+  const other = await newUser(playwright);
   for (let i = 0; i < 5; i++)
     expect((await formSignIn(request, victim, 'wrong-password-1')).status()).toBe(400);
   const blocked = await formSignIn(request, victim, PASSWORD);
@@ -60,7 +63,7 @@ test('/api/auth/sign-in/email: changing X-Forwarded-For does not get a fresh buc
   playwright,
 }) => {
   const request = await playwright.request.newContext({ baseURL: ORIGIN });
-  const email = await newUser(request);
+  const email = await newUser(playwright);
   const statuses: number[] = [];
   for (let i = 0; i < 6; i++) {
     const res = await jsonSignIn(request, email, `wrong-${i}`, { 'x-forwarded-for': `198.51.100.${i + 1}` });
