@@ -39,7 +39,9 @@ test('the OpenAPI spec documents the REST API with bearer auth', async ({ reques
 test('interactive API docs are served offline', async ({ request }) => {
   const page = await request.get('/api/docs');
   expect(page.status()).toBe(200);
-  expect(await page.text()).toContain('/api/v1/openapi.json');
+  expect(await page.text()).toContain('/api/docs/swagger-init.js');
+  // The init script (no inline script under the CSP) points Swagger UI at the spec.
+  expect(await (await request.get('/api/docs/swagger-init.js')).text()).toContain('/api/v1/openapi.json');
   const js = await request.get('/api/docs/swagger-ui-bundle.js');
   expect(js.status()).toBe(200);
   expect((await js.body()).length).toBeGreaterThan(100_000);

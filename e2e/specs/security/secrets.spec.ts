@@ -114,16 +114,26 @@ test('a workload password never comes back: REST, tRPC, exports, pages, audit lo
 test('without SECRETS_KEY a production start refuses, with one line naming the variable', async () => {
   const bare = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SECRETS_KEY')));
   // The launcher with an external database (nothing embedded to generate a key for).
-  const l = launch({ ...bare, DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x' } as Record<string, string>, {
-    port: 3194,
-  });
+  const secret = { BETTER_AUTH_SECRET: 'e2e-secrets-spec-0123456789abcdef' };
+  const l = launch(
+    { ...bare, ...secret, DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x' } as Record<string, string>,
+    {
+      port: 3194,
+    },
+  );
   expect(await l.exited).not.toBe(0);
   expect(l.output()).toMatch(/^clusterscope: SECRETS_KEY is required with DATABASE_URL\/CLICKHOUSE_URL/m);
   expect(l.output().trim().split('\n')).toHaveLength(1);
   // The built server itself under NODE_ENV=production.
   const server = spawn(process.execPath, [path.join(WEB_DIR, 'build/index.js')], {
     cwd: WEB_DIR,
-    env: { ...bare, NODE_ENV: 'production', PORT: '3195', DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x' },
+    env: {
+      ...bare,
+      ...secret,
+      NODE_ENV: 'production',
+      PORT: '3195',
+      DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/x',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext } from '@playwright/test';
+import { postAuth } from '../../fixtures/auth';
 import { PORT } from '../../playwright.config';
 
 const ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -10,7 +11,7 @@ const PASSWORD = 'correct-horse-battery-staple';
 async function newUser(playwright: { request: { newContext(o: object): Promise<APIRequestContext> } }) {
   const ctx = await playwright.request.newContext({ baseURL: ORIGIN });
   const email = `limit-${uid()}@e2e.test`;
-  const res = await ctx.post('/api/auth/sign-up/email', {
+  const res = await postAuth(ctx, '/api/auth/sign-up/email', {
     data: { email, password: PASSWORD, name: 'Limit Test' },
     headers: { origin: ORIGIN },
   });

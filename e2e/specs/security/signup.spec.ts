@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { postAuth } from '../../fixtures/auth';
 
 /**
  * Sign-up rules against the launched embedded demo (SIGNUP defaults to `open` there): a password needs 12+
@@ -29,7 +30,7 @@ test("better-auth's sign-up endpoint rejects passwords under 12 characters and a
 }) => {
   const stamp = Date.now();
   const signUp = (email: string, password: string) =>
-    request.post('/api/auth/sign-up/email', {
+    postAuth(request, '/api/auth/sign-up/email', {
       headers: { origin: baseURL! },
       data: { name: 'x', email, password },
     });
