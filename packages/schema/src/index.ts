@@ -5,3 +5,4 @@ export * from './compare';
 export * from './runs';
 export * from './workloads';
 export * from './health';
+export * from './views';
