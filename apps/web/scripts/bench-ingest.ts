@@ -11,15 +11,13 @@
  *    (its own temp dir, same migrations) in this process, one insert per batch.
  * Prints one JSON line {"api_rows_per_s","direct_rows_per_s","ratio"} and stops the app.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { TCgroupUsageSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
 import { formatTs, openTempClickHouse } from '@clusterscope/tsdb';
-import { REPO_ROOT } from './lib/env';
+import { appEnv, freePort, runScript, startApp } from './lib/app';
 
 const num = (name: string, def: number) => {
   const v = Number(process.env[name] ?? def);
@@ -31,47 +29,6 @@ const ROWS = num('BENCH_ROWS', 300_000);
 const CLIENTS = num('BENCH_CLIENTS', 16);
 const SECONDS = num('BENCH_SECONDS', 30);
 const log = (m: string) => console.error(`bench-ingest: ${m}`);
-
-const WEB = path.join(REPO_ROOT, 'apps/web');
-const TSX = path.join(WEB, 'node_modules/tsx/dist/cli.mjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [TSX, ...args], { cwd: WEB, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d));
-    p.stderr.on('data', (d: Buffer) => (err += d));
-    p.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${args[0]} failed: ${err || out}`)),
-    );
-  });
-}
-
-async function waitHealthy(base: string, app: ChildProcess, ms = 120_000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (app.exitCode !== null) throw new Error('the app exited during start-up');
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the app did not become healthy');
-}
 
 const T0 = Date.now() - 3_600_000;
 
@@ -264,42 +221,17 @@ async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cs-bench-ingest-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ORIGIN: base,
-    DEMO: '0',
-    DATABASE_URL: '',
-    CLICKHOUSE_URL: '',
-    INGEST_RATE_PER_S: '100000',
-  };
-  delete env.DATABASE_URL;
-  delete env.CLICKHOUSE_URL;
+  const env = appEnv(dataDir, port, { INGEST_RATE_PER_S: '100000' });
   log(`starting the app on ${base} (data in ${dataDir})`);
-  const app = spawn(process.execPath, [TSX, 'scripts/launch.ts'], {
-    cwd: WEB,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: false,
-  });
+  let app: Awaited<ReturnType<typeof startApp>> | null = null;
   const stop = async () => {
-    if (app.exitCode === null) {
-      app.kill('SIGTERM');
-      await new Promise((r) => {
-        const t = setTimeout(r, 15_000);
-        app.once('exit', () => {
-          clearTimeout(t);
-          r(null);
-        });
-      });
-    }
+    await app?.stop();
+    app = null;
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(base, app);
-    const out = await run(
+    app = await startApp(env);
+    const out = await runScript(
       ['scripts/admin.ts', 'token', 'create', '--org', 'demo', '--name', 'bench', '--scopes', 'ingest,admin'],
       env,
     );

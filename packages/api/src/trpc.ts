@@ -24,6 +24,8 @@ export interface TContext {
   orgSlug: string | null;
   /** Extra handles the web runtime provides (live fan-out etc.). */
   runtime?: Record<string, unknown>;
+  /** Callers resolved earlier in the same request, by org slug (server loads share one per request). */
+  callers?: Map<string, Promise<TCaller>>;
 }
 
 export function toTRPCError(err: unknown): TRPCError {
@@ -103,7 +105,13 @@ async function resolveCaller(ctx: TContext): Promise<TCaller> {
 
 /** Every tenant procedure: caller resolved to exactly one organization. */
 export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const caller = await resolveCaller(ctx);
+  const key = ctx.bearer ? null : `${ctx.userId}@${ctx.orgSlug}`;
+  let pending = key === null ? undefined : ctx.callers?.get(key);
+  if (!pending) {
+    pending = resolveCaller(ctx);
+    if (key !== null) ctx.callers?.set(key, pending);
+  }
+  const caller = await pending;
   return next({ ctx: { ...ctx, caller } });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CHART_SPAN_DAYS, MAX_CHART_SPAN_MS } from './health';
 
 /** CockroachDB NodeLivenessStatus, index = wire integer. */
 export const LIVENESS = [
@@ -110,8 +111,6 @@ export const ZJsonObject = z.record(z.string().max(128), z.unknown()).superRefin
 // ---- chart windows ----
 
 const HOUR_MS = 3_600_000;
-/** Longest window a chart may ask for. */
-export const MAX_CHART_SPAN_MS = 92 * 24 * HOUR_MS;
 /** Longest window that may force `resolution=raw` (raw rows are 10 s apart: ≤ 2160 points per node). */
 export const MAX_RAW_SPAN_MS = 6 * HOUR_MS;
 export const RESOLUTIONS = ['raw', '1m', '1h'] as const;
@@ -131,7 +130,7 @@ export const ZChartWindow = z
   })
   .refine((w) => w.to > w.from, { message: 'to must be after from', path: ['to'] })
   .refine((w) => w.to - w.from <= MAX_CHART_SPAN_MS, {
-    message: 'window must be at most 92 days',
+    message: `window must be at most ${MAX_CHART_SPAN_DAYS} days`,
     path: ['from'],
   })
   .refine((w) => w.resolution !== 'raw' || w.to - w.from <= MAX_RAW_SPAN_MS, {

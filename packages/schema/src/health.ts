@@ -50,3 +50,7 @@ export function deriveNodeState(
   if (state === 'STALE' || now - lastTs > staleAfterMs(intervalS)) return 'STALE';
   return state;
 }
+
+/** Longest time window a chart, event list or page range may cover. */
+export const MAX_CHART_SPAN_DAYS = 92;
+export const MAX_CHART_SPAN_MS = MAX_CHART_SPAN_DAYS * 86_400_000;

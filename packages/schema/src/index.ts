@@ -6,3 +6,4 @@ export * from './runs';
 export * from './workloads';
 export * from './health';
 export * from './job-limits';
+export * from './views';

@@ -7,7 +7,7 @@ import {
   getClusterCharts,
   getClusterEvents,
   getClusterNodes,
-  getNodeDetail,
+  getNodeView,
   getOncall,
   listClusterHealth,
 } from './dashboard';
@@ -122,13 +122,13 @@ describe('dashboard services', () => {
   });
 
   it('gives one node its periods and recent raw samples', async () => {
-    const d = await getNodeDetail(deps, caller, { clusterId, nodeId: DRAIN_NODE, from: now - 6 * HOUR, to: now + 1 }, now + 1000); // prettier-ignore
+    const d = await getNodeView(deps, caller, { clusterId, nodeId: DRAIN_NODE, from: now - 6 * HOUR, to: now + 1 }, now + 1000); // prettier-ignore
     expect(d.node.node_id).toBe(DRAIN_NODE);
     expect(d.periods[0]).toMatchObject({ state: 'LIVE', to: null });
     expect(d.periods.map((p) => p.state)).toContain('DEAD');
     expect(d.samples.length).toBeGreaterThan(0);
     await expect(
-      getNodeDetail(deps, caller, { clusterId, nodeId: 99, from: now - HOUR, to: now + 1 }),
+      getNodeView(deps, caller, { clusterId, nodeId: 99, from: now - HOUR, to: now + 1 }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 

@@ -1,7 +1,17 @@
-import type { TChartWindow, TLiveness } from '@clusterscope/schema';
+import type {
+  TChartSeries,
+  TChartWindow,
+  TClusterCharts,
+  TClusterHealth,
+  TClusterView,
+  TNodeDetailView,
+  TNodeView,
+  TOncallView,
+} from '@clusterscope/schema';
 import {
   chartStepMs,
   getCgroupSeries,
+  getLatestCgroups,
   getLatestNodes,
   getNodeEvents,
   getNodeSeries,
@@ -9,7 +19,6 @@ import {
   type TCgroupPoint,
   type TNodeEvent,
   type TNodeLatest,
-  type TResolution,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
 import type { TCaller } from './caller';
@@ -22,56 +31,11 @@ import {
   sortWorstFirst,
   sumAcrossNodes,
   toStatePeriods,
-  type TClusterStatus,
-  type THealthCounts,
-  type TNodeState,
-  type TStatePeriod,
 } from './health-views';
 
-/** Chart windows (date range, 92-day span, raw ≤ 6 h) are defined once in the schema package. */
-export { MAX_CHART_SPAN_MS, ZChartWindow, type TChartWindow } from '@clusterscope/schema';
+export type { TChartSeries as TSeries, TClusterCharts, TClusterHealth, TNodeView };
 
 type TCluster = Awaited<ReturnType<typeof getClusterById>>;
-
-/** One row of the node table: latest status, derived state and the node's latest cgroup reading. */
-export interface TNodeView {
-  node_id: number;
-  address: string;
-  locality: string;
-  build: string;
-  state: TNodeState;
-  liveness: TLiveness;
-  last_ts: number;
-  started_at: number | null;
-  uptime_s: number;
-  replicas: number;
-  leaseholders: number;
-  leaders: number;
-  ranges: number;
-  ranges_underreplicated: number;
-  ranges_unavailable: number;
-  live_bytes: number;
-  capacity: number;
-  capacity_used: number;
-  capacity_available: number;
-  /** Latest cgroup reading tied to this node (null without cgroup data). */
-  cgroup: {
-    ts: number;
-    cpu_cores: number | null;
-    cpu_limit_cores: number | null;
-    throttled_ratio: number | null;
-    mem_current: number;
-    mem_max: number | null;
-    io_read_bps: number | null;
-    io_write_bps: number | null;
-  } | null;
-}
-
-export interface TClusterHealth {
-  cluster: { id: string; name: string; description: string; demo: boolean; intervalS: number };
-  counts: THealthCounts;
-  status: TClusterStatus;
-}
 
 const clusterInfo = (c: TCluster) => ({
   id: c.id,
@@ -133,17 +97,11 @@ export function toNodeViews(
   });
 }
 
+/** Node table rows: latest node states (node_latest) and latest cgroup readings (cgroup_latest). */
 async function loadNodeViews(deps: TDeps, orgId: string, c: TCluster, now: number) {
-  const window = Math.max(5 * 60_000, 6 * c.intervalS * 1000);
   const [nodes, cg] = await Promise.all([
     getLatestNodes(deps.ch, orgId, c.id),
-    getCgroupSeries(deps.ch, {
-      orgId,
-      clusterId: c.id,
-      from: now - window,
-      to: now + 1,
-      resolution: 'raw',
-    }),
+    getLatestCgroups(deps.ch, orgId, c.id),
   ]);
   return toNodeViews(nodes, cg, now, c.intervalS);
 }
@@ -183,34 +141,6 @@ export async function getClusterNodes(
   return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), now, nodes };
 }
 
-export interface TSeries {
-  /** Legend name: "n3" for a node, the host otherwise. */
-  name: string;
-  node_id: number | null;
-  data: [number, number | null][];
-}
-
-export interface TClusterCharts {
-  from: number;
-  to: number;
-  resolution: TResolution;
-  /** Spacing of points: the push interval for raw data, else the rollup bucket. */
-  step_ms: number;
-  ranges_underreplicated: [number, number][];
-  ranges_unavailable: [number, number][];
-  leaseholders: TSeries[];
-  cpu: TSeries[];
-  cpu_limit: TSeries[];
-  throttled: TSeries[];
-  mem: TSeries[];
-  mem_limit: TSeries[];
-  io_read: TSeries[];
-  io_write: TSeries[];
-  /** io.max read / write limits (bytes/s, summed over limited devices; null = unlimited). */
-  io_read_limit: TSeries[];
-  io_write_limit: TSeries[];
-}
-
 const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
 
 /** Pure: drops points equal to the previous one, keeping the first and the last. */
@@ -233,12 +163,12 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
   } as const;
   type K = keyof typeof keys;
   const names = Object.keys(keys) as K[];
-  const out = Object.fromEntries(names.map((k) => [k, new Map<string, TSeries>()])) as Record<
+  const out = Object.fromEntries(names.map((k) => [k, new Map<string, TChartSeries>()])) as Record<
     K,
-    Map<string, TSeries>
+    Map<string, TChartSeries>
   >;
   const round = (v: number | null) => (v === null || v === 0 ? v : Number(v.toPrecision(4)));
-  type TGroup = Record<K, TSeries> & { last: Partial<Record<K, [number, number | null]>> };
+  type TGroup = Record<K, TChartSeries> & { last: Partial<Record<K, [number, number | null]>> };
   // Limits rarely change: keep only the points where they do, plus the first and the last (as keepChanges).
   const limit = (g: TGroup, k: K, ts: number, v: number | null) => {
     const prev = g.last[k];
@@ -259,7 +189,7 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
       else {
         g = { last: {} } as TGroup;
         for (const k of names) {
-          const s: TSeries = { name, node_id: p.node_id, data: [] };
+          const s: TChartSeries = { name, node_id: p.node_id, data: [] };
           out[k].set(name, s);
           g[k] = s;
         }
@@ -282,7 +212,7 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
       const data = x[k].data;
       if (data[data.length - 1] !== pt) data.push(pt);
     }
-  const list = (m: Map<string, TSeries>) =>
+  const list = (m: Map<string, TChartSeries>) =>
     [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
   return {
     cpu: list(out.cpu),
@@ -297,38 +227,29 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
   };
 }
 
-/** Charts of a cluster (or one node) over a window; the resolution follows the span unless forced. */
-export async function getClusterCharts(
+type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number };
+
+/** Charts of a cluster row (already authorised) or one of its nodes. */
+async function loadCharts(
   deps: TDeps,
-  caller: TCaller,
-  input: TChartWindow & { clusterId: string; nodeId?: number },
+  orgId: string,
+  c: TCluster,
+  input: TWindowIn,
 ): Promise<TClusterCharts> {
-  const c = await getClusterById(deps, caller, input.clusterId);
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
   const stepMs = chartStepMs(resolution, input.from, input.to, input.maxPoints);
   const step = resolution === 'raw' ? c.intervalS * 1000 : stepMs;
+  const q = { orgId, clusterId: c.id, from: input.from, to: input.to, resolution, stepMs };
   const [series, cg] = await Promise.all([
     getNodeSeries(deps.ch, {
-      orgId: caller.orgId,
-      clusterId: c.id,
+      ...q,
       nodeId: input.nodeId,
-      from: input.from,
-      to: input.to,
-      resolution,
-      stepMs,
       metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
     }),
-    getCgroupSeries(deps.ch, {
-      orgId: caller.orgId,
-      clusterId: c.id,
-      from: input.from,
-      to: input.to,
-      resolution,
-      stepMs,
-    }),
+    getCgroupSeries(deps.ch, q),
   ]);
-  const perNode = (metric: string): TSeries[] => {
-    const m = new Map<number, TSeries>();
+  const perNode = (metric: string): TChartSeries[] => {
+    const m = new Map<number, TChartSeries>();
     for (const p of series.points) {
       let s = m.get(p.node_id);
       if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, data: [] }));
@@ -354,61 +275,77 @@ export async function getClusterCharts(
   };
 }
 
-/** Liveness transitions in a window, newest first. */
-export async function getClusterEvents(
+/** Charts of a cluster (or one node) over a window; the resolution follows the span unless forced. */
+export async function getClusterCharts(
   deps: TDeps,
   caller: TCaller,
-  input: TChartWindow & { clusterId: string; nodeId?: number; limit?: number },
-): Promise<TNodeEvent[]> {
+  input: TWindowIn,
+): Promise<TClusterCharts> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  const events = await getNodeEvents(deps.ch, {
-    orgId: caller.orgId,
+  return loadCharts(deps, caller.orgId, c, input);
+}
+
+/** Liveness transitions of a cluster row (already authorised), oldest first. */
+const loadEvents = (deps: TDeps, orgId: string, c: TCluster, input: TWindowIn & { limit?: number }) =>
+  getNodeEvents(deps.ch, {
+    orgId,
     clusterId: c.id,
     nodeId: input.nodeId,
     from: input.from,
     to: input.to,
     limit: input.limit ?? 500,
   });
-  return events.reverse();
+
+/** Liveness transitions in a window, newest first. */
+export async function getClusterEvents(
+  deps: TDeps,
+  caller: TCaller,
+  input: TWindowIn & { limit?: number },
+): Promise<TNodeEvent[]> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  return (await loadEvents(deps, caller.orgId, c, input)).reverse();
 }
 
-export interface TNodeSample {
-  ts: number;
-  live: boolean;
-  replicas: number | null;
-  leaseholders: number | null;
-  ranges_underreplicated: number | null;
-  ranges_unavailable: number | null;
-  uptime_s: number | null;
+/**
+ * The cluster page in one call: headline, node table, charts and events (newest first). One Postgres
+ * lookup (the cluster, with the token's bound-cluster check), then the ClickHouse reads in parallel.
+ */
+export async function getClusterView(
+  deps: TDeps,
+  caller: TCaller,
+  input: TChartWindow & { clusterId: string },
+  now: number = Date.now(),
+): Promise<TClusterView> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  const [nodes, charts, events] = await Promise.all([
+    loadNodeViews(deps, caller.orgId, c, now),
+    loadCharts(deps, caller.orgId, c, input),
+    loadEvents(deps, caller.orgId, c, input),
+  ]);
+  const counts = countHealth(nodes);
+  return {
+    cluster: clusterInfo(c),
+    counts,
+    status: clusterStatus(counts),
+    now,
+    nodes,
+    charts,
+    events: events.reverse(),
+  };
 }
 
-/** One node: its table row, state periods in the window and the most recent raw samples. */
-export async function getNodeDetail(
+/** One node in one call: its table row, state periods, events, the most recent raw samples and charts. */
+export async function getNodeView(
   deps: TDeps,
   caller: TCaller,
   input: TChartWindow & { clusterId: string; nodeId: number },
   now: number = Date.now(),
-): Promise<{
-  cluster: TClusterHealth['cluster'];
-  node: TNodeView;
-  periods: TStatePeriod[];
-  events: TNodeEvent[];
-  samples: TNodeSample[];
-}> {
+): Promise<TNodeDetailView> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  const views = await loadNodeViews(deps, caller.orgId, c, now);
-  const node = views.find((n) => n.node_id === input.nodeId);
-  if (!node) throw notFound(`node ${input.nodeId}`);
   const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
-  const [events, raw] = await Promise.all([
-    getNodeEvents(deps.ch, {
-      orgId: caller.orgId,
-      clusterId: c.id,
-      nodeId: input.nodeId,
-      from: input.from,
-      to: input.to,
-      limit: 500,
-    }),
+  const [views, events, raw, charts] = await Promise.all([
+    loadNodeViews(deps, caller.orgId, c, now),
+    loadEvents(deps, caller.orgId, c, input),
     getNodeSeries(deps.ch, {
       orgId: caller.orgId,
       clusterId: c.id,
@@ -425,7 +362,10 @@ export async function getNodeDetail(
         'uptime_s',
       ],
     }),
+    loadCharts(deps, caller.orgId, c, input),
   ]);
+  const node = views.find((n) => n.node_id === input.nodeId);
+  if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
   const samples = raw.points
     .slice(-30)
@@ -440,21 +380,14 @@ export async function getNodeDetail(
       uptime_s: p.values.uptime_s,
     }));
   return {
+    now,
     cluster: clusterInfo(c),
     node,
     periods: toStatePeriods(events, input.from, events.length ? startState : node.liveness),
     events: [...events].reverse(),
     samples,
+    charts,
   };
-}
-
-export interface TOncallNode {
-  node_id: number;
-  address: string;
-  state: TNodeState;
-  last_ts: number;
-  ranges_underreplicated: number;
-  ranges_unavailable: number;
 }
 
 /** The phone view: per cluster one status and its nodes worst-first. */
@@ -462,7 +395,7 @@ export async function getOncall(
   deps: TDeps,
   caller: TCaller,
   now: number = Date.now(),
-): Promise<{ now: number; clusters: (TClusterHealth & { nodes: TOncallNode[] })[] }> {
+): Promise<TOncallView> {
   const clusters = await findClusters(deps, caller);
   const out = await Promise.all(
     clusters.map(async (c) => {

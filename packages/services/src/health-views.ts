@@ -1,4 +1,11 @@
-import { stateRank, type TLiveness, type TNodeState } from '@clusterscope/schema';
+import {
+  stateRank,
+  type TClusterStatus,
+  type THealthCounts,
+  type TLiveness,
+  type TNodeState,
+  type TStatePeriod,
+} from '@clusterscope/schema';
 
 export {
   NODE_STATES,
@@ -8,23 +15,7 @@ export {
   staleAfterMs,
   stateRank,
 } from '@clusterscope/schema';
-export type { TNodeState };
-
-export interface THealthCounts {
-  /** Nodes not decommissioned. */
-  total: number;
-  live: number;
-  /** UNAVAILABLE, UNKNOWN or STALE. */
-  suspect: number;
-  dead: number;
-  /** DRAINING or DECOMMISSIONING. */
-  draining: number;
-  stale: number;
-  ranges_underreplicated: number;
-  ranges_unavailable: number;
-  /** Newest sample of any node; null when the cluster never reported. */
-  last_ts: number | null;
-}
+export type { TClusterStatus, THealthCounts, TNodeState, TStatePeriod };
 
 export interface TNodeLike {
   state: TNodeState;
@@ -56,16 +47,6 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
   return c;
 }
 
-export type TStatusLevel = 'ok' | 'warn' | 'bad' | 'stale' | 'empty';
-
-export interface TClusterStatus {
-  level: TStatusLevel;
-  /** One short line for a phone: "All 5 live", "1 dead", "2 suspect". */
-  headline: string;
-  /** Secondary facts: ranges, draining nodes. */
-  details: string[];
-}
-
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The one big status per cluster: worst condition first. */
@@ -94,13 +75,6 @@ export function sortWorstFirst<T extends { state: TNodeState; last_ts: number; n
   return [...nodes].sort(
     (a, b) => stateRank(a.state) - stateRank(b.state) || a.last_ts - b.last_ts || a.node_id - b.node_id,
   );
-}
-
-export interface TStatePeriod {
-  state: TLiveness;
-  from: number;
-  /** null = still in this state at the end of the window. */
-  to: number | null;
 }
 
 /**

@@ -1,13 +1,20 @@
+/** Compact age of a span in ms: "4s", "3m", "2h", "5d". */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
 /** Human "3m ago" from a date or epoch ms. */
 export function ago(t: Date | string | number, now = Date.now()): string {
   const ms = now - new Date(t).getTime();
-  if (!Number.isFinite(ms)) return '—';
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86_400)}d ago`;
+  return Number.isFinite(ms) ? `${age(ms)} ago` : '—';
 }
+
+/** "2026-11-23 08:15:00Z": an instant in UTC, to the second. */
+export const utc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
 
 /** Duration in seconds as "2d 3h", "5m 10s". */
 export function duration(sec: number): string {
@@ -23,6 +30,7 @@ export function duration(sec: number): string {
 }
 
 const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+/** Bytes in binary units: "512 B", "1.5 KiB", "120 MiB". */
 export function bytes(n: number | null | undefined): string {
   if (n == null || !Number.isFinite(n)) return '—';
   let v = n;
@@ -31,7 +39,7 @@ export function bytes(n: number | null | undefined): string {
     v /= 1024;
     i++;
   }
-  return `${v.toFixed(v >= 100 || i === 0 ? 0 : 1)} ${units[i]}`;
+  return `${v.toFixed(Math.abs(v) >= 100 || i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
 export function num(n: number | null | undefined, digits = 0): string {

@@ -1,5 +1,11 @@
 /** Browser side of live updates: one EventSource on /api/live per page, debounced refetch on change. */
 
+/**
+ * `depends` key of every load that shows cluster health (clusters list, cluster, node, on-call): a live
+ * notice re-runs only those loads (`invalidate(LIVE_HEALTH)`), not the layout's.
+ */
+export const LIVE_HEALTH = 'cs:health';
+
 export interface TLiveNotice {
   topic: string;
   clusterId: string | null;

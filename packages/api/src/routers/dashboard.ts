@@ -1,89 +1,28 @@
 import { z } from 'zod';
-import { ZEpochMsQuery, ZLiveness, ZResolution } from '@clusterscope/schema';
+import {
+  ZChartWindow,
+  ZEpochMsQuery,
+  ZResolution,
+  ZClusterCharts,
+  ZClusterHealth,
+  ZClusterView,
+  ZNodeDetailView,
+  ZNodeEventView,
+  ZNodeView,
+  ZOncallView,
+} from '@clusterscope/schema';
 import {
   getClusterCharts,
   getClusterEvents,
   getClusterNodes,
-  getNodeDetail,
+  getClusterView,
+  getNodeView,
   getOncall,
   listClusterHealth,
-  NODE_STATES,
-  ZChartWindow,
 } from '@clusterscope/services';
 import { orgProcedure, router } from '../trpc';
 
-const ZState = z.enum(NODE_STATES);
-const ZCounts = z.object({
-  total: z.number(),
-  live: z.number(),
-  suspect: z.number(),
-  dead: z.number(),
-  draining: z.number(),
-  stale: z.number(),
-  ranges_underreplicated: z.number(),
-  ranges_unavailable: z.number(),
-  last_ts: z.number().nullable(),
-});
-const ZStatus = z.object({
-  level: z.enum(['ok', 'warn', 'bad', 'stale', 'empty']),
-  headline: z.string(),
-  details: z.array(z.string()),
-});
-const ZClusterRef = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  demo: z.boolean(),
-  intervalS: z.number(),
-});
-const ZClusterHealth = z.object({ cluster: ZClusterRef, counts: ZCounts, status: ZStatus });
-
-const ZNode = z.object({
-  node_id: z.number(),
-  address: z.string(),
-  locality: z.string(),
-  build: z.string(),
-  state: ZState,
-  liveness: ZLiveness,
-  last_ts: z.number(),
-  started_at: z.number().nullable(),
-  uptime_s: z.number(),
-  replicas: z.number(),
-  leaseholders: z.number(),
-  leaders: z.number(),
-  ranges: z.number(),
-  ranges_underreplicated: z.number(),
-  ranges_unavailable: z.number(),
-  live_bytes: z.number(),
-  capacity: z.number(),
-  capacity_used: z.number(),
-  capacity_available: z.number(),
-  cgroup: z
-    .object({
-      ts: z.number(),
-      cpu_cores: z.number().nullable(),
-      cpu_limit_cores: z.number().nullable(),
-      throttled_ratio: z.number().nullable(),
-      mem_current: z.number(),
-      mem_max: z.number().nullable(),
-      io_read_bps: z.number().nullable(),
-      io_write_bps: z.number().nullable(),
-    })
-    .nullable(),
-});
-
-const ZOncallNode = z.object({
-  node_id: z.number(),
-  address: z.string(),
-  state: ZState,
-  last_ts: z.number(),
-  ranges_underreplicated: z.number(),
-  ranges_unavailable: z.number(),
-});
-
-const ZEvent = z.object({ ts: z.number(), node_id: z.number(), from: ZLiveness, to: ZLiveness });
-
-/** Query strings arrive as text over REST: accept numeric strings (epoch ms in the date range). */
+/** Query strings arrive as text over REST: numeric strings in the date range. */
 const ZWindowInput = z.object({
   from: ZEpochMsQuery,
   to: ZEpochMsQuery,
@@ -123,7 +62,7 @@ export const dashboardRouter = router({
       },
     })
     .input(z.object({ id: z.string().min(1) }))
-    .output(ZClusterHealth.extend({ now: z.number(), nodes: z.array(ZNode) }))
+    .output(ZClusterHealth.extend({ now: z.number(), nodes: z.array(ZNodeView) }))
     .query(({ ctx, input }) => getClusterNodes(ctx.deps, ctx.caller, input.id)),
 
   /** Chart series of a cluster or one node. */
@@ -138,6 +77,7 @@ export const dashboardRouter = router({
         }),
       ),
     )
+    .output(ZClusterCharts)
     .query(({ ctx, input }) =>
       getClusterCharts(ctx.deps, ctx.caller, {
         ...window(input),
@@ -164,16 +104,25 @@ export const dashboardRouter = router({
         ZWindowInput.extend({ id: z.string().min(1), nodeId: z.coerce.number().int().positive().optional() }),
       ),
     )
-    .output(z.array(ZEvent))
+    .output(z.array(ZNodeEventView))
     .query(({ ctx, input }) =>
       getClusterEvents(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
     ),
 
-  /** One node: row, state periods, recent raw samples. */
-  node: orgProcedure
-    .input(checked(ZWindowInput.extend({ id: z.string().min(1), nodeId: z.number().int().positive() })))
+  /** The cluster page: headline, node table, charts and events in one call. */
+  clusterView: orgProcedure
+    .input(checked(ZWindowInput.extend({ id: z.string().min(1) })))
+    .output(ZClusterView)
     .query(({ ctx, input }) =>
-      getNodeDetail(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
+      getClusterView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id }),
+    ),
+
+  /** The node page: row, state periods, events, recent raw samples and charts in one call. */
+  nodeView: orgProcedure
+    .input(checked(ZWindowInput.extend({ id: z.string().min(1), nodeId: z.number().int().positive() })))
+    .output(ZNodeDetailView)
+    .query(({ ctx, input }) =>
+      getNodeView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
     ),
 
   /** The phone view: per cluster one status and its nodes worst-first. */
@@ -187,11 +136,6 @@ export const dashboardRouter = router({
       },
     })
     .input(z.object({}).optional())
-    .output(
-      z.object({
-        now: z.number(),
-        clusters: z.array(ZClusterHealth.extend({ nodes: z.array(ZOncallNode) })),
-      }),
-    )
+    .output(ZOncallView)
     .query(({ ctx }) => getOncall(ctx.deps, ctx.caller)),
 });

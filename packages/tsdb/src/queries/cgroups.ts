@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
-import { assertRange, msParam, selectRowBinary } from './util';
+import { assertRange, msParam, selectRowBinary, selectRows } from './util';
 
 export interface TCgroupSeriesQuery {
   orgId: string;
@@ -183,4 +183,56 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     });
   }
   return out;
+}
+
+/** Latest reading of every cgroup of a cluster (from cgroup_latest), rates from its previous reading. */
+export async function getLatestCgroups(
+  ch: TClickHouse,
+  orgId: string,
+  clusterId: string,
+): Promise<TCgroupPoint[]> {
+  const rows = await selectRows<{ host: string; cgroup: string; r: unknown[][] }>(
+    ch,
+    `SELECT host, cgroup, groupArraySortedMerge(2)(last2) AS r
+     FROM cgroup_latest
+     WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String}
+     GROUP BY host, cgroup
+     ORDER BY host, cgroup`,
+    { org_id: orgId, cluster_id: clusterId },
+  );
+  return rows.map(({ host, cgroup, r }) => {
+    // Tuple: (-ts, node_id, cpu_usage, periods, throttled, quota, period, mem, mem_max, read bytes, write bytes).
+    const [cur, prev] = r.map((t) => t.map((x) => (x == null ? null : Number(x))));
+    const ts = -(cur[0] as number);
+    const dt = prev ? (ts + (prev[0] as number)) / 1000 : 0;
+    const d = (i: number) => {
+      if (!prev || dt <= 0) return null;
+      const v = (cur[i] as number) - (prev[i] as number);
+      return v < 0 ? null : v;
+    };
+    const rate = (i: number, scale = 1) => {
+      const v = d(i);
+      return v === null ? null : v / dt / scale;
+    };
+    const dnp = d(3);
+    const dnt = d(4);
+    const quota = cur[5];
+    const period = cur[6] as number;
+    return {
+      ts,
+      host,
+      cgroup,
+      node_id: cur[1] === 0 ? null : (cur[1] as number),
+      cpu_cores: rate(2, 1e6),
+      cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
+      throttled_ratio: dnp !== null && dnt !== null && dnp > 0 ? dnt / dnp : null,
+      throttled_s_per_s: null,
+      mem_current: cur[7] as number,
+      mem_max: cur[8],
+      io_read_bps: rate(9),
+      io_write_bps: rate(10),
+      io_read_iops: null,
+      io_write_iops: null,
+    };
+  });
 }

@@ -3,16 +3,14 @@
  * option objects that the `echartsAction` applies, so they are unit-tested directly.
  */
 import type { EChartsCoreOption } from 'echarts/core';
+import type { TChartSeries, TClusterCharts } from '@clusterscope/schema';
+import { bytes } from '../format';
 
 export type TUnit = 'count' | 'cores' | 'bytes' | 'ratio' | 'Bps';
 export type TPoint = [number, number | null];
 
 /** A series as the dashboard procedures return it. */
-export interface TSeriesIn {
-  name: string;
-  node_id: number | null;
-  data: TPoint[];
-}
+export type TSeriesIn = TChartSeries;
 
 export interface TLine {
   name: string;
@@ -52,8 +50,6 @@ const TONE = { bad: '#dc2626', warn: '#d97706', ok: '#16a34a' } as const;
 export const colorOf = (s: { node_id: number | null; name: string }, i = 0): string =>
   PALETTE[((s.node_id ?? i + 1) - 1 + PALETTE.length) % PALETTE.length];
 
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
 /** A value with its unit, for tooltips and axis labels. */
 export function formatValue(v: number | null | undefined, unit: TUnit): string {
   if (v == null || !Number.isFinite(v)) return '—';
@@ -65,16 +61,9 @@ export function formatValue(v: number | null | undefined, unit: TUnit): string {
     case 'ratio':
       return `${(v * 100).toFixed(Math.abs(v) >= 0.1 ? 0 : 1)}%`;
     case 'bytes':
-    case 'Bps': {
-      let x = v;
-      let i = 0;
-      while (Math.abs(x) >= 1024 && i < BYTE_UNITS.length - 1) {
-        x /= 1024;
-        i++;
-      }
-      const s = `${x.toFixed(i === 0 || Math.abs(x) >= 100 ? 0 : 1)} ${BYTE_UNITS[i]}`;
-      return unit === 'Bps' ? `${s}/s` : s;
-    }
+      return bytes(v);
+    case 'Bps':
+      return `${bytes(v)}/s`;
   }
 }
 
@@ -172,24 +161,9 @@ export function buildTimeOption(c: TTimeChart): EChartsCoreOption {
   };
 }
 
-/** Inputs the health charts read (a subset of the dashboard `charts` procedure's output). */
-export interface TChartsIn {
-  from: number;
-  to: number;
-  ranges_underreplicated: [number, number][];
-  ranges_unavailable: [number, number][];
-  leaseholders: TSeriesIn[];
-  cpu: TSeriesIn[];
-  cpu_limit: TSeriesIn[];
-  throttled: TSeriesIn[];
-  mem: TSeriesIn[];
-  mem_limit: TSeriesIn[];
-  io_read: TSeriesIn[];
-  io_write: TSeriesIn[];
-  /** io.max limits per node (absent from older payloads). */
-  io_read_limit?: TSeriesIn[];
-  io_write_limit?: TSeriesIn[];
-}
+/** Inputs the health charts read (the dashboard's chart view-model; io limits optional). */
+export type TChartsIn = Omit<TClusterCharts, 'resolution' | 'step_ms' | 'io_read_limit' | 'io_write_limit'> &
+  Partial<Pick<TClusterCharts, 'io_read_limit' | 'io_write_limit'>>;
 
 const perNode = (xs: readonly TSeriesIn[], suffix = ''): TLine[] =>
   xs.map((s, i) => ({ name: `${s.name}${suffix}`, data: s.data, color: colorOf(s, i) }));

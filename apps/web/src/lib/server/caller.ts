@@ -1,14 +1,18 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
 import { TRPCError } from '@trpc/server';
-import { appRouter, createCallerFactory } from '@clusterscope/api';
+import { appRouter, createCallerFactory, type TContext } from '@clusterscope/api';
 import { createContext } from './context';
 
 const factory = createCallerFactory(appRouter);
+/** One caller resolution per request: the layout and page loads of a request share `locals`. */
+const callers = new WeakMap<App.Locals, TContext['callers']>();
 
 /** Server-side caller for load functions, scoped to the org in the URL. */
 export async function getCaller(event: RequestEvent, org: string) {
   const ctx = await createContext(event);
-  return factory({ ...ctx, orgSlug: org });
+  let cache = callers.get(event.locals);
+  if (!cache) callers.set(event.locals, (cache = new Map()));
+  return factory({ ...ctx, orgSlug: org, callers: cache });
 }
 
 const status: Partial<Record<TRPCError['code'], number>> = {

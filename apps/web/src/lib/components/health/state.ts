@@ -5,11 +5,4 @@ export {
   type TNodeState,
 } from '@clusterscope/schema/health';
 
-/** Compact age: "4s", "3m", "2h", "5d". */
-export function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86_400)}d`;
-}
+export { age } from '$lib/format';

@@ -1,4 +1,5 @@
 /** Time range of the dashboard, kept in the URL: `?range=1h` (preset, ends now) or `?from=&to=` (custom). */
+import { MAX_CHART_SPAN_DAYS, MAX_CHART_SPAN_MS } from '@clusterscope/schema/health';
 
 export const RANGE_PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d'] as const;
 export type TRangePreset = (typeof RANGE_PRESETS)[number];
@@ -13,8 +14,8 @@ const PRESET_MS: Record<TRangePreset, number> = {
   '7d': 7 * 1440 * MIN,
   '30d': 30 * 1440 * MIN,
 };
-/** Longest custom window (the charts procedure allows 92 days). */
-export const MAX_SPAN_MS = 92 * 1440 * MIN;
+/** Longest custom window (the one chart-window limit of @clusterscope/schema). */
+export const MAX_SPAN_MS = MAX_CHART_SPAN_MS;
 
 export interface TRange {
   from: number;
@@ -49,7 +50,8 @@ export function parseRange(params: URLSearchParams, now: number = Date.now()): T
     if (from === null) return preset(DEFAULT_RANGE, `from: not a date (${fromS ?? 'missing'})`);
     if (to === null) return preset(DEFAULT_RANGE, `to: not a date (${toS})`);
     if (to <= from) return preset(DEFAULT_RANGE, 'to must be after from');
-    if (to - from > MAX_SPAN_MS) return preset(DEFAULT_RANGE, 'range must be at most 92 days');
+    if (to - from > MAX_SPAN_MS)
+      return preset(DEFAULT_RANGE, `range must be at most ${MAX_CHART_SPAN_DAYS} days`);
     return { from, to, key: 'custom' };
   }
   const r = params.get('range');

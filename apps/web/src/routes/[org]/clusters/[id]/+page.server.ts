@@ -1,14 +1,14 @@
 import { getCaller, load as call } from '$lib/server/caller';
 import { parseRange } from '$lib/components/time/range';
+import { LIVE_HEALTH } from '$lib/live';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
+  event.depends(LIVE_HEALTH);
   const api = await getCaller(event, event.params.org);
   const range = parseRange(event.url.searchParams);
-  const id = event.params.id;
-  const w = { id, from: range.from, to: range.to };
-  const [overview, charts, events] = await call(() =>
-    Promise.all([api.dashboard.nodes({ id }), api.dashboard.charts(w), api.dashboard.events(w)]),
+  const view = await call(() =>
+    api.dashboard.clusterView({ id: event.params.id, from: range.from, to: range.to }),
   );
-  return { range, overview, charts, events };
+  return { range, view };
 };

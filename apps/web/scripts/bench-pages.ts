@@ -1,0 +1,192 @@
+/**
+ * `npm run bench:pages`: server time of each dashboard page's data (`__data.json`), as a browser navigation
+ * asks for it (layout + page loads), on a 50-node cluster with 30 days of history.
+ *
+ * 1. Starts its own app (launcher, temp DATA_DIR, free loopback port, embedded databases, DEMO=0) from the
+ *    production build (`vite build` first), creates a cluster and BENCH_RUNS finished pgbench runs of one
+ *    workload over the REST API, then stops the app.
+ * 2. Loads BENCH_NODES × BENCH_DAYS × 10 s of node_status + cgroup_usage history for that cluster into the
+ *    app's chDB directory with bench:query's generator (tsdb `loadBenchData`), and starts the app again.
+ * 3. Signs in as the demo admin and times BENCH_ITERATIONS sequential requests per page (after one warm-up):
+ *    cluster (1 h, 24 h, 30 d), node (1 h), on-call, clusters list, runs, run, compare (3 runs), workload.
+ * Prints ONE JSON line: `<page>_p50_ms`/`<page>_p95_ms` per page and `cluster_html_kb` (the cluster page's
+ * server-rendered HTML, 1 h). Loopback only; the temp directory is removed at the end.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadBenchData, migrate, openClickHouse } from '@clusterscope/tsdb';
+import { appEnv, freePort, runScript, startApp } from './lib/app';
+import { REPO_ROOT } from './lib/env';
+
+const num = (name: string, def: number) => {
+  const raw = process.env[name];
+  const v = raw === undefined || raw === '' ? def : Number(raw);
+  if (!Number.isInteger(v) || v <= 0) {
+    console.error(`bench-pages: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return v;
+};
+const NODES = num('BENCH_NODES', 50);
+const DAYS = num('BENCH_DAYS', 30);
+const ITER = num('BENCH_ITERATIONS', 30);
+const RUNS = num('BENCH_RUNS', 8);
+const ORG = 'demo';
+const log = (m: string) => console.error(`bench-pages: ${m}`);
+
+const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function ok(res: Response, what: string): Promise<string> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** Signs in with the demo admin login the launcher wrote; returns the Cookie header. */
+async function signIn(base: string, dataDir: string): Promise<string> {
+  const txt = readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
+  const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
+  const res = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ email: get('email'), password: get('password') }),
+  });
+  await ok(res, 'sign-in');
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
+interface TSetup {
+  orgId: string;
+  clusterId: string;
+  runIds: string[];
+  workloadId: string;
+}
+
+/** Cluster, runs and workload through the public API (first app start). */
+async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<TSetup> {
+  const out = await runScript(
+    ['scripts/admin.ts', 'token', 'create', '--org', ORG, '--name', 'bench', '--scopes', 'admin,runs:write'],
+    env,
+  );
+  const token = out.trim().split('\n').pop() ?? '';
+  const api = async (method: string, url: string, body?: unknown) =>
+    JSON.parse(
+      await ok(
+        await fetch(`${base}/api/v1${url}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+        `${method} ${url}`,
+      ),
+    ) as Record<string, unknown>;
+  const cluster = await api('POST', '/clusters', { name: 'bench' });
+  const output = readFileSync(path.join(REPO_ROOT, 'packages/bench/fixtures/pgbench_tpcb.txt'), 'utf8');
+  const runIds: string[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const run = await api('POST', '/runs', {
+      cluster: 'bench',
+      workload: 'bench-tpcb',
+      tool: 'pgbench',
+      git: { repo: 'acme/db', branch: 'main', sha: `sha${i}` },
+    });
+    const id = run.id as string;
+    await api('POST', `/runs/${id}/output`, { output });
+    await api('POST', `/runs/${id}/finish`, { status: 'succeeded', exitCode: 0 });
+    runIds.push(id);
+  }
+  const run = await api('GET', `/runs/${runIds[0]}`);
+  const cookie = await signIn(base, dataDir);
+  const current = JSON.parse(
+    await ok(
+      await fetch(`${base}/api/trpc/orgs.current`, { headers: { cookie, 'x-org': ORG } }),
+      'orgs.current',
+    ),
+  ) as { result: { data: { id: string } } };
+  return {
+    orgId: current.result.data.id,
+    clusterId: cluster.id as string,
+    runIds,
+    workloadId: run.workloadId as string,
+  };
+}
+
+async function timePage(base: string, cookie: string, url: string): Promise<number[]> {
+  const get = async () => {
+    const res = await fetch(`${base}${url}`, { headers: { cookie } });
+    const text = await ok(res, url);
+    if (!text.startsWith('{"type":"data"')) throw new Error(`${url}: ${text.slice(0, 300)}`);
+  };
+  await get(); // warm-up
+  const out: number[] = [];
+  for (let i = 0; i < ITER; i++) {
+    const t = performance.now();
+    await get();
+    out.push(performance.now() - t);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cs-bench-pages-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = appEnv(dataDir, port);
+  let app: Awaited<ReturnType<typeof startApp>> | null = null;
+  try {
+    log(`starting the app on ${base} (data in ${dataDir})`);
+    app = await startApp(env);
+    const s = await setUp(base, dataDir, env);
+    await app.stop();
+    app = null;
+
+    log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
+    const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
+    await migrate(ch);
+    const gen = await loadBenchData(ch, { orgId: s.orgId, clusterId: s.clusterId, nodes: NODES, days: DAYS });
+    await ch.close();
+    log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
+
+    app = await startApp(env);
+    const cookie = await signIn(base, dataDir);
+    const c = `/${ORG}/clusters/${s.clusterId}`;
+    const pages: [string, string][] = [
+      ['cluster_1h', `${c}/__data.json?range=1h`],
+      ['cluster_24h', `${c}/__data.json?range=24h`],
+      ['cluster_30d', `${c}/__data.json?range=30d`],
+      ['node', `${c}/nodes/1/__data.json?range=1h`],
+      ['oncall', `/${ORG}/oncall/__data.json`],
+      ['clusters', `/${ORG}/clusters/__data.json`],
+      ['runs', `/${ORG}/runs/__data.json`],
+      ['run', `/${ORG}/runs/${s.runIds[0]}/__data.json`],
+      ['compare', `/${ORG}/compare/__data.json?runs=${s.runIds.slice(0, 3).join(',')}`],
+      ['workload', `/${ORG}/workloads/${s.workloadId}/__data.json`],
+    ];
+    const result: Record<string, number> = { nodes: NODES, days: DAYS, iterations: ITER };
+    for (const [name, url] of pages) {
+      const xs = await timePage(base, cookie, url);
+      result[`${name}_p50_ms`] = r1(pct(xs, 50));
+      result[`${name}_p95_ms`] = r1(pct(xs, 95));
+      log(`${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
+    }
+    const html = await ok(await fetch(`${base}${c}?range=1h`, { headers: { cookie } }), 'cluster page');
+    result.cluster_html_kb = r1(Buffer.byteLength(html) / 1024);
+    console.log(JSON.stringify(result));
+  } finally {
+    await app?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    log(err.stack ?? String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,184 @@
+/**
+ * View-models of the health pages: what the cluster, node and on-call pages render, defined once for
+ * the services (return types), the API (`.output()`) and the web app (chart builders, components).
+ */
+import { z } from 'zod';
+import { ZLiveness } from './common';
+import { NODE_STATES } from './health';
+
+export const ZNodeState = z.enum(NODE_STATES);
+
+export const ZHealthCounts = z.object({
+  /** Nodes not decommissioned. */
+  total: z.number(),
+  live: z.number(),
+  /** UNAVAILABLE, UNKNOWN or STALE. */
+  suspect: z.number(),
+  dead: z.number(),
+  /** DRAINING or DECOMMISSIONING. */
+  draining: z.number(),
+  stale: z.number(),
+  ranges_underreplicated: z.number(),
+  ranges_unavailable: z.number(),
+  /** Newest sample of any node; null when the cluster never reported. */
+  last_ts: z.number().nullable(),
+});
+export type THealthCounts = z.infer<typeof ZHealthCounts>;
+
+export const ZClusterStatus = z.object({
+  level: z.enum(['ok', 'warn', 'bad', 'stale', 'empty']),
+  /** One short line for a phone: "All 5 live", "1 dead", "2 suspect". */
+  headline: z.string(),
+  /** Secondary facts: ranges, draining nodes. */
+  details: z.array(z.string()),
+});
+export type TClusterStatus = z.infer<typeof ZClusterStatus>;
+export type TStatusLevel = TClusterStatus['level'];
+
+export const ZClusterRef = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  demo: z.boolean(),
+  intervalS: z.number(),
+});
+
+export const ZClusterHealth = z.object({
+  cluster: ZClusterRef,
+  counts: ZHealthCounts,
+  status: ZClusterStatus,
+});
+export type TClusterHealth = z.infer<typeof ZClusterHealth>;
+
+/** One row of the node table: latest status, derived state and the node's latest cgroup reading. */
+export const ZNodeView = z.object({
+  node_id: z.number(),
+  address: z.string(),
+  locality: z.string(),
+  build: z.string(),
+  state: ZNodeState,
+  liveness: ZLiveness,
+  last_ts: z.number(),
+  started_at: z.number().nullable(),
+  uptime_s: z.number(),
+  replicas: z.number(),
+  leaseholders: z.number(),
+  leaders: z.number(),
+  ranges: z.number(),
+  ranges_underreplicated: z.number(),
+  ranges_unavailable: z.number(),
+  live_bytes: z.number(),
+  capacity: z.number(),
+  capacity_used: z.number(),
+  capacity_available: z.number(),
+  /** Latest cgroup reading tied to this node (null without cgroup data). */
+  cgroup: z
+    .object({
+      ts: z.number(),
+      cpu_cores: z.number().nullable(),
+      cpu_limit_cores: z.number().nullable(),
+      throttled_ratio: z.number().nullable(),
+      mem_current: z.number(),
+      mem_max: z.number().nullable(),
+      io_read_bps: z.number().nullable(),
+      io_write_bps: z.number().nullable(),
+    })
+    .nullable(),
+});
+export type TNodeView = z.infer<typeof ZNodeView>;
+
+const ZPoint = z.tuple([z.number(), z.number().nullable()]);
+
+/** One line of a chart: "n3" for a node, the host otherwise. */
+export const ZChartSeries = z.object({
+  name: z.string(),
+  node_id: z.number().nullable(),
+  data: z.array(ZPoint),
+});
+export type TChartSeries = z.infer<typeof ZChartSeries>;
+
+/** The six health charts of a cluster (or one node) over a window. */
+export const ZClusterCharts = z.object({
+  from: z.number(),
+  to: z.number(),
+  resolution: z.enum(['raw', '1m', '1h']),
+  /** Spacing of points: the push interval for raw data, else the rollup bucket. */
+  step_ms: z.number(),
+  ranges_underreplicated: z.array(z.tuple([z.number(), z.number()])),
+  ranges_unavailable: z.array(z.tuple([z.number(), z.number()])),
+  leaseholders: z.array(ZChartSeries),
+  cpu: z.array(ZChartSeries),
+  cpu_limit: z.array(ZChartSeries),
+  throttled: z.array(ZChartSeries),
+  mem: z.array(ZChartSeries),
+  mem_limit: z.array(ZChartSeries),
+  io_read: z.array(ZChartSeries),
+  io_write: z.array(ZChartSeries),
+  /** io.max read / write limits (bytes/s, summed over limited devices; null = unlimited). */
+  io_read_limit: z.array(ZChartSeries),
+  io_write_limit: z.array(ZChartSeries),
+});
+export type TClusterCharts = z.infer<typeof ZClusterCharts>;
+
+/** A liveness transition. */
+export const ZNodeEventView = z.object({
+  ts: z.number(),
+  node_id: z.number(),
+  from: ZLiveness,
+  to: ZLiveness,
+});
+
+/** The cluster page: headline, node table, charts and liveness events (newest first). */
+export const ZClusterView = ZClusterHealth.extend({
+  now: z.number(),
+  nodes: z.array(ZNodeView),
+  charts: ZClusterCharts,
+  events: z.array(ZNodeEventView),
+});
+export type TClusterView = z.infer<typeof ZClusterView>;
+
+export const ZNodeSample = z.object({
+  ts: z.number(),
+  live: z.boolean(),
+  replicas: z.number().nullable(),
+  leaseholders: z.number().nullable(),
+  ranges_underreplicated: z.number().nullable(),
+  ranges_unavailable: z.number().nullable(),
+  uptime_s: z.number().nullable(),
+});
+
+export const ZStatePeriod = z.object({
+  state: ZLiveness,
+  from: z.number(),
+  /** null = still in this state at the end of the window. */
+  to: z.number().nullable(),
+});
+export type TStatePeriod = z.infer<typeof ZStatePeriod>;
+
+/** The node page: its table row, state periods, events (newest first), recent raw samples and charts. */
+export const ZNodeDetailView = z.object({
+  now: z.number(),
+  cluster: ZClusterRef,
+  node: ZNodeView,
+  periods: z.array(ZStatePeriod),
+  events: z.array(ZNodeEventView),
+  samples: z.array(ZNodeSample),
+  charts: ZClusterCharts,
+});
+export type TNodeDetailView = z.infer<typeof ZNodeDetailView>;
+
+export const ZOncallNode = z.object({
+  node_id: z.number(),
+  address: z.string(),
+  state: ZNodeState,
+  last_ts: z.number(),
+  ranges_underreplicated: z.number(),
+  ranges_unavailable: z.number(),
+});
+
+/** The phone view: per cluster one status and its nodes worst-first. */
+export const ZOncallView = z.object({
+  now: z.number(),
+  clusters: z.array(ZClusterHealth.extend({ nodes: z.array(ZOncallNode) })),
+});
+export type TOncallView = z.infer<typeof ZOncallView>;
