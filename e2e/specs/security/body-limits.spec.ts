@@ -53,13 +53,21 @@ function postStatus(url: string, body: string): Promise<number> {
   return new Promise((resolve) => {
     const req = http.request(
       new URL(url, `http://127.0.0.1:${PORT}`),
-      { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ci}` } },
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          authorization: `Bearer ${ci}`,
+        },
+      },
       (res) => {
         resolve(res.statusCode ?? 0);
         res.resume();
       },
     );
-    req.on('error', () => undefined); // EPIPE/ECONNRESET after the early answer
+    // EPIPE/ECONNRESET after the early answer; a reset before any answer resolves 0 (fails, never hangs).
+    req.on('error', () => setTimeout(() => resolve(0), 1000));
     req.end(body);
   });
 }
