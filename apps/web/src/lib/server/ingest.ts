@@ -15,6 +15,7 @@ import {
 import { readBearer } from './context';
 import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
+import { readCapped } from './json-body';
 import { notify } from './live';
 import { createRateLimiter, type TRateLimiter } from './rate-limit';
 
@@ -68,23 +69,9 @@ export async function readRawBody(
   if (!gz && enc !== '' && enc !== 'identity')
     throw new BodyError(415, `unsupported Content-Encoding '${enc}' (use gzip or none)`);
   const tooLarge = () => new BodyError(413, `body exceeds INGEST_MAX_BYTES (${mb(maxBytes)})`);
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
+  const read = await readCapped(request, maxBytes);
+  if (!read) throw tooLarge();
+  const { chunks, size } = read;
   // One allocation of exactly `size` bytes (its own ArrayBuffer, so it can move to a worker).
   const bytes = Buffer.allocUnsafeSlow(size);
   let at = 0;

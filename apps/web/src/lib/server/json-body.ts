@@ -58,22 +58,9 @@ export async function guardJsonRequest(
   if (input && jsonDepth(input, maxDepth) > maxDepth) return tooDeep('input');
   if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return request;
 
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = Buffer.concat(chunks);
+  const read = await readCapped(request, maxBytes);
+  if (!read) return tooLarge();
+  const bytes = Buffer.concat(read.chunks, read.size);
   if (jsonDepth(bytes.toString('utf8'), maxDepth) > maxDepth) return tooDeep('body');
   return new Request(request.url, {
     method: request.method,
@@ -81,4 +68,27 @@ export async function guardJsonRequest(
     body: bytes,
     signal: request.signal,
   });
+}
+
+/** A body's chunks, or null once it is larger than `maxBytes` (declared or streamed; the rest is not read). */
+export async function readCapped(
+  request: Request,
+  maxBytes: number,
+): Promise<{ chunks: Uint8Array[]; size: number } | null> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (!request.body) return { chunks, size };
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { chunks, size };
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
 }
