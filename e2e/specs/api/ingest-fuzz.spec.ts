@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { DATA_DIR } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { cliToken as createCliToken } from '../../fixtures/launch';
 
 /** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 
 /**
  * Throws thousands of malformed payloads at /api/v1/ingest (and random text at /runs/{id}/output):
@@ -16,25 +13,7 @@ const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 
 const uid = () => randomBytes(4).toString('hex');
 
-function cliToken(scopes: string): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...TSX_LOADER,
-      ADMIN,
-      'token',
-      'create',
-      '--org',
-      'demo',
-      '--name',
-      `e2e-fuzz-${uid()}`,
-      '--scopes',
-      scopes,
-    ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-  );
-  return out.trim().split('\n').pop()!;
-}
+const cliToken = (scopes: string) => createCliToken(scopes, 'e2e-fuzz');
 
 const valid = () => ({
   kind: 'node_status', ts: Date.now(), node_id: 1, address: 'n1:26257', liveness: 'LIVE', is_live: true,

@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
-import { DATA_DIR } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { cliToken as createCliToken } from '../../fixtures/launch';
 
 /**
  * Every REST route of /api/v1/openapi.json (plus the /api/v1/export downloads) gets hostile values for each
@@ -11,7 +9,6 @@ import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
  * database/stack text, and /api/health stays ok. Named cases pin the date range, JSON depth and raw window.
  */
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
 const HOUR = 3_600_000;
@@ -19,25 +16,7 @@ const HOUR = 3_600_000;
 const LEAK =
   /prisma|sqlstate|invalid input syntax|violates .* constraint|DB::Exception|"stack"|\bat \S+ \(\S+:\d+:\d+\)|Maximum call stack/i;
 
-function cliToken(scopes: string): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...TSX_LOADER,
-      ADMIN,
-      'token',
-      'create',
-      '--org',
-      'demo',
-      '--name',
-      `e2e-rest-fuzz-${uid()}`,
-      '--scopes',
-      scopes,
-    ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-  );
-  return out.trim().split('\n').pop()!;
-}
+const cliToken = (scopes: string) => createCliToken(scopes, 'e2e-rest-fuzz');
 
 type TSchema = {
   type?: string | string[];

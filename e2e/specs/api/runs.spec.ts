@@ -1,37 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { DATA_DIR } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { cliToken as createCliToken } from '../../fixtures/launch';
 
 /** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
 const fixture = (name: string) =>
   readFileSync(new URL(`../../../packages/bench/fixtures/${name}`, import.meta.url), 'utf8');
 
-function cliToken(scopes: string): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...TSX_LOADER,
-      ADMIN,
-      'token',
-      'create',
-      '--org',
-      'demo',
-      '--name',
-      `e2e-runs-${uid()}`,
-      '--scopes',
-      scopes,
-    ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-  );
-  return out.trim().split('\n').pop()!;
-}
+const cliToken = (scopes: string) => createCliToken(scopes, 'e2e-runs');
 
 let ci: string;
 let admin: string;

@@ -1,33 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { DATA_DIR } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { cliToken as createCliToken } from '../../fixtures/launch';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 const uid = () => randomBytes(4).toString('hex');
 const LEAKS = /prisma|postgres|invalid byte|0x00|\bat \w+ \(|node_modules|stack|SELECT|INSERT|\.ts:\d+/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function cliToken(scopes: string): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...TSX_LOADER,
-      ADMIN,
-      'token',
-      'create',
-      '--org',
-      'demo',
-      '--name',
-      `e2e-err-${uid()}`,
-      '--scopes',
-      scopes,
-    ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-  );
-  return out.trim().split('\n').pop()!;
-}
+const cliToken = (scopes: string) => createCliToken(scopes, 'e2e-err');
 
 let admin: string;
 let ci: string;
