@@ -216,7 +216,8 @@ export function redactTarget(target: string): string {
 
 // ---- workloads API ----
 
-const ZName = z
+/** A name or id from a client: trimmed, 1–128 characters, no control characters (PostgreSQL rejects NUL). */
+export const ZName = z
   .string()
   .trim()
   .min(1)

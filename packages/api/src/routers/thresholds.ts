@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteThreshold, findThresholds, saveThreshold } from '@clusterscope/services';
-import { ZThreshold, ZThresholdInput } from '@clusterscope/schema';
+import { ZName, ZThreshold, ZThresholdInput } from '@clusterscope/schema';
 import { orgProcedure, router } from '../trpc';
 
 const tags = ['thresholds'];
@@ -8,7 +8,7 @@ const tags = ['thresholds'];
 export const thresholdsRouter = router({
   list: orgProcedure
     .meta({ openapi: { method: 'GET', path: '/thresholds', tags, summary: 'List regression thresholds' } })
-    .input(z.object({ workloadId: z.string().min(1).max(64).optional() }))
+    .input(z.object({ workloadId: ZName.optional() }))
     .output(z.array(ZThreshold))
     .query(({ ctx, input }) => findThresholds(ctx.deps, ctx.caller, input.workloadId)),
   save: orgProcedure
@@ -27,7 +27,7 @@ export const thresholdsRouter = router({
     .mutation(({ ctx, input }) => saveThreshold(ctx.deps, ctx.caller, input)),
   delete: orgProcedure
     .meta({ openapi: { method: 'DELETE', path: '/thresholds/{id}', tags, summary: 'Delete a threshold' } })
-    .input(z.object({ id: z.string().min(1).max(64) }))
+    .input(z.object({ id: ZName }))
     .output(z.object({ id: z.string(), deleted: z.boolean() }))
     .mutation(({ ctx, input }) => deleteThreshold(ctx.deps, ctx.caller, input.id)),
 });
