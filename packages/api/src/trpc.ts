@@ -65,7 +65,8 @@ const t = initTRPC
         data: {
           ...shape.data,
           stack: undefined,
-          issues: cause instanceof ZodError ? cause.issues : undefined,
+          issues:
+            cause instanceof ZodError || cause?.name === 'ZodError' ? (cause as ZodError).issues : undefined,
         },
       };
     },
@@ -84,7 +85,44 @@ const errors = t.middleware(async ({ next }) => {
   return res;
 });
 
-export const publicProcedure = t.procedure.use(errors);
+/** Path of the first string (value or key) holding a NUL character, which no store accepts as text. */
+export function nulPath(v: unknown, path: (string | number)[] = [], depth = 0): (string | number)[] | null {
+  if (typeof v === 'string') return v.includes('\u0000') ? path : null;
+  if (v === null || typeof v !== 'object' || depth > 64) return null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const p = nulPath(v[i], [...path, i], depth + 1);
+      if (p) return p;
+    }
+    return null;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    if (k.includes('\u0000')) return [...path, k];
+    const p = nulPath(x, [...path, k], depth + 1);
+    if (p) return p;
+  }
+  return null;
+}
+
+/** Refuses NUL characters anywhere in the input with a 400 naming the field, for every procedure at once. */
+const noNul = t.middleware(async ({ getRawInput, next }) => {
+  const path = nulPath(await getRawInput());
+  if (path) {
+    const message = 'may not contain a NUL character (\\u0000)';
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `${path.map((k) => String(k).replaceAll('\u0000', '\\0')).join('.') || 'input'}: ${message}`,
+      // Shaped as input validation (name + issues) so both adapters answer it like a schema error.
+      cause: Object.assign(new Error(message), {
+        name: 'ZodError',
+        issues: [{ code: 'custom', path, message }],
+      }),
+    });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(errors).use(noNul);
 
 /** Signed-in user (session), no org needed. */
 export const userProcedure = publicProcedure.use(({ ctx, next }) => {

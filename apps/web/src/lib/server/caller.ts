@@ -1,7 +1,7 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
-import { TRPCError } from '@trpc/server';
 import { appRouter, createCallerFactory, type TContext } from '@clusterscope/api';
 import { createContext } from './context';
+import { statusOf } from './status';
 
 const factory = createCallerFactory(appRouter);
 /** One caller resolution per request: the layout and page loads of a request share `locals`. */
@@ -15,23 +15,14 @@ export async function getCaller(event: RequestEvent, org: string) {
   return factory({ ...ctx, orgSlug: org, callers: cache });
 }
 
-const status: Partial<Record<TRPCError['code'], number>> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  UNPROCESSABLE_CONTENT: 422,
-  SERVICE_UNAVAILABLE: 503,
-};
-
 /** Runs a procedure in a load function; tRPC errors become SvelteKit error pages with the same status. */
 export async function load<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     // Unmapped codes (INTERNAL_SERVER_ERROR) are unexpected: handleError logs them and shows only an id.
-    if (err instanceof TRPCError && status[err.code]) error(status[err.code]!, err.message);
+    const status = statusOf(err);
+    if (status) error(status, (err as Error).message);
     throw err;
   }
 }

@@ -9,27 +9,15 @@ import {
   hasScope,
   ingestPrepared,
   type TDeps,
-  type TErrorCode,
   type TIngestPool,
 } from '@clusterscope/services';
 import { readBearer } from './context';
 import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
 import { readCapped } from './json-body';
+import { statusOf } from './status';
 import { notify } from './live';
 import { createRateLimiter, type TRateLimiter } from './rate-limit';
-
-const STATUS: Record<TErrorCode, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNPROCESSABLE_CONTENT: 422,
-  TOO_MANY_REQUESTS: 429,
-  SERVICE_UNAVAILABLE: 503,
-};
 
 /** A JSON error answer `{error, issues?, dependency?}`; never cached. */
 export function errorResponse(
@@ -112,7 +100,7 @@ function fromAppError(err: AppError): Response {
   const extra: Record<string, unknown> = {};
   if (err.details?.dependency) extra.dependency = err.details.dependency;
   const headers: Record<string, string> = err.code === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {};
-  return errorResponse(STATUS[err.code] ?? 400, err.message, extra, headers);
+  return errorResponse(statusOf(err) ?? 400, err.message, extra, headers);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { fail, redirect } from '@sveltejs/kit';
-import { TRPCError } from '@trpc/server';
 import { getCaller, load as call } from '$lib/server/caller';
+import { statusOf } from '$lib/server/status';
 import type { Actions, PageServerLoad } from './$types';
 
 /** The invited person's page: sign in (or sign up) with the invited email, then accept or decline. */
@@ -22,7 +22,8 @@ async function act(event: Parameters<Actions[string]>[0], accept: boolean) {
     const res = await api.orgs.acceptInvitation({ id: event.params.id });
     redirect(303, `/${res.org.slug}/clusters`);
   } catch (err) {
-    if (err instanceof TRPCError) return fail(err.code === 'NOT_FOUND' ? 404 : 409, { error: err.message });
+    const status = statusOf(err);
+    if (status) return fail(status, { error: (err as Error).message });
     throw err;
   }
 }

@@ -1,13 +1,6 @@
 import { error, type RequestEvent } from '@sveltejs/kit';
-import { TRPCError } from '@trpc/server';
 import { getCaller } from '$lib/server/caller';
-
-const STATUS: Partial<Record<TRPCError['code'], number>> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-};
+import { statusOf } from '$lib/server/status';
 
 /**
  * Runs an export procedure for the org in `?org=` (browser session) or the bearer token's org,
@@ -31,7 +24,8 @@ export async function download(
     });
   } catch (err) {
     // Unmapped codes (INTERNAL_SERVER_ERROR) are unexpected: handleError logs them and answers an id.
-    if (err instanceof TRPCError && STATUS[err.code]) error(STATUS[err.code]!, err.message);
+    const status = statusOf(err);
+    if (status) error(status, (err as Error).message);
     throw err;
   }
 }
