@@ -51,6 +51,88 @@ export function deriveNodeState(
   return state;
 }
 
+/** Lower-case state word for sentences ("2 stale", "1 unavailable"): the same words as the badges. */
+export const stateWord = (s: TNodeState): string => s.toLowerCase();
+
+/**
+ * On-call severity groups, worst first:
+ * - critical: unavailable ranges, or a node DEAD or UNAVAILABLE;
+ * - warning: under-replicated ranges, a STALE node in an otherwise reporting cluster, or a cluster that
+ *   went silent recently;
+ * - ok: everything else that reports;
+ * - quiet: never reported, or silent for longer than QUIET_AFTER_MS (one compact line at the bottom).
+ */
+export const SEVERITIES = ['critical', 'warning', 'ok', 'quiet'] as const;
+export type TSeverity = (typeof SEVERITIES)[number];
+
+/** A cluster with no node heard from for this long is "quiet" rather than a warning. */
+export const QUIET_AFTER_MS = 60 * 60_000;
+
+/** What the severity of a cluster is decided from: its nodes' displayed states and its range counts. */
+export interface TSeverityFacts {
+  /** Displayed node states (STALE when silent), DECOMMISSIONED included. */
+  states: readonly TNodeState[];
+  /** Ranges counted over reporting (not STALE) nodes only. */
+  ranges_unavailable: number;
+  ranges_underreplicated: number;
+  /** Newest sample of any node; null = never reported. */
+  last_ts: number | null;
+}
+
+export function clusterSeverity(f: TSeverityFacts, now: number): TSeverity {
+  if (f.last_ts === null) return 'quiet';
+  const active = f.states.filter((s) => s !== 'DECOMMISSIONED');
+  const reporting = active.filter((s) => s !== 'STALE');
+  if (active.length > 0 && reporting.length === 0)
+    return now - f.last_ts > QUIET_AFTER_MS ? 'quiet' : 'warning';
+  if (f.ranges_unavailable > 0 || active.some((s) => s === 'DEAD' || s === 'UNAVAILABLE')) return 'critical';
+  if (f.ranges_underreplicated > 0 || active.includes('STALE')) return 'warning';
+  return 'ok';
+}
+
+/** Per-state node counts, every state present (zero when none). */
+export function countStates(states: readonly TNodeState[]): Record<TNodeState, number> {
+  const out = Object.fromEntries(NODE_STATES.map((s) => [s, 0])) as Record<TNodeState, number>;
+  for (const s of states) out[s]++;
+  return out;
+}
+
+export interface TOncallSummary {
+  clusters: Record<TSeverity, number>;
+  nodes: Record<TNodeState, number>;
+}
+
+/**
+ * On-call order: severity group, then within critical/warning the one with more broken nodes and ranges,
+ * then name. Returns the clusters with their severity, and the counts of clusters per severity and of
+ * nodes per state for the summary line.
+ */
+export function orderOncall<T extends TSeverityFacts & { name: string }>(
+  clusters: readonly T[],
+  now: number,
+): { clusters: (T & { severity: TSeverity })[]; summary: TOncallSummary } {
+  const n = (c: T, ...of: TNodeState[]) => c.states.filter((s) => of.includes(s)).length;
+  // Within a group: more DEAD/UNAVAILABLE nodes, then unavailable ranges, STALE nodes, under-replicated ranges.
+  const worse = (a: T, b: T) =>
+    n(b, 'DEAD', 'UNAVAILABLE') - n(a, 'DEAD', 'UNAVAILABLE') ||
+    b.ranges_unavailable - a.ranges_unavailable ||
+    n(b, 'STALE') - n(a, 'STALE') ||
+    b.ranges_underreplicated - a.ranges_underreplicated;
+  const withSeverity = clusters.map((c) => ({ ...c, severity: clusterSeverity(c, now) }));
+  withSeverity.sort(
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+      (a.severity === 'quiet' ? 0 : worse(a, b)) ||
+      a.name.localeCompare(b.name),
+  );
+  const summary: TOncallSummary = {
+    clusters: { critical: 0, warning: 0, ok: 0, quiet: 0 },
+    nodes: countStates(clusters.flatMap((c) => c.states)),
+  };
+  for (const c of withSeverity) summary.clusters[c.severity]++;
+  return { clusters: withSeverity, summary };
+}
+
 /** Longest time window a chart, event list or page range may cover. */
 export const MAX_CHART_SPAN_DAYS = 92;
 export const MAX_CHART_SPAN_MS = MAX_CHART_SPAN_DAYS * 86_400_000;

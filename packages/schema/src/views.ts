@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ZLiveness } from './common';
-import { NODE_STATES } from './health';
+import { NODE_STATES, SEVERITIES } from './health';
 
 export const ZNodeState = z.enum(NODE_STATES);
 
@@ -12,12 +12,12 @@ export const ZHealthCounts = z.object({
   /** Nodes not decommissioned. */
   total: z.number(),
   live: z.number(),
-  /** UNAVAILABLE, UNKNOWN or STALE. */
-  suspect: z.number(),
   dead: z.number(),
   /** DRAINING or DECOMMISSIONING. */
   draining: z.number(),
   stale: z.number(),
+  /** Nodes per displayed state (the words and colours of packages/schema/src/health.ts), DECOMMISSIONED included. */
+  states: z.record(ZNodeState, z.number()),
   ranges_underreplicated: z.number(),
   ranges_unavailable: z.number(),
   /** Newest sample of any node; null when the cluster never reported. */
@@ -27,7 +27,7 @@ export type THealthCounts = z.infer<typeof ZHealthCounts>;
 
 export const ZClusterStatus = z.object({
   level: z.enum(['ok', 'warn', 'bad', 'stale', 'empty']),
-  /** One short line for a phone: "All 5 live", "1 dead", "2 suspect". */
+  /** One short line for a phone: "All 5 live", "1 dead", "2 stale". */
   headline: z.string(),
   /** Secondary facts: ranges, draining nodes. */
   details: z.array(z.string()),
@@ -176,9 +176,19 @@ export const ZOncallNode = z.object({
   ranges_unavailable: z.number(),
 });
 
-/** The phone view: per cluster one status and its nodes worst-first. */
+export const ZSeverity = z.enum(SEVERITIES);
+
+/**
+ * The phone view: clusters worst first (critical, warning, ok, then quiet: never reported or silent for
+ * long), each with one status and its nodes worst-first, and a summary of clusters per severity and nodes
+ * per state.
+ */
 export const ZOncallView = z.object({
   now: z.number(),
-  clusters: z.array(ZClusterHealth.extend({ nodes: z.array(ZOncallNode) })),
+  summary: z.object({
+    clusters: z.record(ZSeverity, z.number()),
+    nodes: z.record(ZNodeState, z.number()),
+  }),
+  clusters: z.array(ZClusterHealth.extend({ severity: ZSeverity, nodes: z.array(ZOncallNode) })),
 });
 export type TOncallView = z.infer<typeof ZOncallView>;

@@ -84,6 +84,12 @@ describe('dashboard services', () => {
     expect(o.status.level).toBe('stale');
     const oncall = await getOncall(deps, caller, later);
     expect(oncall.clusters[0].status.headline).toBe('No recent data');
+    // Silent for a minute: still a warning; silent for hours: quiet (collapsed at the bottom of on-call).
+    expect(oncall.clusters[0].severity).toBe('warning');
+    const hours = await getOncall(deps, caller, now + 2 * HOUR);
+    expect(hours.clusters[0].severity).toBe('quiet');
+    expect(hours.summary.clusters).toMatchObject({ quiet: 1, critical: 0 });
+    expect(hours.summary.nodes.STALE).toBe(5);
   });
 
   it('joins the latest cgroup reading against its limits', async () => {

@@ -8,6 +8,7 @@ import type {
   TNodeView,
   TOncallView,
 } from '@clusterscope/schema';
+import { orderOncall } from '@clusterscope/schema';
 import {
   chartStepMs,
   getCgroupSeries,
@@ -390,7 +391,10 @@ export async function getNodeView(
   };
 }
 
-/** The phone view: per cluster one status and its nodes worst-first. */
+/**
+ * The phone view: clusters worst first (`orderOncall`: critical, warning, ok, quiet), each with one status
+ * and its nodes worst-first, and the summary counts of clusters per severity and nodes per state.
+ */
 export async function getOncall(
   deps: TDeps,
   caller: TCaller,
@@ -411,13 +415,20 @@ export async function getOncall(
         })),
       );
       const counts = countHealth(nodes);
-      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes };
+      return {
+        name: c.name,
+        states: nodes.map((n) => n.state),
+        ranges_unavailable: counts.ranges_unavailable,
+        ranges_underreplicated: counts.ranges_underreplicated,
+        last_ts: counts.last_ts,
+        view: { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes },
+      };
     }),
   );
-  // Worst cluster first too.
-  const rank = { bad: 0, stale: 1, warn: 2, empty: 3, ok: 4 } as const;
-  out.sort(
-    (a, b) => rank[a.status.level] - rank[b.status.level] || a.cluster.name.localeCompare(b.cluster.name),
-  );
-  return { now, clusters: out };
+  const ordered = orderOncall(out, now);
+  return {
+    now,
+    summary: ordered.summary,
+    clusters: ordered.clusters.map((c) => ({ ...c.view, severity: c.severity })),
+  };
 }

@@ -34,23 +34,29 @@ describe('deriveNodeState', () => {
 describe('countHealth + clusterStatus', () => {
   it('says all live when every node is live', () => {
     const c = countHealth([node('LIVE'), node('LIVE'), node('LIVE')]);
-    expect(c).toMatchObject({ total: 3, live: 3, suspect: 0, dead: 0 });
+    expect(c).toMatchObject({ total: 3, live: 3, dead: 0, stale: 0 });
+    expect(c.states.LIVE).toBe(3);
     expect(clusterStatus(c)).toMatchObject({ level: 'ok', headline: 'All 3 live' });
   });
-  it('puts dead before suspect and names unavailable ranges', () => {
+  it('puts dead before unavailable and names unavailable ranges', () => {
     const c = countHealth([
       node('DEAD'),
       node('UNAVAILABLE'),
       node('LIVE', { ranges_unavailable: 2, ranges_underreplicated: 7 }),
     ]);
     const s = clusterStatus(c);
-    expect(s).toMatchObject({ level: 'bad', headline: '1 dead' });
+    expect(s).toMatchObject({ level: 'bad', headline: '1 dead · 1 unavailable' });
     expect(s.details).toEqual(['2 unavailable ranges', '7 under-replicated ranges']);
   });
-  it('counts stale nodes as suspect and ignores their (old) range counts', () => {
+  it('says STALE (the badge word) for silent nodes and ignores their (old) range counts', () => {
     const c = countHealth([node('STALE', { ranges_underreplicated: 9 }), node('LIVE')]);
-    expect(c).toMatchObject({ suspect: 1, stale: 1, ranges_underreplicated: 0 });
-    expect(clusterStatus(c)).toMatchObject({ level: 'warn', headline: '1 suspect' });
+    expect(c).toMatchObject({ stale: 1, ranges_underreplicated: 0 });
+    expect(c.states.STALE).toBe(1);
+    expect(clusterStatus(c)).toMatchObject({ level: 'warn', headline: '1 stale', details: [] });
+  });
+  it('is bad (not a warning) for an UNAVAILABLE node', () => {
+    const c = countHealth([node('UNAVAILABLE'), node('LIVE'), node('STALE')]);
+    expect(clusterStatus(c)).toMatchObject({ level: 'bad', headline: '1 unavailable', details: ['1 stale'] });
   });
   it('is stale when nothing was heard from any node', () => {
     const c = countHealth([node('STALE'), node('STALE')]);

@@ -1,5 +1,7 @@
 import {
+  countStates,
   stateRank,
+  stateWord,
   type TClusterStatus,
   type THealthCounts,
   type TLiveness,
@@ -27,7 +29,7 @@ export interface TNodeLike {
 /** Counts for a cluster's headline; range counts include only nodes that are not STALE. */
 export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
   const c: THealthCounts = {
-    total: 0, live: 0, suspect: 0, dead: 0, draining: 0, stale: 0,
+    total: 0, live: 0, dead: 0, draining: 0, stale: 0, states: countStates(nodes.map((n) => n.state)),
     ranges_underreplicated: 0, ranges_unavailable: 0, last_ts: null,
   }; // prettier-ignore
   for (const n of nodes) {
@@ -37,7 +39,6 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
     if (n.state === 'LIVE') c.live++;
     else if (n.state === 'DEAD') c.dead++;
     else if (n.state === 'DRAINING' || n.state === 'DECOMMISSIONING') c.draining++;
-    else if (n.state === 'UNAVAILABLE' || n.state === 'UNKNOWN' || n.state === 'STALE') c.suspect++;
     if (n.state === 'STALE') c.stale++;
     else {
       c.ranges_underreplicated += n.ranges_underreplicated;
@@ -49,21 +50,35 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The one big status per cluster: worst condition first. */
+/** "1 unavailable · 2 stale": nodes in the given states, in the state words of the badges. */
+function nodesIn(c: THealthCounts, states: readonly TNodeState[]): string {
+  return states
+    .filter((s) => (c.states[s] ?? 0) > 0)
+    .map((s) => `${c.states[s]} ${stateWord(s)}`)
+    .join(' · ');
+}
+
+/**
+ * The one big status per cluster, worst condition first, with the severity groups of on-call
+ * (`clusterSeverity`): bad = critical, warn = warning, stale = silent, empty = never reported.
+ */
 export function clusterStatus(c: THealthCounts): TClusterStatus {
   const details: string[] = [];
   if (c.ranges_unavailable > 0) details.push(`${plural(c.ranges_unavailable, 'unavailable range')}`);
   if (c.ranges_underreplicated > 0)
     details.push(`${plural(c.ranges_underreplicated, 'under-replicated range')}`);
-  if (c.draining > 0) details.push(`${c.draining} draining`);
-  if (c.stale > 0) details.push(`${c.stale} not heard from`);
+  const other = nodesIn(c, ['UNKNOWN', 'DRAINING', 'DECOMMISSIONING', 'STARTING']);
+  if (other) details.push(other);
+  if (c.stale > 0 && c.stale < c.total) details.push(`${c.stale} stale`);
   if (c.total === 0) return { level: 'empty', headline: 'No data yet', details };
-  if (c.dead > 0) return { level: 'bad', headline: `${c.dead} dead`, details };
+  if (c.stale === c.total) return { level: 'stale', headline: 'No recent data', details };
+  const broken = nodesIn(c, ['DEAD', 'UNAVAILABLE']);
+  if (broken) return { level: 'bad', headline: broken, details };
   if (c.ranges_unavailable > 0)
     return { level: 'bad', headline: plural(c.ranges_unavailable, 'unavailable range'), details };
-  if (c.stale === c.total) return { level: 'stale', headline: 'No recent data', details };
-  if (c.suspect > 0) return { level: 'warn', headline: `${c.suspect} suspect`, details };
-  if (c.draining > 0 || c.ranges_underreplicated > 0)
+  if (c.stale > 0)
+    return { level: 'warn', headline: `${c.stale} stale`, details: details.filter((d) => !/ stale$/.test(d)) };
+  if (c.live < c.total || c.ranges_underreplicated > 0)
     return { level: 'warn', headline: `${c.live}/${c.total} live`, details };
   return { level: 'ok', headline: `All ${c.total} live`, details };
 }

@@ -1,7 +1,9 @@
 /** Node-state helpers for pages; the rule itself lives in @clusterscope/schema/health (shared with the server). */
 export {
+  NODE_STATES,
   STATE_TONE as TONE,
   deriveNodeState as displayState,
+  stateWord,
   type TNodeState,
 } from '@clusterscope/schema/health';
 
