@@ -46,6 +46,9 @@ test('API token: created in the UI, shown once, works, revoked', async ({ page, 
     .getByRole('row', { name: new RegExp(name) })
     .getByRole('button', { name: 'Revoke' })
     .click();
+  // Revoked tokens move out of the active list into a collapsed section.
+  await expect(page.getByRole('table', { name: 'Active tokens' }).getByText(name)).toHaveCount(0);
+  await page.getByText(/Revoked or expired/).click();
   await expect(page.getByRole('row', { name: new RegExp(name) }).getByText('revoked')).toBeVisible();
   expect(
     (await request.get('/api/v1/clusters', { headers: { authorization: `Bearer ${token}` } })).status(),

@@ -88,6 +88,7 @@ const CASES: Record<string, TCase> = {
   'compare.runs': denied((a) => ({ runs: `${a.run},${a.run2}` })),
   'compare.view': denied((a) => ({ runs: [a.run, a.run2] })),
   'compare.runList': own(() => ({})),
+  'compare.runListMeta': own(() => ({})),
   'compare.runDetail': denied((a) => ({ id: a.run })),
   'compare.environment': denied((a) => ({ id: a.run })),
   'compare.workloads': own(() => undefined),

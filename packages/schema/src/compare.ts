@@ -22,8 +22,18 @@ export const ZRunFilter = z.object({
   from: ZDayOrTimestamp.optional(),
   to: ZDayOrTimestamp.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+  /** Rows to skip (pagination of the run list). */
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
 export type TRunFilter = z.input<typeof ZRunFilter>;
+
+/** The run list's page facts: the total matching the filter, and runs of the page that look stuck. */
+export const ZRunListMeta = z.object({
+  total: z.number().int(),
+  /** Runs "running" with no agent and no samples for longer than their expected duration. */
+  stuck: z.array(z.object({ id: z.string(), expected_s: z.number() })),
+});
+export type TRunListMeta = z.infer<typeof ZRunListMeta>;
 
 /** One metric of a run compared with its baseline (CI `--fail-on-regression` reads this). */
 export const ZMetricVerdict = z.object({

@@ -307,7 +307,10 @@ export const ZWorkload = z.object({
   warmupS: z.number().int(),
   description: z.string(),
   runs: z.number().int(),
-  lastRun: z.object({ id: z.string(), status: ZRunStatus, startedAt: z.string() }).nullable(),
+  /** The newest run; its cluster is the default of the next Run. */
+  lastRun: z
+    .object({ id: z.string(), status: ZRunStatus, startedAt: z.string(), clusterId: z.string().nullable() })
+    .nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

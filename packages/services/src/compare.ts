@@ -294,7 +294,7 @@ export type TRunListRow = TRunBrief & {
 };
 
 /** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
-async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
+export async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
   const parsed = ZRunFilter.safeParse(filter);
   if (!parsed.success)
     throw new AppError(
@@ -324,6 +324,7 @@ async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
     from: date(f.from, false),
     to: date(f.to, true),
     limit: f.limit,
+    offset: f.offset,
   };
 }
 

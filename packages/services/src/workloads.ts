@@ -53,7 +53,9 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     warmupS: w.warmupS,
     description: w.description,
     runs: w._count.runs,
-    lastRun: last ? { id: last.id, status: last.status, startedAt: last.startedAt.toISOString() } : null,
+    lastRun: last
+      ? { id: last.id, status: last.status, startedAt: last.startedAt.toISOString(), clusterId: last.clusterId }
+      : null,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };

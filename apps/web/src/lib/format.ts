@@ -46,3 +46,7 @@ export function num(n: number | null | undefined, digits = 0): string {
   if (n == null || !Number.isFinite(n)) return '—';
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
+
+/** A text value the source did not know ('', "NULL" from `cockroach node status` for dead nodes) as "—". */
+export const known = (v: string | null | undefined): string =>
+  v == null || v.trim() === '' || v.trim().toUpperCase() === 'NULL' ? '—' : v;

@@ -12,8 +12,9 @@ import {
   getRunEnvironment,
   getWorkloadHistory,
   listRunsWithVerdicts,
+  getRunListMeta,
 } from '@clusterscope/services';
-import { ZComparison, ZRunComparison, ZRunFilter } from '@clusterscope/schema';
+import { ZComparison, ZRunComparison, ZRunFilter, ZRunListMeta } from '@clusterscope/schema';
 import { orgProcedure, router } from '../trpc';
 
 const tags = ['compare'];
@@ -57,6 +58,11 @@ export const compareRouter = router({
   runList: orgProcedure
     .input(ZRunFilter)
     .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),
+  /** The run list's total (pagination) and the page's stuck runs. */
+  runListMeta: orgProcedure
+    .input(ZRunFilter)
+    .output(ZRunListMeta)
+    .query(({ ctx, input }) => getRunListMeta(ctx.deps, ctx.caller, input)),
   runDetail: orgProcedure
     .input(z.object({ id: z.string().min(1).max(64) }))
     .query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),

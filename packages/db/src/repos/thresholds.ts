@@ -70,9 +70,10 @@ export type TRunQuery = {
   from?: Date;
   to?: Date;
   limit: number;
+  offset?: number;
 };
 
-export async function searchRuns(db: TDb, orgId: string, q: TRunQuery) {
+function runWhere(orgId: string, q: TRunQuery): Prisma.RunWhereInput {
   const where: Prisma.RunWhereInput = { organizationId: orgId };
   if (q.clusterId) where.clusterId = q.clusterId;
   if (q.workload) where.OR = [{ workloadId: q.workload }, { workload: { name: q.workload } }];
@@ -86,7 +87,35 @@ export async function searchRuns(db: TDb, orgId: string, q: TRunQuery) {
         : { path: [q.labelKey], equals: q.labelValue };
   if (q.from || q.to)
     where.startedAt = { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lte: q.to } : {}) };
-  return db.run.findMany({ where, orderBy: { startedAt: 'desc' }, take: q.limit, ...runBrief });
+  return where;
+}
+
+export async function searchRuns(db: TDb, orgId: string, q: TRunQuery) {
+  return db.run.findMany({
+    where: runWhere(orgId, q),
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: q.limit,
+    skip: q.offset ?? 0,
+    ...runBrief,
+  });
+}
+
+/** How many runs match the filters (the run list's total). */
+export async function countRuns(db: TDb, orgId: string, q: TRunQuery) {
+  return db.run.count({ where: runWhere(orgId, q) });
+}
+
+/** Of these runs, those "running" without an agent, with their workload's expected duration. */
+export async function findUnattendedRuns(db: TDb, orgId: string, ids: readonly string[]) {
+  return db.run.findMany({
+    where: { organizationId: orgId, id: { in: [...ids] }, status: 'running', agentId: null },
+    select: {
+      id: true,
+      startedAt: true,
+      timeoutS: true,
+      workload: { select: { durationS: true, warmupS: true } },
+    },
+  });
 }
 
 /** Runs by id in the org (and in `clusterId` when given: a token's bound cluster). */

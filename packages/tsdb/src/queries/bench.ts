@@ -111,3 +111,20 @@ export async function insertBenchResults(
     })),
   });
 }
+
+/** Interval samples stored per run (runs without any are absent from the map). */
+export async function countBenchSamples(
+  ch: TClickHouse,
+  orgId: string,
+  runIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await selectRows<Record<string, unknown>>(
+    ch,
+    `SELECT run_id, count() AS n FROM bench_samples
+     WHERE org_id = {org_id:String} AND run_id IN {run_ids:Array(String)}
+     GROUP BY run_id`,
+    { org_id: orgId, run_ids: [...runIds] },
+  );
+  return new Map(rows.map((r) => [String(r.run_id), toNum(r.n)]));
+}

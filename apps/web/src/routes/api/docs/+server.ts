@@ -14,9 +14,17 @@ export const GET: RequestHandler = () =>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>Clusterscope API</title>
+  <link rel="icon" href="/icon.svg" type="image/svg+xml" />
   <link rel="stylesheet" href="/api/docs/swagger-ui.css" />
+  <link rel="stylesheet" href="/api/docs/docs.css" />
+  <script src="/api/docs/theme.js"></script>
 </head>
 <body>
+  <header class="cs-bar">
+    <a href="/" class="cs-back">← Back to Clusterscope</a>
+    <span class="cs-title">REST API</span>
+    <button type="button" id="cs-theme" class="cs-theme" aria-label="Toggle dark mode">◐</button>
+  </header>
   <div id="ui"></div>
   <script src="/api/docs/swagger-ui-bundle.js"></script>
   <script src="/api/docs/swagger-init.js"></script>
