@@ -260,8 +260,16 @@ test('a missing CLUSTERSCOPE_TOKEN is named; a bad token or cluster is an API er
   expect(badToken.stderr).toMatch(/HTTP 401/);
   expect(badToken.stderr).toMatch(/CLUSTERSCOPE_TOKEN is missing, invalid or revoked/);
 
-  const noCluster = await cli(['submit', '--cluster', `nope-${uid()}`, '--workload', 'w', file]);
+  // An unknown cluster id (an unknown name would be created: the org setting is on by default).
+  const noCluster = await cli([
+    'submit',
+    '--cluster',
+    `cnope${uid()}${uid()}${uid()}`,
+    '--workload',
+    'w',
+    file,
+  ]);
   expect(noCluster.code).toBe(1);
   expect(noCluster.stderr).toMatch(/HTTP 404/);
-  expect(noCluster.stderr).toMatch(/nope-/);
+  expect(noCluster.stderr).toMatch(/cnope/);
 });

@@ -1,7 +1,7 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { ZIngestAccepted, ZIngestBatch } from '@clusterscope/schema';
+import { TOOLS, ZIngestAccepted, ZIngestBatch } from '@clusterscope/schema';
 import { appRouter } from './root';
 
 let cached: ReturnType<typeof generateOpenApiDocument> | undefined;
@@ -45,15 +45,44 @@ export const extraPaths: ZodOpenApiPathsObject = {
   },
 };
 
+type TDoc = ReturnType<typeof generateOpenApiDocument>;
+
+/** The output route also takes the raw output as text/plain (the web app wraps it; trpc-to-openapi knows only JSON). */
+function addTextOutput(doc: TDoc): TDoc {
+  const op = doc.paths?.['/runs/{id}/output']?.post;
+  const body = op?.requestBody;
+  if (!op || !body || !('content' in body)) return doc;
+  body.content['text/plain'] = {
+    schema: {
+      type: 'string',
+      description: 'The raw output of the tool, as `curl --data-binary @out.txt` sends it.',
+    },
+  };
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'tool',
+      in: 'query',
+      required: false,
+      description: 'With a text/plain body: the tool that wrote the output (detected when omitted).',
+      schema: { type: 'string', enum: [...TOOLS] },
+    },
+  ];
+  op.description = `${op.description ?? ''} Send the output as JSON \`{output, tool?}\`, or as the raw \`text/plain\` body (\`curl -H 'content-type: text/plain' --data-binary @out.txt\`) with \`?tool=\` optional.`;
+  return doc;
+}
+
 export function getOpenApiDocument(baseUrl: string) {
-  cached ??= generateOpenApiDocument(appRouter, {
-    title: 'Clusterscope API',
-    description:
-      'REST API for CI and agents. Authenticate with `Authorization: Bearer <token>` (create tokens in Settings → API tokens or with `npm run admin -- token create`).',
-    version: '1.0.0',
-    baseUrl,
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-    paths: extraPaths,
-  });
+  cached ??= addTextOutput(
+    generateOpenApiDocument(appRouter, {
+      title: 'Clusterscope API',
+      description:
+        'REST API for CI and agents. Authenticate with `Authorization: Bearer <token>` (create tokens in Settings → API tokens or with `npm run admin -- token create`).',
+      version: '1.0.0',
+      baseUrl,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      paths: extraPaths,
+    }),
+  );
   return cached;
 }

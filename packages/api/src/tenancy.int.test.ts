@@ -66,6 +66,8 @@ const CASES: Record<string, TCase> = {
   'clusters.create': own(() => ({ name: `b-${randomUUID().slice(0, 8)}` })),
   'clusters.update': denied((a) => ({ id: a.cluster, name: 'taken-over' })),
   'clusters.delete': denied((a) => ({ id: a.cluster })),
+  'clusters.settings': own(),
+  'clusters.setSettings': own(() => ({ autoCreate: true })),
   'agents.list': own(() => undefined),
   'agents.enroll': denied((a) => ({ cluster: a.cluster, name: 'b-agent' })),
   'agents.revoke': denied((a) => ({ id: a.agent })),

@@ -3,7 +3,9 @@ import {
   createCluster as insertCluster,
   deleteCluster as removeCluster,
   findClusterByName,
+  getAutoCreateClusters,
   getCluster,
+  setAutoCreateClusters,
   listClusters,
   updateCluster as patchCluster,
   writeAudit,
@@ -40,6 +42,74 @@ export async function resolveCluster(deps: TDeps, caller: TCaller, idOrName: str
     (await findClusterByName(deps.db, caller.orgId, idOrName));
   if (!c || !canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
   return c;
+}
+
+const LOOKS_LIKE_ID = /^c[a-z0-9]{20,31}$/;
+
+/** How to get a missing cluster, for 404 answers to CI. */
+const HOW_TO_CREATE =
+  'create it in Settings → Clusters or with POST /api/v1/clusters (admin token), or let an admin turn on "CI may create clusters" in Settings → Clusters';
+
+/**
+ * The cluster a CI run names (id or name). A name that does not exist yet is created when the org allows it
+ * (Settings → Clusters, on by default) and the caller is not bound to one cluster; the creation is audited.
+ * Otherwise the 404 says how to create it.
+ */
+export async function resolveOrCreateRunCluster(deps: TDeps, caller: TCaller, idOrName: string) {
+  const c =
+    (await getCluster(deps.db, caller.orgId, idOrName)) ??
+    (await findClusterByName(deps.db, caller.orgId, idOrName));
+  if (c) {
+    if (!canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
+    return c;
+  }
+  if (caller.kind === 'token' && caller.clusterId)
+    throw new AppError(
+      'NOT_FOUND',
+      `cluster '${idOrName}' not found (this token is bound to another cluster)`,
+    );
+  // An unknown id (of a deleted cluster, or of another organization's) is never taken for a new name.
+  if (LOOKS_LIKE_ID.test(idOrName)) throw notFound(`cluster '${idOrName}'`);
+  if (!(await getAutoCreateClusters(deps.db, caller.orgId)))
+    throw new AppError('NOT_FOUND', `cluster '${idOrName}' not found in this organization: ${HOW_TO_CREATE}`);
+  const name = ZClusterInput.shape.name.safeParse(idOrName);
+  if (!name.success) throw new AppError('BAD_REQUEST', 'cluster: a new cluster name has 1 to 80 characters');
+  let created;
+  try {
+    created = await insertCluster(deps.db, caller.orgId, { name: name.data });
+  } catch (err) {
+    // A concurrent run created it first (unique name per org): use that one.
+    const again = await findClusterByName(deps.db, caller.orgId, name.data);
+    if (!again) throw err;
+    return again;
+  }
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'cluster.create',
+    targetType: 'cluster',
+    targetId: created.id,
+    data: { name: created.name, auto: true, via: 'run.create' },
+  });
+  return created;
+}
+
+/** The org's "CI may create clusters" setting. */
+export async function getClusterSettings(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { cluster: ['read'] });
+  return { autoCreate: await getAutoCreateClusters(deps.db, caller.orgId) };
+}
+
+export async function setClusterSettings(deps: TDeps, caller: TCaller, input: { autoCreate: boolean }) {
+  assertCan(caller, { cluster: ['create', 'delete'] });
+  await setAutoCreateClusters(deps.db, caller.orgId, input.autoCreate);
+  await writeAudit(deps.db, caller.orgId, {
+    ...actorOf(caller),
+    action: 'org.settings',
+    targetType: 'organization',
+    targetId: caller.orgId,
+    data: { autoCreateClusters: input.autoCreate },
+  });
+  return { autoCreate: input.autoCreate };
 }
 
 export async function createCluster(deps: TDeps, caller: TCaller, input: z.infer<typeof ZClusterInput>) {

@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { createCluster, createDb, createOrganization, type TDb } from '@clusterscope/db';
+import {
+  createCluster,
+  createDb,
+  createOrganization,
+  findClusterByName,
+  listAudit,
+  setAutoCreateClusters,
+  type TDb,
+} from '@clusterscope/db';
 import { getBenchResults, getBenchSamples, openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
@@ -173,13 +181,46 @@ describe('runs service', () => {
     expect(await fail(createRun(deps, ci, { cluster: 'prod', workload: 'brand-new' }))).toMatch(
       /UNPROCESSABLE_CONTENT: tool: required/,
     );
-    expect(await fail(createRun(deps, ci, { cluster: 'nope', workload: 'oltp-ro' }))).toMatch(/^NOT_FOUND/);
+    // An unknown id (never taken for a new name) is NOT_FOUND.
+    const unknownId = 'cunknownclusterid0000000000';
+    expect(await fail(createRun(deps, ci, { cluster: unknownId, workload: 'oltp-ro' }))).toMatch(
+      /^NOT_FOUND/,
+    );
     expect(await fail(createRun(deps, ingestOnly, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
       /^FORBIDDEN/,
     );
     expect(await fail(createRun(deps, viewer, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
       /^FORBIDDEN/,
     );
+  });
+
+  it('creates a cluster CI names when the org allows it (audited), else 404 says how to create it', async () => {
+    const name = `ci-new-${Date.now()}`;
+    const { id } = await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' });
+    const made = await findClusterByName(db, ci.orgId, name);
+    expect(made).not.toBeNull();
+    expect((await getRunById(deps, ci, id)).clusterId).toBe(made!.id);
+    const audit = await listAudit(db, ci.orgId, { limit: 10, action: 'cluster.create' });
+    expect(audit.find((a) => a.targetId === made!.id)?.data).toMatchObject({ name, auto: true });
+    // A second run reuses it; a token bound to another cluster never creates one.
+    await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' });
+    expect((await listAudit(db, ci.orgId, { limit: 50, action: 'cluster.create' })).length).toBe(
+      audit.length,
+    );
+    const bound = { ...ci, clusterId: made!.id };
+    expect(await fail(createRun(deps, bound, { cluster: `${name}-2`, workload: 'oltp-ro' }))).toMatch(
+      /^NOT_FOUND/,
+    );
+    // Turned off: 404 naming the way to create it, nothing created.
+    await setAutoCreateClusters(db, ci.orgId, false);
+    try {
+      expect(await fail(createRun(deps, ci, { cluster: `${name}-off`, workload: 'oltp-ro' }))).toMatch(
+        /^NOT_FOUND: cluster '.*-off' not found in this organization: create it in Settings → Clusters/,
+      );
+      expect(await findClusterByName(db, ci.orgId, `${name}-off`)).toBeNull();
+    } finally {
+      await setAutoCreateClusters(db, ci.orgId, true);
+    }
   });
 
   it('isolates organizations', async () => {

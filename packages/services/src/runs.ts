@@ -32,7 +32,7 @@ import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError } from './errors';
-import { resolveCluster } from './clusters';
+import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
 import { boundClusterOf, loadRun } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
@@ -77,7 +77,7 @@ export function toRunDto(r: TRunRow): TRun {
 
 export async function createRun(deps: TDeps, caller: TCaller, input: TRunCreate): Promise<{ id: string }> {
   assertCan(caller, { run: ['write'] });
-  const cluster = await resolveCluster(deps, caller, input.cluster);
+  const cluster = await resolveOrCreateRunCluster(deps, caller, input.cluster);
   const workload = await findOrCreateWorkload(deps.db, caller.orgId, input.workload, input.tool ?? null);
   if (!workload)
     throw new AppError(

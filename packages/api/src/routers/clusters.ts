@@ -4,6 +4,8 @@ import {
   deleteCluster,
   findClusters,
   getClusterById,
+  getClusterSettings,
+  setClusterSettings,
   updateCluster,
   ZClusterInput,
 } from '@clusterscope/services';
@@ -17,6 +19,8 @@ const ZCluster = z.object({
   intervalS: z.number(),
   createdAt: z.date(),
 });
+
+const ZClusterSettings = z.object({ autoCreate: z.boolean() });
 
 export const clustersRouter = router({
   list: orgProcedure
@@ -42,4 +46,13 @@ export const clustersRouter = router({
   delete: orgProcedure
     .input(z.object({ id: z.string().min(1) }))
     .mutation(({ ctx, input }) => deleteCluster(ctx.deps, ctx.caller, input.id)),
+  /** Org setting: CI may name a cluster that does not exist yet (created and audited); on by default. */
+  settings: orgProcedure
+    .input(z.object({}).optional())
+    .output(ZClusterSettings)
+    .query(({ ctx }) => getClusterSettings(ctx.deps, ctx.caller)),
+  setSettings: orgProcedure
+    .input(ZClusterSettings)
+    .output(ZClusterSettings)
+    .mutation(({ ctx, input }) => setClusterSettings(ctx.deps, ctx.caller, input)),
 });

@@ -144,3 +144,13 @@ export async function acceptInvitationTx(
     });
   });
 }
+
+/** Whether CI may name a cluster that does not exist yet (it is then created). */
+export async function getAutoCreateClusters(db: TDb, orgId: string): Promise<boolean> {
+  const o = await db.organization.findUnique({ where: { id: orgId }, select: { autoCreateClusters: true } });
+  return o?.autoCreateClusters ?? false;
+}
+
+export async function setAutoCreateClusters(db: TDb, orgId: string, enabled: boolean) {
+  await db.organization.update({ where: { id: orgId }, data: { autoCreateClusters: enabled } });
+}

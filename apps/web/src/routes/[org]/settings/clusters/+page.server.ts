@@ -3,5 +3,6 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  return { clusters: await call(() => api.clusters.list()) };
+  const [clusters, settings] = await call(() => Promise.all([api.clusters.list(), api.clusters.settings()]));
+  return { clusters, settings };
 };

@@ -1,12 +1,16 @@
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { appRouter, retryAfterHeaders } from '@clusterscope/api';
 import { createContext } from '$lib/server/context';
-import { guardJsonRequest } from '$lib/server/json-body';
+import { guardJsonRequest, maxBodyBytes } from '$lib/server/json-body';
+import { textOutputAsJson } from '$lib/server/text-output';
 import type { RequestHandler } from './$types';
 
 /** REST for CI: the same tRPC procedures, routed by their OpenAPI meta. */
 const handler: RequestHandler = async (event) => {
-  const req = await guardJsonRequest(event.request);
+  // Raw tool output as text/plain (curl --data-binary @out.txt) becomes the JSON body of runs.addOutput.
+  const text = await textOutputAsJson(event.request, maxBodyBytes(event.url.pathname));
+  if (text instanceof Response) return text;
+  const req = await guardJsonRequest(text);
   if (req instanceof Response) return req;
   return createOpenApiFetchHandler({
     endpoint: '/api/v1',

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organization" ADD COLUMN     "autoCreateClusters" BOOLEAN NOT NULL DEFAULT true;
