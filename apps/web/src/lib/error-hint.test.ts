@@ -14,7 +14,10 @@ describe('errorHint', () => {
     expect(errorHint(404, '/demo/runs/x')).toMatchObject({ title: 'Run not found', href: '/demo/runs' });
   });
   it('explains how to pick runs for an empty compare', () => {
-    expect(errorHint(400, '/demo/compare')).toMatchObject({ title: 'Nothing to compare', href: '/demo/runs' });
+    expect(errorHint(400, '/demo/compare')).toMatchObject({
+      title: 'Nothing to compare',
+      href: '/demo/runs',
+    });
   });
   it('names the field of a 400 and falls back to the dashboard outside an org', () => {
     expect(errorHint(400, '/demo/runs', 'from: invalid date').advice).toBe('Fix: from: invalid date');

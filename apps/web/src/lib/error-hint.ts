@@ -56,5 +56,10 @@ export function errorHint(status: number, pathname: string, message = ''): TErro
       href: `${base}/${p.list}`,
       label: p.label,
     };
-  return { title: 'Something went wrong', advice: 'Try again in a moment.', href: `${base}/${p.list}`, label: p.label };
+  return {
+    title: 'Something went wrong',
+    advice: 'Try again in a moment.',
+    href: `${base}/${p.list}`,
+    label: p.label,
+  };
 }

@@ -14,5 +14,7 @@ export function statLabel(metric: string, unit: string): string {
     : metric.endsWith('_per_s')
       ? `${metric.slice(0, -6).replace(/_/g, ' ')}/s`
       : metric;
-  return /(^|_)(tps|qps|rps|iops|per_s)$|^tpmC$/.test(metric) ? `mean ${rate}` : `${rate}${unit ? ` ${unit}` : ''}`;
+  return /(^|_)(tps|qps|rps|iops|per_s)$|^tpmC$/.test(metric)
+    ? `mean ${rate}`
+    : `${rate}${unit ? ` ${unit}` : ''}`;
 }

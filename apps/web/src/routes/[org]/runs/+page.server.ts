@@ -13,9 +13,7 @@ export const load: PageServerLoad = async (event) => {
     const q = clean.toString();
     redirect(303, `${event.url.pathname}${q ? `?${q}` : ''}`);
   }
-  const raw = Object.fromEntries(
-    KEYS.map((k) => [k, params.get(k) ?? '']).filter(([, v]) => v !== ''),
-  );
+  const raw = Object.fromEntries(KEYS.map((k) => [k, params.get(k) ?? '']).filter(([, v]) => v !== ''));
   const pageNo = Number(params.get('page') ?? '1');
   if (!Number.isSafeInteger(pageNo) || pageNo < 1 || pageNo > 20_000)
     error(400, 'page: a whole number from 1');

@@ -19,7 +19,9 @@ export const load: PageServerLoad = async (event) => {
     verdicts: Object.fromEntries(
       workloads.map((w, i) => [
         w.id,
-        latest[i] ? { verdict: latest[i].verdict, reason: latest[i].verdictReason, runId: latest[i].id } : null,
+        latest[i]
+          ? { verdict: latest[i].verdict, reason: latest[i].verdictReason, runId: latest[i].id }
+          : null,
       ]),
     ),
     clusters: clusters.map((c) => ({ id: c.id, name: c.name })),
