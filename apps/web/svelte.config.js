@@ -7,7 +7,9 @@ export default {
   kit: {
     // WEB_BUILD_DIR lets parallel checkouts/tests build without clobbering each other.
     adapter: adapter({ precompress: true, out: process.env.WEB_BUILD_DIR ?? 'build' }),
-    // CSRF origin check stays on (SvelteKit's default): form posts must come from ORIGIN.
+    // CSRF origin check: the same rule as SvelteKit's, applied in hooks.server.ts (src/lib/server/csrf.ts) so
+    // that CI may POST raw text/plain tool output with a bearer token; form posts must come from ORIGIN.
+    csrf: { trustedOrigins: ['*'] },
     // Scripts run only with this response's nonce; Svelte and ECharts set inline styles, so styles may be inline.
     csp: {
       mode: 'nonce',
