@@ -74,6 +74,7 @@ const ROW_KEYS: Record<TIngestTable, readonly string[]> = {
   host_metrics: ['cluster_id', 'host', 'ts'],
   heartbeats: ['cluster_id', 'agent', 'host', 'ts'],
   bench_samples: ['cluster_id', 'run_id', 'metric', 'ts', 'elapsed_s'],
+  metrics: ['cluster_id', 'name', 'node_id', 'host', 'labels', 'ts'],
 };
 const NUMERIC_KEYS = new Set(['node_id', 'elapsed_s']);
 const UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
