@@ -55,13 +55,17 @@ export class EncodeError extends Error {}
 
 const TSV_NEEDS = /[\\\t\n\r\0]/;
 const TSV_ALL = /[\\\t\n\r\0]/g;
-const QUOTED_ALL = /[\\'\t\n\r\0]/g;
+// The characters ClickHouse escapes when it writes a quoted string, so a quoted value reads back as
+// the same text (toString of a Map, compared by the writer's restoreRows).
+const QUOTED_ALL = /[\\'\t\n\r\0\b\f]/g;
 const ESCAPES: Record<string, string> = {
   '\\': '\\\\',
   '\t': '\\t',
   '\n': '\\n',
   '\r': '\\r',
   '\0': '\\0',
+  '\b': '\\b',
+  '\f': '\\f',
   "'": "\\'",
 };
 const escapeChar = (c: string) => ESCAPES[c];
