@@ -21,10 +21,15 @@ ORDER BY (org_id, cluster_id, name, node_id, host, labels, ts)
 TTL toDateTime(ts) + INTERVAL 35 DAY
 SETTINGS ttl_only_drop_parts = 1;
 
--- Per-minute rollup (kept ~90 days). Everything a reset-safe counter increase needs survives merging
--- in any order: the first and last reading with their times, and the max (a counter reset inside a
--- bucket is bridged as (max - first) + last). Gauges use sum / samples, min and max. Histogram
--- buckets are counters (name_bucket with an le label), so their quantiles read the same columns.
+-- Per-minute rollup (kept ~90 days). What a reset-safe counter increase needs:
+-- - first / last reading with their times: the step from the previous bucket (a reading below the
+--   previous one is a reset and counts in full, as in PromQL);
+-- - increase: deltaSumTimestamp, the sum of the positive steps inside the bucket, merged in time
+--   order (a reset inside the bucket loses only the counts between the restart and the next reading);
+-- - max: with first / last, a lower bound that holds even when deltaSumTimestamp cannot merge states
+--   that overlap in time (late batches): the query takes the greatest of these bounds.
+-- Gauges use sum / samples, min and max. Histogram buckets are counters (name_bucket with an le
+-- label), so their quantiles read the same columns.
 CREATE TABLE IF NOT EXISTS metrics_1m {{ON_CLUSTER}}
 (
     org_id String,
@@ -42,7 +47,8 @@ CREATE TABLE IF NOT EXISTS metrics_1m {{ON_CLUSTER}}
     last AggregateFunction(argMax, Float64, DateTime64(3, 'UTC')),
     min SimpleAggregateFunction(min, Float64),
     max SimpleAggregateFunction(max, Float64),
-    sum SimpleAggregateFunction(sum, Float64)
+    sum SimpleAggregateFunction(sum, Float64),
+    increase AggregateFunction(deltaSumTimestamp, Float64, Int64)
 )
 ENGINE = {{ENGINE:AggregatingMergeTree()}}
 PARTITION BY toYYYYMM(bucket)
@@ -67,7 +73,8 @@ SELECT
     argMaxState(value, ts) AS last,
     min(value) AS min,
     max(value) AS max,
-    sum(value) AS sum
+    sum(value) AS sum,
+    deltaSumTimestampState(value, toUnixTimestamp64Milli(ts)) AS increase
 FROM metrics
 GROUP BY org_id, cluster_id, name, node_id, host, labels, bucket;
 
@@ -89,7 +96,8 @@ CREATE TABLE IF NOT EXISTS metrics_1h {{ON_CLUSTER}}
     last AggregateFunction(argMax, Float64, DateTime64(3, 'UTC')),
     min SimpleAggregateFunction(min, Float64),
     max SimpleAggregateFunction(max, Float64),
-    sum SimpleAggregateFunction(sum, Float64)
+    sum SimpleAggregateFunction(sum, Float64),
+    increase AggregateFunction(deltaSumTimestamp, Float64, Int64)
 )
 ENGINE = {{ENGINE:AggregatingMergeTree()}}
 PARTITION BY toYYYYMM(bucket)
@@ -114,7 +122,8 @@ SELECT
     argMaxState(value, ts) AS last,
     min(value) AS min,
     max(value) AS max,
-    sum(value) AS sum
+    sum(value) AS sum,
+    deltaSumTimestampState(value, toUnixTimestamp64Milli(ts)) AS increase
 FROM metrics
 GROUP BY org_id, cluster_id, name, node_id, host, labels, bucket;
 
