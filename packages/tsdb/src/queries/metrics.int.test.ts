@@ -175,6 +175,22 @@ describe('counter rates (PromQL rate, reset-safe)', () => {
   });
 });
 
+describe('whole window (a benchmark run)', () => {
+  it('one point at `from`: every increase after it, the reading before it as the base', async () => {
+    const w = { ...win('raw', 0), from: T0 + 5_000, whole: true };
+    const pts = await getCounterRates(ch, { ...w, nodeId: 1, names: ['sql_select_count'] });
+    // k = 1..29 all count (k = 0 at T0 is the base): 14 × 6 + 3 + 14 × 6 over 290 s.
+    expect(pts.map((p) => [p.ts - T0, round(p.value)])).toEqual([[5_000, round(171 / 290)]]);
+    const lat = await getHistogramQuantiles(ch, {
+      ...w,
+      nodeId: 1,
+      family: 'sql_service_latency',
+      quantiles: [0.5],
+    });
+    expect(lat.map((p) => [p.ts - T0, ...p.values.map(round)])).toEqual([[5_000, round(2000 + 4000 / 6)]]);
+  });
+});
+
 describe('gauges', () => {
   it('mean per step per series, raw and 1 m', async () => {
     for (const [r, step] of [

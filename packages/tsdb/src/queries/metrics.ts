@@ -28,6 +28,8 @@ export interface TMetricQuery {
   resolution?: TResolution;
   /** Width of a point, ms; default: metricStepMs. A multiple of the rollup's bucket. */
   stepMs?: number;
+  /** One point for the whole window (at `from`), e.g. a benchmark run's; stepMs is ignored. */
+  whole?: boolean;
 }
 
 export interface TMetricPoint {
@@ -69,33 +71,40 @@ interface TPrepared {
   step: number;
   params: TParams;
   where: string;
+  /** SQL of the step start (epoch ms) of an epoch-ms time; before {start} for lookback readings. */
+  sb(t: string): string;
 }
 
 function prepare(q: TMetricQuery, names: readonly string[]): TPrepared {
   assertRange(q.from, q.to);
   const resolution = q.resolution ?? pickResolution(q.from, q.to);
-  const step = q.stepMs ?? metricStepMs(resolution, q.from, q.to);
+  const whole = q.whole === true;
+  const step = whole ? q.to - q.from : (q.stepMs ?? metricStepMs(resolution, q.from, q.to));
   const base = bucketMs(resolution);
-  if (!Number.isSafeInteger(step) || step <= 0 || (base > 0 && step % base !== 0))
+  if (!whole && (!Number.isSafeInteger(step) || step <= 0 || (base > 0 && step % base !== 0)))
     throw new Error(`stepMs ${step} must be a positive multiple of ${base || 1} ms`);
+  const start = whole ? q.from : Math.floor(q.from / step) * step;
   // One earlier reading per series, so that the first step in the window has a rate.
-  const lookback = Math.max(step, resolution === 'raw' ? 120_000 : 3 * base);
+  const lookback = Math.max(whole ? 0 : step, resolution === 'raw' ? 120_000 : 3 * base);
   const params: TParams = {
     org_id: q.orgId,
     cluster_id: q.clusterId,
     names: [...names],
-    from: Math.floor(q.from / step) * step - lookback,
-    start: Math.floor(q.from / step) * step,
+    from: start - lookback,
+    start,
     to: q.to,
     step,
   };
+  const sb = whole
+    ? (t: string) => `if(${t} >= {start:Int64}, {start:Int64}, toInt64(0))`
+    : (t: string) => `intDiv(${t}, {step:Int64}) * {step:Int64}`;
   let where =
     'org_id = {org_id:String} AND cluster_id = {cluster_id:String} AND name IN {names:Array(String)}';
   if (q.nodeId !== undefined) {
     where += ' AND node_id = {node_id:UInt32}';
     params.node_id = q.nodeId;
   }
-  return { resolution, step, params, where };
+  return { resolution, step, params, where, sb };
 }
 
 const table = (r: Exclude<TResolution, 'raw'>) => (r === '1m' ? 'metrics_1m' : 'metrics_1h');
@@ -107,7 +116,7 @@ const table = (r: Exclude<TResolution, 'raw'>) => (r === '1m' ? 'metrics_1m' : '
 function increasesSql(p: TPrepared): string {
   if (p.resolution === 'raw') {
     return `
-      SELECT name, node_id, labels, intDiv(t, {step:Int64}) * {step:Int64} AS sb,
+      SELECT name, node_id, labels, ${p.sb('t')} AS sb,
              sumIf(if(value >= pv, value - pv, value), pt > 0) AS inc, sumIf(t - pt, pt > 0) / 1000 AS secs
       FROM (
         SELECT name, node_id, host, labels, toUnixTimestamp64Milli(ts) AS t, value,
@@ -120,7 +129,7 @@ function increasesSql(p: TPrepared): string {
   }
   // Per rollup bucket: the increase from the previous bucket's last reading to this one's.
   return `
-    SELECT name, node_id, labels, intDiv(toInt64(toUnixTimestamp(bucket)) * 1000, {step:Int64}) * {step:Int64} AS sb,
+    SELECT name, node_id, labels, ${p.sb('toInt64(toUnixTimestamp(bucket)) * 1000')} AS sb,
            sum(greatest(d, l - f, if(l < f, mx - f + l, 0)) + if(plt > 0, if(f >= pl, f - pl, f), 0)) AS inc,
            sum(if(plt > 0, lt - plt, lt - ft)) / 1000 AS secs
     FROM (
@@ -173,13 +182,13 @@ export async function getGaugeSeries(
   const p = prepare(q, q.names);
   const inner =
     p.resolution === 'raw'
-      ? `SELECT name, node_id, host, labels, intDiv(toUnixTimestamp64Milli(ts), {step:Int64}) * {step:Int64} AS sb,
+      ? `SELECT name, node_id, host, labels, ${p.sb('toUnixTimestamp64Milli(ts)')} AS sb,
                 avg(value) AS v
          FROM metrics
          WHERE ${p.where} AND ts >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND ts < ${msParam('to')}
          GROUP BY name, node_id, host, labels, sb`
       : `SELECT name, node_id, host, labels,
-                intDiv(toInt64(toUnixTimestamp(bucket)) * 1000, {step:Int64}) * {step:Int64} AS sb,
+                ${p.sb('toInt64(toUnixTimestamp(bucket)) * 1000')} AS sb,
                 sum(sum) / sum(samples) AS v
          FROM ${table(p.resolution)}
          WHERE ${p.where} AND bucket >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND bucket < ${msParam('to')}
