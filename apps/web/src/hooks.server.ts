@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handle, HandleServerError, RequestEvent, ServerInit } from '@sveltejs/kit';
 import { isAuthPath } from 'better-auth/svelte-kit';
-import { building, dev } from '$app/environment';
+import { building } from '$app/environment';
 import { crossSiteFormResponse, isCrossSiteForm } from '$lib/server/csrf';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer, shutdown } from '$lib/server/deps';
@@ -87,7 +87,7 @@ function secure(res: Response, authenticated: boolean): Response {
 
 export const handle: Handle = async ({ event, resolve }) => {
   if (building) return resolve(event);
-  if (!dev && isCrossSiteForm(event.request, event.url))
+  if (isCrossSiteForm(event.request, event.url))
     return secure(crossSiteFormResponse(event.request), false);
   const ip = clientAddress(event);
   const { pathname } = event.url;
