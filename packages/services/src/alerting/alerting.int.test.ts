@@ -28,7 +28,7 @@ import {
   subscribePush,
 } from './api';
 import { generateVapidKeys, signBody } from './channels';
-import { sendTestNotification } from './deliveries';
+import { notifyBenchmarkAlert, sendTestNotification } from './deliveries';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { notifyAlerts } from './notify';
 
@@ -354,5 +354,28 @@ describe('on-call alerting', () => {
     expect(d.attempts).toBe(1);
     expect(d.lastError).toBeTruthy();
     expect(d.nextAttemptAt.getTime() - Date.now()).toBeGreaterThan(5000);
+  });
+});
+
+describe('benchmark threshold alerts', () => {
+  it('go through the same routing (the org warning channels)', async () => {
+    hits.length = 0;
+    const channels = await db.notificationChannel.findMany({
+      where: { organizationId: caller.orgId, name: 'hook' },
+    });
+    await setRouting(deps, caller, { routes: [{ severity: 'warning', channelIds: [channels[0]!.id] }] });
+    const n = await notifyBenchmarkAlert(deps, caller.orgId, {
+      id: 'alert-1',
+      runId: 'run-1',
+      clusterId,
+      metric: 'tps',
+      message: 'tps 900 vs baseline 1000 on main',
+      value: 900,
+    });
+    expect(n).toBe(1);
+    const w = hits.filter((h) => h.path === '/hook').map((h) => JSON.parse(h.body) as TWebhookPayload);
+    expect(w).toHaveLength(1);
+    expect(w[0]).toMatchObject({ title: 'Benchmark regression: tps', org: 'acme' });
+    expect(w[0]!.alerts[0]!.annotations.summary).toBe('tps 900 vs baseline 1000 on main');
   });
 });

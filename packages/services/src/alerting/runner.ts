@@ -1,4 +1,4 @@
-import type { TLeaderLock } from '@clusterscope/db';
+import { createLeaderLock, type TLeaderLock } from '@clusterscope/db';
 import type { TDeps } from '../deps';
 import { createEvaluatorMemo, evaluateAlerts, type TEvalStats } from './evaluator';
 import { notifyAlerts } from './notify';
@@ -58,4 +58,16 @@ export function startAlerting(
     await running.catch(() => undefined);
     await opts.lock.close();
   };
+}
+
+/** The web process's entry: leader lock on its own connection to `databaseUrl`, then the loop. */
+export function startAlertingLeader(
+  deps: TDeps,
+  opts: { databaseUrl: string; intervalMs: number; onCycle?: (c: TAlertCycle) => void },
+) {
+  return startAlerting(deps, {
+    lock: createLeaderLock(opts.databaseUrl, ALERT_LEADER_KEY),
+    intervalMs: opts.intervalMs,
+    onCycle: opts.onCycle,
+  });
 }
