@@ -1,7 +1,7 @@
 /** On-call alerting contracts (issue 12): rules, instances, silences, channels, routing, deliveries, webhook. */
 import { z } from 'zod';
 import { ZName } from './workloads';
-import { ZEpochMsQuery } from './common';
+import { DATE_RANGE_MESSAGE, MAX_DATE_MS, MIN_DATE_MS, ZEpochMsQuery } from './common';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export const ZSeverity = z.enum(SEVERITIES);
@@ -214,13 +214,18 @@ export type TAlertListInput = z.input<typeof ZAlertListInput>;
 
 // ---- silences ----
 
+/** A Date (or ISO string / epoch ms) between 1970 and 2299, as PostgreSQL and the UI handle it. */
+const ZDate = z.coerce
+  .date<unknown>()
+  .refine((d) => d.getTime() >= MIN_DATE_MS && d.getTime() <= MAX_DATE_MS, DATE_RANGE_MESSAGE);
+
 export const ZSilenceCreate = z
   .object({
     clusterId: ZId.nullable().optional(),
     nodeId: z.int().min(0).max(1_000_000).nullable().optional(),
     ruleId: ZId.nullable().optional(),
-    startsAt: z.coerce.date().optional(),
-    endsAt: z.coerce.date(),
+    startsAt: ZDate.optional(),
+    endsAt: ZDate,
     comment: ZText(500).default(''),
   })
   .refine((s) => (s.startsAt ?? new Date()).getTime() < s.endsAt.getTime(), {

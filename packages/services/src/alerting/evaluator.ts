@@ -108,7 +108,14 @@ export async function evaluateAlerts(
   let subjects = 0;
   const t = now.getTime();
 
+  const sampleCache = new Map<string, TSample[]>();
+  let sinceYield = 0;
   for (const rule of rules) {
+    // Keep the web process responsive: give the event loop a turn every 100 rules.
+    if (++sinceYield >= 100) {
+      sinceYield = 0;
+      await new Promise((r) => setImmediate(r));
+    }
     const targets = rule.clusterId
       ? clusters.filter((c) => c.id === rule.clusterId)
       : (clustersByOrg.get(rule.organizationId) ?? []);
@@ -117,7 +124,9 @@ export async function evaluateAlerts(
       const r = readings.get(c.id)!;
       let samples: TSample[] = [];
       if (rule.enabled && series.success) {
-        samples = samplesOf(series.data, r, t);
+        const sk = `${c.id}|${series.data}`;
+        samples = sampleCache.get(sk) ?? samplesOf(series.data, r, t);
+        sampleCache.set(sk, samples);
         if (rule.aggregation !== 'node') {
           const one = aggregate(samples, rule.aggregation as Exclude<TAggregation, 'node'>);
           samples = one ? [one] : [];

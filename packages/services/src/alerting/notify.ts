@@ -268,6 +268,7 @@ export async function notifyAlerts(deps: TDeps, now = new Date()): Promise<{ que
       })),
     );
   }
-  const sent = await deliverDue(deps, now);
+  // Deliveries queued just now are due at once (the simulated clock of tests may run ahead of the real one).
+  const sent = await deliverDue(deps, new Date(Math.max(now.getTime(), Date.now())));
   return { queued, sent };
 }
