@@ -133,19 +133,22 @@ export async function evaluateAlerts(
         }
       }
       subjects += samples.length;
+      const stored = liveByRuleCluster.get(`${rule.id}|${c.id}`);
       const seen = new Set<string>();
       for (const s of samples) {
-        seen.add(s.key);
         const cond =
           s.value === null ? null : compare(s.value, rule.comparison as TAlertComparison, rule.threshold);
+        // Inactive instances are not stored: nothing to do for a healthy subject without a row.
+        if (!stored && cond !== true) continue;
+        seen.add(s.key);
         // Stale data may keep an alert up, never bring it down.
         const effective = s.stale && cond === false ? null : cond;
-        const prevRow = byKey.get(instanceKey(rule.id, c.id, s.key));
-        if (!prevRow && effective !== true) continue; // inactive instances are not stored
+        const prevRow = stored ? byKey.get(instanceKey(rule.id, c.id, s.key)) : undefined;
+        if (!prevRow && effective !== true) continue;
         track(rule, c, s, prevRow, effective);
       }
       // Instances whose subject vanished, or whose rule is disabled.
-      for (const i of liveByRuleCluster.get(`${rule.id}|${c.id}`) ?? []) {
+      for (const i of stored ?? []) {
         if (seen.has(i.key)) continue;
         if (!rule.enabled && (i.state === 'firing' || i.state === 'pending'))
           track(
