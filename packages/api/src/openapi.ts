@@ -1,7 +1,7 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { TOOLS, ZIngestAccepted, ZIngestBatch } from '@clusterscope/schema';
+import { TOOLS, ZIngestAccepted, ZIngestBatch, ZWebhookPayload } from '@clusterscope/schema';
 import { appRouter } from './root';
 
 let cached: ReturnType<typeof generateOpenApiDocument> | undefined;
@@ -72,17 +72,40 @@ function addTextOutput(doc: TDoc): TDoc {
   return doc;
 }
 
-export function getOpenApiDocument(baseUrl: string) {
-  cached ??= addTextOutput(
-    generateOpenApiDocument(appRouter, {
-      title: 'Clusterscope API',
+/** Outgoing alert notifications to webhook channels (OpenAPI 3.1 `webhooks`). */
+const webhooks = {
+  alertNotification: {
+    post: {
+      tags: ['alerting'],
+      summary: 'Alert notification sent to a webhook channel (Alertmanager webhook v4 shape)',
       description:
-        'REST API for CI and agents. Authenticate with `Authorization: Bearer <token>` (create tokens in Settings → API tokens or with `npm run admin -- token create`).',
-      version: '1.0.0',
-      baseUrl,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      paths: extraPaths,
-    }),
+        'Header `X-Clusterscope-Signature: sha256=<hex>` = HMAC-SHA256 of the raw body with the channel secret. Answer 2xx; anything else is retried with exponential backoff.',
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: z.toJSONSchema(ZWebhookPayload, { io: 'input' }) } },
+      },
+      responses: { '200': { description: 'Received' } },
+    },
+  },
+};
+
+export function getOpenApiDocument(baseUrl: string) {
+  cached ??= withWebhooks(
+    addTextOutput(
+      generateOpenApiDocument(appRouter, {
+        title: 'Clusterscope API',
+        description:
+          'REST API for CI and agents. Authenticate with `Authorization: Bearer <token>` (create tokens in Settings → API tokens or with `npm run admin -- token create`).',
+        version: '1.0.0',
+        baseUrl,
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        paths: extraPaths,
+      }),
+    ),
   );
   return cached;
+}
+
+function withWebhooks<T extends object>(doc: T): T {
+  return { ...doc, webhooks: { ...(doc as { webhooks?: object }).webhooks, ...webhooks } };
 }

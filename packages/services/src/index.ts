@@ -29,3 +29,4 @@ export * from './demo';
 export * from './workloads';
 export * from './jobs';
 export * from './demo-runs';
+export * from './alerting';

@@ -13,3 +13,4 @@ export * from './queries/bench';
 export * from './queries/environment';
 export * from './queries/metrics';
 export * from './testing';
+export * from './queries/alerting';
