@@ -62,8 +62,8 @@ export const stateWord = (s: TNodeState): string => s.toLowerCase();
  * - ok: everything else that reports;
  * - quiet: never reported, or silent for longer than QUIET_AFTER_MS (one compact line at the bottom).
  */
-export const SEVERITIES = ['critical', 'warning', 'ok', 'quiet'] as const;
-export type TSeverity = (typeof SEVERITIES)[number];
+export const CLUSTER_SEVERITIES = ['critical', 'warning', 'ok', 'quiet'] as const;
+export type TClusterSeverity = (typeof CLUSTER_SEVERITIES)[number];
 
 /** A cluster with no node heard from for this long is "quiet" rather than a warning. */
 export const QUIET_AFTER_MS = 60 * 60_000;
@@ -79,7 +79,7 @@ export interface TSeverityFacts {
   last_ts: number | null;
 }
 
-export function clusterSeverity(f: TSeverityFacts, now: number): TSeverity {
+export function clusterSeverity(f: TSeverityFacts, now: number): TClusterSeverity {
   if (f.last_ts === null) return 'quiet';
   const active = f.states.filter((s) => s !== 'DECOMMISSIONED');
   const reporting = active.filter((s) => s !== 'STALE');
@@ -98,7 +98,7 @@ export function countStates(states: readonly TNodeState[]): Record<TNodeState, n
 }
 
 export interface TOncallSummary {
-  clusters: Record<TSeverity, number>;
+  clusters: Record<TClusterSeverity, number>;
   nodes: Record<TNodeState, number>;
 }
 
@@ -110,7 +110,7 @@ export interface TOncallSummary {
 export function orderOncall<T extends TSeverityFacts & { name: string }>(
   clusters: readonly T[],
   now: number,
-): { clusters: (T & { severity: TSeverity })[]; summary: TOncallSummary } {
+): { clusters: (T & { severity: TClusterSeverity })[]; summary: TOncallSummary } {
   const n = (c: T, ...of: TNodeState[]) => c.states.filter((s) => of.includes(s)).length;
   // Within a group: more DEAD/UNAVAILABLE nodes, then unavailable ranges, STALE nodes, under-replicated ranges.
   const worse = (a: T, b: T) =>
@@ -121,7 +121,7 @@ export function orderOncall<T extends TSeverityFacts & { name: string }>(
   const withSeverity = clusters.map((c) => ({ ...c, severity: clusterSeverity(c, now) }));
   withSeverity.sort(
     (a, b) =>
-      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+      CLUSTER_SEVERITIES.indexOf(a.severity) - CLUSTER_SEVERITIES.indexOf(b.severity) ||
       (a.severity === 'quiet' ? 0 : worse(a, b)) ||
       a.name.localeCompare(b.name),
   );

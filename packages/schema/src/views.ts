@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ZLiveness } from './common';
-import { NODE_STATES, SEVERITIES } from './health';
+import { NODE_STATES, CLUSTER_SEVERITIES } from './health';
 
 export const ZNodeState = z.enum(NODE_STATES);
 
@@ -210,7 +210,7 @@ export const ZOncallNode = z.object({
   ranges_unavailable: z.number(),
 });
 
-export const ZSeverity = z.enum(SEVERITIES);
+export const ZClusterSeverity = z.enum(CLUSTER_SEVERITIES);
 
 /**
  * The phone view: clusters worst first (critical, warning, ok, then quiet: never reported or silent for
@@ -220,9 +220,9 @@ export const ZSeverity = z.enum(SEVERITIES);
 export const ZOncallView = z.object({
   now: z.number(),
   summary: z.object({
-    clusters: z.record(ZSeverity, z.number()),
+    clusters: z.record(ZClusterSeverity, z.number()),
     nodes: z.record(ZNodeState, z.number()),
   }),
-  clusters: z.array(ZClusterHealth.extend({ severity: ZSeverity, nodes: z.array(ZOncallNode) })),
+  clusters: z.array(ZClusterHealth.extend({ severity: ZClusterSeverity, nodes: z.array(ZOncallNode) })),
 });
 export type TOncallView = z.infer<typeof ZOncallView>;
