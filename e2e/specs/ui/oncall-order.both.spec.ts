@@ -72,8 +72,9 @@ test('on-call puts the problem first, collapses quiet clusters, and fits every t
   await expect(page.locator('.tiles li[data-state="DECOMMISSIONED"]')).toBeVisible();
   const overflowing = await tiles.evaluateAll(
     (els) =>
-      els.filter((e) => [e, ...e.querySelectorAll('span')].some((x) => x.scrollWidth > x.clientWidth + 1))
-        .length,
+      els.filter((e) =>
+        [e, ...Array.from(e.querySelectorAll('span'))].some((x) => x.scrollWidth > x.clientWidth + 1),
+      ).length,
   );
   expect(overflowing).toBe(0);
   expect(
