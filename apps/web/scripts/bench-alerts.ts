@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter, type TContext } from '@clusterscope/api';
-import { createDb, createLeaderLock, type TDb } from '@clusterscope/db';
+import { createDb, createLeaderLock } from '@clusterscope/db';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
 import { deployMigrations } from '@clusterscope/db/migrate';
 import type { TNodeStatusSample } from '@clusterscope/schema';
