@@ -77,7 +77,11 @@ export function clusterStatus(c: THealthCounts): TClusterStatus {
   if (c.ranges_unavailable > 0)
     return { level: 'bad', headline: plural(c.ranges_unavailable, 'unavailable range'), details };
   if (c.stale > 0)
-    return { level: 'warn', headline: `${c.stale} stale`, details: details.filter((d) => !/ stale$/.test(d)) };
+    return {
+      level: 'warn',
+      headline: `${c.stale} stale`,
+      details: details.filter((d) => !/ stale$/.test(d)),
+    };
   if (c.live < c.total || c.ranges_underreplicated > 0)
     return { level: 'warn', headline: `${c.live}/${c.total} live`, details };
   return { level: 'ok', headline: `All ${c.total} live`, details };

@@ -6,8 +6,12 @@ const started = (agoS: number) => new Date(NOW - agoS * 1000);
 
 describe('isRunStuck', () => {
   it('flags a silent run once its expected duration and the grace have passed', () => {
-    expect(isRunStuck({ startedAt: started(60 + STUCK_GRACE_S + 1), samples: 0, expectedS: 60 }, NOW)).toBe(true);
-    expect(isRunStuck({ startedAt: started(60 + STUCK_GRACE_S - 1), samples: 0, expectedS: 60 }, NOW)).toBe(false);
+    expect(isRunStuck({ startedAt: started(60 + STUCK_GRACE_S + 1), samples: 0, expectedS: 60 }, NOW)).toBe(
+      true,
+    );
+    expect(isRunStuck({ startedAt: started(60 + STUCK_GRACE_S - 1), samples: 0, expectedS: 60 }, NOW)).toBe(
+      false,
+    );
   });
   it('never flags a run that sends samples', () => {
     expect(isRunStuck({ startedAt: started(86_400), samples: 3, expectedS: 60 }, NOW)).toBe(false);

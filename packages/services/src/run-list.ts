@@ -13,10 +13,7 @@ export const STUCK_GRACE_S = 300;
  * Pure: a run is stuck when it is still "running" with no agent and no interval samples, for longer than
  * its expected duration (the workload's warm-up + duration) plus STUCK_GRACE_S.
  */
-export function isRunStuck(
-  r: { startedAt: Date; samples: number; expectedS: number },
-  now: number,
-): boolean {
+export function isRunStuck(r: { startedAt: Date; samples: number; expectedS: number }, now: number): boolean {
   return r.samples === 0 && now - r.startedAt.getTime() > (r.expectedS + STUCK_GRACE_S) * 1000;
 }
 

@@ -54,7 +54,12 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     description: w.description,
     runs: w._count.runs,
     lastRun: last
-      ? { id: last.id, status: last.status, startedAt: last.startedAt.toISOString(), clusterId: last.clusterId }
+      ? {
+          id: last.id,
+          status: last.status,
+          startedAt: last.startedAt.toISOString(),
+          clusterId: last.clusterId,
+        }
       : null,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),

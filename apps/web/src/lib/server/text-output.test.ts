@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { textOutputAsJson } from './text-output';
 
-const post = (path: string, body: string | Uint8Array, type = 'text/plain; charset=utf-8') =>
+const post = (path: string, body: string | Uint8Array<ArrayBuffer>, type = 'text/plain; charset=utf-8') =>
   new Request(`http://x${path}`, { method: 'POST', headers: { 'content-type': type }, body });
 
 describe('textOutputAsJson', () => {
