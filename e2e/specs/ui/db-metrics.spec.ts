@@ -51,10 +51,10 @@ test.afterAll(async () => {
 
 /** The spec's stand-in for the agent: one scrape of every node, posted as one ingest batch. */
 async function scrapeAndPost(page: Page, token: string, clusterId: string, round: number) {
-  const ts = Date.now();
   const samples: unknown[] = [];
   for (const [i, url] of nodes.urls.entries()) {
     const node = i + 1;
+    const ts = Date.now();
     const text = await (await fetch(`${url}/_status/vars`)).text();
     for (const m of parseVars(text)) {
       if (!FAMILIES.test(m.name) || !Number.isFinite(m.value)) continue;
@@ -145,7 +145,8 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
     return { statements: nums[0], p99: nums[1], p50: nums[2] };
   };
   const got = await figures();
-  expect(got.statements).toBe(rate);
+  // Readings are stamped when scraped: a few ms of jitter over 1 s scrapes moves a rate by < 1.5 %.
+  expect(Math.abs(got.statements - rate)).toBeLessThanOrEqual(rate * 0.015);
   expect(Math.abs(got.p99 - p99)).toBeLessThanOrEqual(0.051);
   expect(Math.abs(got.p50 - p50)).toBeLessThanOrEqual(0.051);
 
@@ -165,10 +166,14 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
   const db = (await view.json()).result.data.db as {
     statements: { name: string; data: [number, number][] }[];
   };
-  expect(db.statements.map((s) => [s.name, s.data.at(-1)![1]])).toEqual([
+  const want: [string, number][] = [
     ['select', 300],
     ['insert', 60],
     ['update', 30],
     ['delete', 6],
-  ]);
+  ];
+  expect(db.statements.map((s) => s.name)).toEqual(want.map((w) => w[0]));
+  db.statements.forEach((s, i) =>
+    expect(Math.abs(s.data.at(-1)![1] - want[i][1])).toBeLessThanOrEqual(want[i][1] * 0.015),
+  );
 });

@@ -275,9 +275,14 @@ export function simulateDemoMetrics(ms: number): TMetricSample[] {
   return out;
 }
 
+/** How far back the backfill writes metric scrapes (they are ~13× the rows of the rest). */
+export const DEMO_METRICS_BACKFILL_MS = 6 * 3_600_000;
+
 /** Node status and cgroup samples at `ms`, plus the metric scrape when `ms` falls on one. */
-const demoSamplesAt = (ms: number): TSample[] =>
-  ms % (DEMO_SCRAPE_S * 1000) === 0 ? [...simulateDemo(ms), ...simulateDemoMetrics(ms)] : simulateDemo(ms);
+const demoSamplesAt = (ms: number, metrics = true): TSample[] =>
+  metrics && ms % (DEMO_SCRAPE_S * 1000) === 0
+    ? [...simulateDemo(ms), ...simulateDemoMetrics(ms)]
+    : simulateDemo(ms);
 
 /** Creates the demo cluster in the demo org (once). Returns null when the demo org does not exist. */
 export async function ensureDemoCluster(deps: TDeps) {
@@ -311,7 +316,7 @@ export async function backfillDemo(
     const end = Math.min(now, t + 3_600_000 - step);
     const samples: TSample[] = [];
     const first = t;
-    for (; t <= end; t += step) samples.push(...demoSamplesAt(t));
+    for (; t <= end; t += step) samples.push(...demoSamplesAt(t, t > now - DEMO_METRICS_BACKFILL_MS));
     inflight.push(writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${first}`, samples));
     rows += samples.length;
     if (inflight.length >= 6) {
