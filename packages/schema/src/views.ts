@@ -3,6 +3,7 @@
  * the services (return types), the API (`.output()`) and the web app (chart builders, components).
  */
 import { z } from 'zod';
+import { ZPackedCharts } from './chart-pack';
 import { ZLiveness } from './common';
 import { NODE_STATES } from './health';
 
@@ -128,11 +129,11 @@ export const ZNodeEventView = z.object({
   to: ZLiveness,
 });
 
-/** The cluster page: headline, node table, charts and liveness events (newest first). */
+/** The cluster page: headline, node table, charts (packed: `unpackCharts`) and liveness events (newest first). */
 export const ZClusterView = ZClusterHealth.extend({
   now: z.number(),
   nodes: z.array(ZNodeView),
-  charts: ZClusterCharts,
+  charts: ZPackedCharts,
   events: z.array(ZNodeEventView),
 });
 export type TClusterView = z.infer<typeof ZClusterView>;
@@ -163,7 +164,7 @@ export const ZNodeDetailView = z.object({
   periods: z.array(ZStatePeriod),
   events: z.array(ZNodeEventView),
   samples: z.array(ZNodeSample),
-  charts: ZClusterCharts,
+  charts: ZPackedCharts,
 });
 export type TNodeDetailView = z.infer<typeof ZNodeDetailView>;
 

@@ -1,3 +1,4 @@
+import { packCharts } from '@clusterscope/schema';
 import type {
   TChartSeries,
   TChartWindow,
@@ -319,7 +320,7 @@ export async function getClusterView(
   const c = await getClusterById(deps, caller, input.clusterId);
   const [nodes, charts, events] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
-    loadCharts(deps, caller.orgId, c, input),
+    loadCharts(deps, caller.orgId, c, input).then((x) => packCharts(x)),
     loadEvents(deps, caller.orgId, c, input),
   ]);
   const counts = countHealth(nodes);
@@ -362,7 +363,7 @@ export async function getNodeView(
         'uptime_s',
       ],
     }),
-    loadCharts(deps, caller.orgId, c, input),
+    loadCharts(deps, caller.orgId, c, input).then((x) => packCharts(x)),
   ]);
   const node = views.find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
