@@ -14,6 +14,7 @@ import {
   getCgroupSeries,
   getLatestCgroups,
   getLatestNodes,
+  getLatestNodeStates,
   getNodeEvents,
   getNodeSeries,
   pickResolution,
@@ -114,19 +115,21 @@ export async function listClusterHealth(
   now: number = Date.now(),
 ): Promise<TClusterHealth[]> {
   const clusters = await findClusters(deps, caller);
-  return Promise.all(
-    clusters.map(async (c) => {
-      const nodes = await getLatestNodes(deps.ch, caller.orgId, c.id);
-      const views = nodes.map((n) => ({
-        state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
-        last_ts: n.ts,
-        ranges_underreplicated: n.ranges_underreplicated,
-        ranges_unavailable: n.ranges_unavailable,
-      }));
-      const counts = countHealth(views);
-      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
-    }),
+  const latest = await getLatestNodeStates(
+    deps.ch,
+    caller.orgId,
+    clusters.map((c) => c.id),
   );
+  return clusters.map((c) => {
+    const views = (latest.get(c.id) ?? []).map((n) => ({
+      state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+      last_ts: n.ts,
+      ranges_underreplicated: n.ranges_underreplicated,
+      ranges_unavailable: n.ranges_unavailable,
+    }));
+    const counts = countHealth(views);
+    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
+  });
 }
 
 /** The node table of one cluster (overview). */
@@ -398,23 +401,25 @@ export async function getOncall(
   now: number = Date.now(),
 ): Promise<TOncallView> {
   const clusters = await findClusters(deps, caller);
-  const out = await Promise.all(
-    clusters.map(async (c) => {
-      const latest = await getLatestNodes(deps.ch, caller.orgId, c.id);
-      const nodes = sortWorstFirst(
-        latest.map((n) => ({
-          node_id: n.node_id,
-          address: n.address,
-          state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
-          last_ts: n.ts,
-          ranges_underreplicated: n.ranges_underreplicated,
-          ranges_unavailable: n.ranges_unavailable,
-        })),
-      );
-      const counts = countHealth(nodes);
-      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes };
-    }),
+  const latest = await getLatestNodeStates(
+    deps.ch,
+    caller.orgId,
+    clusters.map((c) => c.id),
   );
+  const out = clusters.map((c) => {
+    const nodes = sortWorstFirst(
+      (latest.get(c.id) ?? []).map((n) => ({
+        node_id: n.node_id,
+        address: n.address,
+        state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+        last_ts: n.ts,
+        ranges_underreplicated: n.ranges_underreplicated,
+        ranges_unavailable: n.ranges_unavailable,
+      })),
+    );
+    const counts = countHealth(nodes);
+    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes };
+  });
   // Worst cluster first too.
   const rank = { bad: 0, stale: 1, warn: 2, empty: 3, ok: 4 } as const;
   out.sort(
