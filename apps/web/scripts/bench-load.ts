@@ -47,7 +47,7 @@ const NODES = num('BENCH_NODES', 500);
 const CLUSTERS = num('BENCH_CLUSTERS', 10);
 const SECONDS = num('BENCH_SECONDS', 60);
 const IDLE_ROUNDS = num('BENCH_IDLE_ROUNDS', 30);
-const HISTORY_MIN = num('BENCH_HISTORY_MIN', 60);
+const HISTORY_MIN = num('BENCH_HISTORY_MIN', 30);
 const PORT = num('BENCH_PORT', 0);
 const CPU_PROF = process.env.BENCH_CPU_PROF ?? '';
 const ORG = 'demo';
@@ -434,7 +434,7 @@ async function main() {
     const runEnv = CPU_PROF
       ? {
           ...env,
-          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`,
+          WEB_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`,
         }
       : env;
     app = await startApp(runEnv);
