@@ -16,7 +16,12 @@ function at(pts: TPt[], t: number): number | null {
   return pts.find((p) => p[0] === t)?.[1] ?? null;
 }
 
-function charts(series: Partial<Record<keyof TClusterCharts, TChartSeries[]>>): TClusterCharts {
+type TSeriesKey = Exclude<
+  keyof TClusterCharts,
+  'from' | 'to' | 'resolution' | 'step_ms' | 'ranges_underreplicated' | 'ranges_unavailable'
+>;
+
+function charts(series: Partial<Record<TSeriesKey, TChartSeries[]>>): TClusterCharts {
   const none: TChartSeries[] = [];
   return {
     from: 0,
@@ -43,7 +48,7 @@ function charts(series: Partial<Record<keyof TClusterCharts, TChartSeries[]>>): 
     io_read_limit: none,
     io_write_limit: none,
     ...series,
-  } as TClusterCharts;
+  };
 }
 
 describe('chart packing', () => {
