@@ -60,7 +60,6 @@ export async function findUserByEmail(db: TDb, email: string) {
   return db.user.findUnique({ where: { email: email.toLowerCase() } });
 }
 
-
 export async function findUserById(db: TDb, id: string) {
   return db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } });
 }

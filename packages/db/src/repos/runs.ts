@@ -62,7 +62,6 @@ export async function getRun(db: TDb, orgId: string, id: string): Promise<TRunRo
   return db.run.findFirst({ where: { id, organizationId: orgId }, include: runInclude });
 }
 
-
 export interface TRunFilter {
   clusterId?: string;
   workloadId?: string;
