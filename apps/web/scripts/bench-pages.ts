@@ -10,7 +10,10 @@
  * 3. Signs in as the demo admin and times BENCH_ITERATIONS sequential requests per page (after one warm-up):
  *    cluster (1 h, 24 h, 30 d), node (1 h), on-call, clusters list, runs, run, compare (3 runs), workload.
  * Prints ONE JSON line: `<page>_p50_ms`/`<page>_p95_ms` per page and `cluster_html_kb` (the cluster page's
- * server-rendered HTML, 1 h). Loopback only; the temp directory is removed at the end.
+ * server-rendered HTML, 1 h; `cluster_30d_data_kb` the 30-day page data). Loopback only; the temp
+ * directory is removed at the end.
+ * BENCH_BUILDS=build-a,build-b (build dirs under apps/web) measures each build in turn on the same data,
+ * one JSON line each (before/after comparisons under the same conditions).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +35,7 @@ const NODES = num('BENCH_NODES', 50);
 const DAYS = num('BENCH_DAYS', 30);
 const ITER = num('BENCH_ITERATIONS', 30);
 const RUNS = num('BENCH_RUNS', 8);
+const BUILDS = (process.env.BENCH_BUILDS ?? 'build').split(',').filter(Boolean);
 const ORG = 'demo';
 const log = (m: string) => console.error(`bench-pages: ${m}`);
 
@@ -152,31 +156,40 @@ async function main() {
     await ch.close();
     log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
 
-    app = await startApp(env);
-    const cookie = await signIn(base, dataDir);
-    const c = `/${ORG}/clusters/${s.clusterId}`;
-    const pages: [string, string][] = [
-      ['cluster_1h', `${c}/__data.json?range=1h`],
-      ['cluster_24h', `${c}/__data.json?range=24h`],
-      ['cluster_30d', `${c}/__data.json?range=30d`],
-      ['node', `${c}/nodes/1/__data.json?range=1h`],
-      ['oncall', `/${ORG}/oncall/__data.json`],
-      ['clusters', `/${ORG}/clusters/__data.json`],
-      ['runs', `/${ORG}/runs/__data.json`],
-      ['run', `/${ORG}/runs/${s.runIds[0]}/__data.json`],
-      ['compare', `/${ORG}/compare/__data.json?runs=${s.runIds.slice(0, 3).join(',')}`],
-      ['workload', `/${ORG}/workloads/${s.workloadId}/__data.json`],
-    ];
-    const result: Record<string, number> = { nodes: NODES, days: DAYS, iterations: ITER };
-    for (const [name, url] of pages) {
-      const xs = await timePage(base, cookie, url);
-      result[`${name}_p50_ms`] = r1(pct(xs, 50));
-      result[`${name}_p95_ms`] = r1(pct(xs, 95));
-      log(`${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
+    for (const build of BUILDS) {
+      app = await startApp({ ...env, WEB_BUILD_DIR: build });
+      const cookie = await signIn(base, dataDir);
+      const c = `/${ORG}/clusters/${s.clusterId}`;
+      const pages: [string, string][] = [
+        ['cluster_1h', `${c}/__data.json?range=1h`],
+        ['cluster_24h', `${c}/__data.json?range=24h`],
+        ['cluster_30d', `${c}/__data.json?range=30d`],
+        ['node', `${c}/nodes/1/__data.json?range=1h`],
+        ['oncall', `/${ORG}/oncall/__data.json`],
+        ['clusters', `/${ORG}/clusters/__data.json`],
+        ['runs', `/${ORG}/runs/__data.json`],
+        ['run', `/${ORG}/runs/${s.runIds[0]}/__data.json`],
+        ['compare', `/${ORG}/compare/__data.json?runs=${s.runIds.slice(0, 3).join(',')}`],
+        ['workload', `/${ORG}/workloads/${s.workloadId}/__data.json`],
+      ];
+      const result: Record<string, number | string> = { build, nodes: NODES, days: DAYS, iterations: ITER };
+      for (const [name, url] of pages) {
+        const xs = await timePage(base, cookie, url);
+        result[`${name}_p50_ms`] = r1(pct(xs, 50));
+        result[`${name}_p95_ms`] = r1(pct(xs, 95));
+        log(`${build} ${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
+      }
+      const html = await ok(await fetch(`${base}${c}?range=1h`, { headers: { cookie } }), 'cluster page');
+      result.cluster_html_kb = r1(Buffer.byteLength(html) / 1024);
+      const d30 = await ok(
+        await fetch(`${base}${c}/__data.json?range=30d`, { headers: { cookie } }),
+        'cluster data',
+      );
+      result.cluster_30d_data_kb = r1(Buffer.byteLength(d30) / 1024);
+      console.log(JSON.stringify(result));
+      await app.stop();
+      app = null;
     }
-    const html = await ok(await fetch(`${base}${c}?range=1h`, { headers: { cookie } }), 'cluster page');
-    result.cluster_html_kb = r1(Buffer.byteLength(html) / 1024);
-    console.log(JSON.stringify(result));
   } finally {
     await app?.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -135,12 +135,19 @@ async function main() {
           stdio: 'inherit',
         },
       )
-    : spawn(process.execPath, [path.resolve(webDir, env.WEB_BUILD_DIR, 'index.js')], {
-        cwd: webDir,
-        env: childEnv,
-        // The IPC channel lets the server notice when this launcher dies (even by kill -9) and exit too.
-        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      });
+    : spawn(
+        process.execPath,
+        [
+          ...env.WEB_NODE_ARGS.split(' ').filter(Boolean),
+          path.resolve(webDir, env.WEB_BUILD_DIR, 'index.js'),
+        ],
+        {
+          cwd: webDir,
+          env: childEnv,
+          // The IPC channel lets the server notice when this launcher dies (even by kill -9) and exit too.
+          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        },
+      );
 
   let signalled = false;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -11,7 +11,6 @@ import {
   type TPermission,
   assertCan,
 } from '@clusterscope/services';
-import type { TScope } from '@clusterscope/schema';
 
 /** Per-request context, built by the web app for both /api/trpc and /api/v1. */
 export interface TContext {
@@ -161,15 +160,6 @@ export const withPermission = (permission: TPermission) =>
     } catch (err) {
       throw toTRPCError(err);
     }
-    return next();
-  });
-
-/** Token-only procedure requiring a scope (ingest, runs:write …). */
-export const withScope = (scope: TScope) =>
-  orgProcedure.use(({ ctx, next }) => {
-    const c = ctx.caller;
-    if (c.kind === 'token' && !c.scopes.includes(scope) && !c.scopes.includes('admin'))
-      throw new TRPCError({ code: 'FORBIDDEN', message: `token lacks the '${scope}' scope` });
     return next();
   });
 

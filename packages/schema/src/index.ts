@@ -8,3 +8,4 @@ export * from './health';
 export * from './job-limits';
 export * from './views';
 export * from './alerting';
+export * from './chart-pack';

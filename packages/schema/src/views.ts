@@ -3,6 +3,7 @@
  * the services (return types), the API (`.output()`) and the web app (chart builders, components).
  */
 import { z } from 'zod';
+import { ZPackedCharts } from './chart-pack';
 import { ZLiveness } from './common';
 import { NODE_STATES, CLUSTER_SEVERITIES } from './health';
 
@@ -160,11 +161,11 @@ export const ZNodeEventView = z.object({
   to: ZLiveness,
 });
 
-/** The cluster page: headline, node table, charts and liveness events (newest first). */
+/** The cluster page: headline, node table, charts (packed: `unpackCharts`) and liveness events (newest first). */
 export const ZClusterView = ZClusterHealth.extend({
   now: z.number(),
   nodes: z.array(ZNodeView),
-  charts: ZClusterCharts,
+  charts: ZPackedCharts,
   events: z.array(ZNodeEventView),
   db: ZDbCharts,
 });
@@ -196,7 +197,7 @@ export const ZNodeDetailView = z.object({
   periods: z.array(ZStatePeriod),
   events: z.array(ZNodeEventView),
   samples: z.array(ZNodeSample),
-  charts: ZClusterCharts,
+  charts: ZPackedCharts,
   db: ZDbCharts,
 });
 export type TNodeDetailView = z.infer<typeof ZNodeDetailView>;

@@ -1,3 +1,4 @@
+import { packCharts } from '@clusterscope/schema';
 import type {
   TChartSeries,
   TChartWindow,
@@ -15,6 +16,7 @@ import {
   getCgroupSeries,
   getLatestCgroups,
   getLatestNodes,
+  getLatestNodeStates,
   getNodeEvents,
   getNodeSeries,
   pickResolution,
@@ -116,19 +118,21 @@ export async function listClusterHealth(
   now: number = Date.now(),
 ): Promise<TClusterHealth[]> {
   const clusters = await findClusters(deps, caller);
-  return Promise.all(
-    clusters.map(async (c) => {
-      const nodes = await getLatestNodes(deps.ch, caller.orgId, c.id);
-      const views = nodes.map((n) => ({
-        state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
-        last_ts: n.ts,
-        ranges_underreplicated: n.ranges_underreplicated,
-        ranges_unavailable: n.ranges_unavailable,
-      }));
-      const counts = countHealth(views);
-      return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
-    }),
+  const latest = await getLatestNodeStates(
+    deps.ch,
+    caller.orgId,
+    clusters.map((c) => c.id),
   );
+  return clusters.map((c) => {
+    const views = (latest.get(c.id) ?? []).map((n) => ({
+      state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+      last_ts: n.ts,
+      ranges_underreplicated: n.ranges_underreplicated,
+      ranges_unavailable: n.ranges_unavailable,
+    }));
+    const counts = countHealth(views);
+    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
+  });
 }
 
 /** The node table of one cluster (overview). */
@@ -339,7 +343,7 @@ export async function getClusterView(
     status: clusterStatus(counts),
     now,
     nodes,
-    charts,
+    charts: packCharts(charts),
     events: events.reverse(),
     db,
   };
@@ -399,7 +403,7 @@ export async function getNodeView(
     periods: toStatePeriods(events, input.from, events.length ? startState : node.liveness),
     events: [...events].reverse(),
     samples,
-    charts,
+    charts: packCharts(charts),
     db,
   };
 }
@@ -414,30 +418,32 @@ export async function getOncall(
   now: number = Date.now(),
 ): Promise<TOncallView> {
   const clusters = await findClusters(deps, caller);
-  const out = await Promise.all(
-    clusters.map(async (c) => {
-      const latest = await getLatestNodes(deps.ch, caller.orgId, c.id);
-      const nodes = sortWorstFirst(
-        latest.map((n) => ({
-          node_id: n.node_id,
-          address: n.address,
-          state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
-          last_ts: n.ts,
-          ranges_underreplicated: n.ranges_underreplicated,
-          ranges_unavailable: n.ranges_unavailable,
-        })),
-      );
-      const counts = countHealth(nodes);
-      return {
-        name: c.name,
-        states: nodes.map((n) => n.state),
-        ranges_unavailable: counts.ranges_unavailable,
-        ranges_underreplicated: counts.ranges_underreplicated,
-        last_ts: counts.last_ts,
-        view: { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes },
-      };
-    }),
+  const latest = await getLatestNodeStates(
+    deps.ch,
+    caller.orgId,
+    clusters.map((c) => c.id),
   );
+  const out = clusters.map((c) => {
+    const nodes = sortWorstFirst(
+      (latest.get(c.id) ?? []).map((n) => ({
+        node_id: n.node_id,
+        address: n.address,
+        state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
+        last_ts: n.ts,
+        ranges_underreplicated: n.ranges_underreplicated,
+        ranges_unavailable: n.ranges_unavailable,
+      })),
+    );
+    const counts = countHealth(nodes);
+    return {
+      name: c.name,
+      states: nodes.map((n) => n.state),
+      ranges_unavailable: counts.ranges_unavailable,
+      ranges_underreplicated: counts.ranges_underreplicated,
+      last_ts: counts.last_ts,
+      view: { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes },
+    };
+  });
   const ordered = orderOncall(out, now);
   return {
     now,

@@ -1,3 +1,4 @@
+import { stringify, type Options as CsvOptions } from 'csv-stringify/sync';
 import type { TRunFilter } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import type { TCaller } from './caller';
@@ -7,16 +8,26 @@ import { AppError } from './errors';
 export type TExportFormat = 'csv' | 'json';
 export type TExportFile = { filename: string; contentType: string; body: string };
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; leading =+-@ neutralised. */
-export function toCsvField(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  let s = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  if (/^[=+\-@]/.test(s) && typeof v === 'string') s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+/** A string a spreadsheet would run as a formula gets a leading quote (CSV injection). */
+const defuse = (s: string) => (/^[=+\-@]/.test(s) ? `'${s}` : s);
+
+const CSV_OPTIONS: CsvOptions = {
+  record_delimiter: 'windows',
+  // RFC 4180: a bare CR or LF is quoted too, not only the CRLF record delimiter.
+  quoted_match: /[\r\n]/,
+  cast: {
+    string: defuse,
+    boolean: (b) => String(b),
+    date: (d) => d.toISOString(),
+    object: (o) => JSON.stringify(o),
+  },
+};
+
+/** One CSV field as `toCsv` writes it. */
+export const toCsvField = (v: unknown): string => toCsv([], [[v]]).replace(/\r\n$/, '');
 
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return [header, ...rows].map((r) => r.map(toCsvField).join(',')).join('\r\n') + '\r\n';
+  return stringify(header.length ? [header, ...rows] : [...rows], CSV_OPTIONS) as string;
 }
 
 export function parseExportFormat(v: string | null | undefined): TExportFormat {

@@ -1,4 +1,4 @@
-import type { TCgroupUsageSample, TNodeStatusSample } from '@clusterscope/schema';
+import type { TNodeStatusSample } from '@clusterscope/schema';
 import { toClient, type TClickHouse } from './client';
 
 export interface TBenchDataOptions {
@@ -145,58 +145,6 @@ export function generateNodeStatusRows(opts: {
       capacity_available: 1e12 - 6e10 - k * 1000,
       capacity_used: 6e10 + k * 1000,
       uptime_s: (k * step) / 1000,
-    };
-  }
-  return out;
-}
-
-/** cgroup samples matching generateNodeStatusRows (one cgroup per node, monotonic counters). */
-export function generateCgroupRows(opts: {
-  nodes: number;
-  count: number;
-  startMs: number;
-  intervalMs?: number;
-}): TCgroupUsageSample[] {
-  const step = opts.intervalMs ?? 10_000;
-  const out: TCgroupUsageSample[] = new Array(opts.count);
-  for (let i = 0; i < opts.count; i++) {
-    const node = (i % opts.nodes) + 1;
-    const k = Math.floor(i / opts.nodes);
-    out[i] = {
-      kind: 'cgroup_usage',
-      ts: opts.startMs + k * step,
-      host: `host${node}`,
-      node_id: node,
-      cgroup: '/system.slice/cockroach.service',
-      version: 2,
-      cpu_usage_usec: k * step * 1500,
-      cpu_nr_periods: k * 100,
-      cpu_nr_throttled: k * 5,
-      cpu_throttled_usec: k * step * 20,
-      cpu_quota_usec: 400000,
-      cpu_period_usec: 100000,
-      cpu_weight: 100,
-      cpu_shares: null,
-      mem_current: 6e9 + (k % 360) * 1e7,
-      mem_max: 8e9,
-      mem_swap_current: 0,
-      mem_swap_max: null,
-      mem_anon: 5e9,
-      mem_file: 1e9,
-      io: [
-        {
-          device: '8:0',
-          rbytes: k * 204800,
-          wbytes: k * 819200,
-          rios: k * 50,
-          wios: k * 200,
-          rbps_max: null,
-          wbps_max: null,
-          riops_max: null,
-          wiops_max: null,
-        },
-      ],
-      psi: null,
     };
   }
   return out;

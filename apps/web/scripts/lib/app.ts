@@ -33,7 +33,7 @@ export function runScript(args: string[], env: NodeJS.ProcessEnv): Promise<strin
   });
 }
 
-export async function waitHealthy(base: string, app: ChildProcess, ms = 120_000): Promise<void> {
+export async function waitHealthy(base: string, app: ChildProcess, ms = 300_000): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (app.exitCode !== null) throw new Error('the app exited during start-up');

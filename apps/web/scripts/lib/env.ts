@@ -29,6 +29,8 @@ const ZLaunchEnv = z.object({
   SIGNUP: z.enum(['open', 'invite', 'closed']).optional(),
   /** Where `vite build` wrote the server (svelte.config.js reads the same variable). */
   WEB_BUILD_DIR: z.string().default('build'),
+  /** Extra node flags for the production web server, space-separated (e.g. `--cpu-prof --cpu-prof-dir=p`). */
+  WEB_NODE_ARGS: z.string().default(''),
 });
 export type TLaunchEnv = z.infer<typeof ZLaunchEnv>;
 

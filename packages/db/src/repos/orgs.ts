@@ -60,10 +60,6 @@ export async function findUserByEmail(db: TDb, email: string) {
   return db.user.findUnique({ where: { email: email.toLowerCase() } });
 }
 
-export async function countUsers(db: TDb) {
-  return db.user.count();
-}
-
 export async function findUserById(db: TDb, id: string) {
   return db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } });
 }

@@ -62,11 +62,6 @@ export async function getRun(db: TDb, orgId: string, id: string): Promise<TRunRo
   return db.run.findFirst({ where: { id, organizationId: orgId }, include: runInclude });
 }
 
-export async function getRunRawOutput(db: TDb, orgId: string, id: string): Promise<string | null> {
-  const r = await db.run.findFirst({ where: { id, organizationId: orgId }, select: { rawOutput: true } });
-  return r?.rawOutput ?? null;
-}
-
 export interface TRunFilter {
   clusterId?: string;
   workloadId?: string;

@@ -1,6 +1,6 @@
 import type { TLiveness } from '@clusterscope/schema';
 import type { TClickHouse } from '../client';
-import { msParam, selectRows, toBool, toNum, toNumOrNull } from './util';
+import { selectRows, toBool, toNum, toNumOrNull } from './util';
 
 export interface TNodeLatest {
   cluster_id: string;
@@ -79,82 +79,44 @@ export async function getLatestNodes(
   return rows.map(toNodeLatest);
 }
 
-export interface TClusterSummary {
-  cluster_id: string;
-  /** Nodes not decommissioned. */
-  nodes: number;
-  live: number;
-  /** UNAVAILABLE or UNKNOWN. */
-  suspect: number;
-  dead: number;
-  /** DRAINING or DECOMMISSIONING. */
-  draining: number;
-  decommissioned: number;
-  /** Nodes whose latest sample is older than `staleAfterMs`. */
-  stale: number;
-  by_liveness: Partial<Record<TLiveness, number>>;
+/** The columns the health lists need (cluster list, on-call). */
+export interface TNodeState {
+  node_id: number;
+  ts: number;
+  address: string;
+  liveness: TLiveness;
   ranges_underreplicated: number;
   ranges_unavailable: number;
-  replicas: number;
-  /** Newest sample of any node; null when the cluster never reported. */
-  last_ts: number | null;
 }
 
-/** One summary per requested cluster id (zeros and last_ts null for clusters without data). */
-export async function getClusterSummaries(
+/**
+ * Latest state of every node of several clusters in ONE query (list pages, on-call), by node id; every
+ * requested cluster has an entry (empty when it never reported).
+ */
+export async function getLatestNodeStates(
   ch: TClickHouse,
   orgId: string,
   clusterIds: readonly string[],
-  opts: { now?: number; staleAfterMs?: number } = {},
-): Promise<TClusterSummary[]> {
-  if (clusterIds.length === 0) return [];
-  const staleBefore = (opts.now ?? Date.now()) - (opts.staleAfterMs ?? 120_000);
+): Promise<Map<string, TNodeState[]>> {
+  const out = new Map<string, TNodeState[]>(clusterIds.map((id) => [id, []]));
+  if (clusterIds.length === 0) return out;
   const rows = await selectRows<Record<string, unknown>>(
     ch,
-    `SELECT cluster_id,
-            countIf(liveness != 'DECOMMISSIONED') AS nodes,
-            countIf(liveness = 'LIVE') AS live,
-            countIf(liveness IN ('UNAVAILABLE', 'UNKNOWN')) AS suspect,
-            countIf(liveness = 'DEAD') AS dead,
-            countIf(liveness IN ('DRAINING', 'DECOMMISSIONING')) AS draining,
-            countIf(liveness = 'DECOMMISSIONED') AS decommissioned,
-            countIf(liveness != 'DECOMMISSIONED' AND ts < ${msParam('stale_before')}) AS stale,
-            sumMap(map(toString(liveness), toUInt64(1))) AS by_liveness,
-            sum(ranges_underreplicated) AS ranges_underreplicated,
-            sum(ranges_unavailable) AS ranges_unavailable,
-            sum(replicas) AS replicas,
-            toUnixTimestamp64Milli(max(ts)) AS last_ts
+    `SELECT cluster_id, node_id, toUnixTimestamp64Milli(ts) AS ts_ms, address, liveness,
+            ranges_underreplicated, ranges_unavailable
      FROM node_latest FINAL
      WHERE org_id = {org_id:String} AND cluster_id IN {cluster_ids:Array(String)}
-     GROUP BY cluster_id`,
-    { org_id: orgId, cluster_ids: [...clusterIds], stale_before: staleBefore },
+     ORDER BY cluster_id, node_id`,
+    { org_id: orgId, cluster_ids: [...clusterIds] },
   );
-  const byId = new Map(rows.map((r) => [String(r.cluster_id), r]));
-  return clusterIds.map((id) => {
-    const r = byId.get(id);
-    if (!r) {
-      return {
-        cluster_id: id, nodes: 0, live: 0, suspect: 0, dead: 0, draining: 0, decommissioned: 0, stale: 0,
-        by_liveness: {}, ranges_underreplicated: 0, ranges_unavailable: 0, replicas: 0, last_ts: null,
-      }; // prettier-ignore
-    }
-    const by: Partial<Record<TLiveness, number>> = {};
-    for (const [k, v] of Object.entries((r.by_liveness ?? {}) as Record<string, unknown>))
-      by[k as TLiveness] = toNum(v);
-    return {
-      cluster_id: id,
-      nodes: toNum(r.nodes),
-      live: toNum(r.live),
-      suspect: toNum(r.suspect),
-      dead: toNum(r.dead),
-      draining: toNum(r.draining),
-      decommissioned: toNum(r.decommissioned),
-      stale: toNum(r.stale),
-      by_liveness: by,
+  for (const r of rows)
+    out.get(String(r.cluster_id))?.push({
+      node_id: toNum(r.node_id),
+      ts: toNum(r.ts_ms),
+      address: String(r.address),
+      liveness: String(r.liveness) as TLiveness,
       ranges_underreplicated: toNum(r.ranges_underreplicated),
       ranges_unavailable: toNum(r.ranges_unavailable),
-      replicas: toNum(r.replicas),
-      last_ts: toNumOrNull(r.last_ts),
-    };
-  });
+    });
+  return out;
 }

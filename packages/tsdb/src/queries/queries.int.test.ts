@@ -7,7 +7,7 @@ import { getBenchResults, getBenchSamples, insertBenchResults } from './bench';
 import { getCgroupSeries } from './cgroups';
 import { getEnvironment } from './environment';
 import { getNodeEvents } from './events';
-import { getClusterSummaries, getLatestNodes } from './nodes';
+import { getLatestNodes, getLatestNodeStates } from './nodes';
 import { getNodeSeries } from './series';
 
 let ch: TTsdb;
@@ -98,7 +98,7 @@ beforeAll(async () => {
 afterAll(async () => cleanup());
 
 describe('latest state', () => {
-  it('returns the last sample per node and cluster summaries', async () => {
+  it('returns the last sample per node, for one cluster or several in one query', async () => {
     const nodes = await getLatestNodes(ch, A, 'c1');
     expect(nodes.map((n) => [n.node_id, n.liveness, n.ts])).toEqual([
       [1, 'LIVE', T0 + (STEPS - 1) * STEP + 1],
@@ -106,18 +106,12 @@ describe('latest state', () => {
       [3, 'LIVE', T0 + (STEPS - 1) * STEP + 3],
     ]);
     expect(nodes[0]).toMatchObject({ is_live: true, started_at: T0, replicas: 110 + ((STEPS - 1) % 13) });
-    const [s, empty] = await getClusterSummaries(ch, A, ['c1', 'nope'], { now: END, staleAfterMs: 60_000 });
-    expect(s).toMatchObject({
-      cluster_id: 'c1',
-      nodes: 3,
-      live: 3,
-      suspect: 0,
-      dead: 0,
-      stale: 0,
-      by_liveness: { LIVE: 3 },
-    });
-    expect(s.last_ts).toBe(T0 + (STEPS - 1) * STEP + 3);
-    expect(empty).toMatchObject({ cluster_id: 'nope', nodes: 0, last_ts: null });
+    const states = await getLatestNodeStates(ch, A, ['c1', 'nope']);
+    expect(states.get('c1')!.map((n) => [n.node_id, n.liveness, n.ts])).toEqual(
+      nodes.map((n) => [n.node_id, n.liveness, n.ts]),
+    );
+    expect(states.get('c1')![0]).toMatchObject({ address: nodes[0].address, ranges_unavailable: 0 });
+    expect(states.get('nope')).toEqual([]);
   });
 });
 
@@ -125,8 +119,7 @@ describe('tenancy', () => {
   it('never shows org A rows to org B', async () => {
     const nodes = await getLatestNodes(ch, B, 'c1');
     expect(nodes.map((n) => [n.node_id, n.replicas])).toEqual([[1, 5000 + 110 + 6]]);
-    const [s] = await getClusterSummaries(ch, B, ['c1']);
-    expect(s.nodes).toBe(1);
+    expect((await getLatestNodeStates(ch, B, ['c1'])).get('c1')).toHaveLength(1);
     const series = await getNodeSeries(ch, {
       orgId: B,
       clusterId: 'c1',

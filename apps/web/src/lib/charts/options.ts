@@ -114,7 +114,7 @@ export function buildTimeOption(c: TTimeChart): EChartsCoreOption {
     connectNulls: false,
     step: l.step ? 'end' : false,
     sampling: 'lttb',
-    lineStyle: { width: l.dashed ? 1.5 : 1.5, type: l.dashed ? 'dashed' : 'solid' },
+    lineStyle: { width: 1.5, type: l.dashed ? 'dashed' : 'solid' },
     itemStyle: l.color ? { color: l.color } : undefined,
     areaStyle: l.area ? { opacity: 0.15 } : undefined,
     emphasis: { focus: 'series' },

@@ -5,8 +5,7 @@ import {
   seedDemoRuns,
   writeDemoTick,
 } from '@clusterscope/services';
-import type { TWriter } from '@clusterscope/tsdb';
-import { getServer, onShutdown } from './deps';
+import { getServer, onShutdown, type TWriter } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
 

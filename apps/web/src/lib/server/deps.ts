@@ -1,6 +1,6 @@
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
-import { createDb, createLiveBus, JOBS_CHANNEL } from '@clusterscope/db';
+import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus } from '@clusterscope/db';
 import {
   createAuth,
   createMailer,
@@ -11,6 +11,9 @@ import {
   type TDeps,
 } from '@clusterscope/services';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
+
+export type { TLiveEvent } from '@clusterscope/db';
+export type { TWriter } from '@clusterscope/tsdb';
 import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
 import { loadVapid } from './vapid';
@@ -21,6 +24,7 @@ interface TServer {
 }
 
 const g = globalThis as unknown as {
+  __csLive?: TLiveBus;
   __csServer?: Promise<TServer>;
   __csClosers?: (() => Promise<unknown>)[];
 };
@@ -79,4 +83,10 @@ export function getServer(): Promise<TServer> {
     return { deps, auth };
   })();
   return g.__csServer;
+}
+
+/** The live-update bus of this process (Postgres LISTEN/NOTIFY), created on first use. */
+export function getLiveBus(): TLiveBus {
+  g.__csLive ??= createLiveBus(getEnv().DATABASE_URL);
+  return g.__csLive;
 }

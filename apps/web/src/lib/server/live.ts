@@ -1,17 +1,13 @@
-import { createLiveBus, type TLiveBus, type TLiveEvent } from '@clusterscope/db';
+import { getLiveBus, type TLiveEvent } from './deps';
 import { getEnv } from './env';
 import { createThrottle } from './throttle';
 
+export { getLiveBus };
+
 const g = globalThis as unknown as {
-  __csLive?: TLiveBus;
   __csLiveThrottle?: ReturnType<typeof createThrottle<Omit<TLiveEvent, 'ts'>>>;
   __csLiveGate?: TConnectionGate;
 };
-
-export function getLiveBus(): TLiveBus {
-  g.__csLive ??= createLiveBus(getEnv().DATABASE_URL);
-  return g.__csLive;
-}
 
 function send(e: Omit<TLiveEvent, 'ts'>) {
   getLiveBus()

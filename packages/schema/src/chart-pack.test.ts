@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { keepSteps, keepWithin, packCharts, unpackCharts } from './chart-pack';
+import type { TChartSeries, TClusterCharts } from './views';
+
+type TPt = [number, number | null];
+
+/** Value of the polyline through `pts` at time `t` (linear interpolation; null inside a gap). */
+function at(pts: TPt[], t: number): number | null {
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const [ta, va] = pts[i];
+    const [tb, vb] = pts[i + 1];
+    if (t < ta || t > tb) continue;
+    if (va === null || vb === null) return t === ta ? va : t === tb ? vb : null;
+    return tb === ta ? va : va + ((vb - va) * (t - ta)) / (tb - ta);
+  }
+  return pts.find((p) => p[0] === t)?.[1] ?? null;
+}
+
+type TSeriesKey = Exclude<
+  keyof TClusterCharts,
+  'from' | 'to' | 'resolution' | 'step_ms' | 'ranges_underreplicated' | 'ranges_unavailable'
+>;
+
+function charts(series: Partial<Record<TSeriesKey, TChartSeries[]>>): TClusterCharts {
+  const none: TChartSeries[] = [];
+  return {
+    from: 0,
+    to: 3_600_000,
+    resolution: 'raw',
+    step_ms: 10_000,
+    ranges_underreplicated: [
+      [0, 0],
+      [10_000, 0],
+      [20_000, 2],
+      [30_000, 2],
+      [40_000, 2],
+      [50_000, 0],
+    ],
+    ranges_unavailable: [],
+    leaseholders: none,
+    cpu: none,
+    cpu_limit: none,
+    throttled: none,
+    mem: none,
+    mem_limit: none,
+    io_read: none,
+    io_write: none,
+    io_read_limit: none,
+    io_write_limit: none,
+    ...series,
+  };
+}
+
+describe('chart packing', () => {
+  it('draws every point within half a pixel of the original line, keeps gaps, and is smaller', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const cpu: TChartSeries[] = Array.from({ length: 20 }, (_, n) => ({
+      name: `n${n + 1}`,
+      node_id: n + 1,
+      data: Array.from(
+        { length: 360 },
+        (_, i): TPt => [
+          1_700_000_000_000 + i * 10_000 + n,
+          i >= 100 && i < 110 && n === 3 ? null : 2 + Math.sin(i / 30) + (i % 50 === 0 ? rnd() : 0),
+        ],
+      ),
+    }));
+    const c = charts({ cpu });
+    const packed = packCharts(c, 220);
+    const back = unpackCharts(packed);
+    let hi = 0;
+    for (const s of cpu) for (const p of s.data) hi = Math.max(hi, p[1] ?? 0);
+    const eps = hi / 440;
+    back.cpu.forEach((s, k) => {
+      for (const [t, v] of cpu[k].data) {
+        const drawn = at(s.data, t);
+        if (v === null) expect(drawn).toBeNull();
+        // 4 significant digits add at most 5e-4 relative on top of the half-pixel tolerance.
+        else expect(Math.abs((drawn ?? NaN) - v)).toBeLessThanOrEqual(eps + Math.abs(v) * 5e-4);
+      }
+    });
+    expect(back.cpu[3].data.filter((p) => p[1] === null)).toHaveLength(10);
+    expect(JSON.stringify(packed).length).toBeLessThan(JSON.stringify(c).length / 4);
+  });
+
+  it('keeps step lines exact and timestamps exact', () => {
+    const c = charts({});
+    const back = unpackCharts(packCharts(c));
+    for (const t of [0, 10_000, 20_000, 30_000, 40_000, 50_000])
+      expect(back.ranges_underreplicated.findLast((p) => p[0] <= t)?.[1]).toBe(
+        c.ranges_underreplicated.find((p) => p[0] === t)?.[1],
+      );
+    expect(back.ranges_underreplicated.map((p) => p[0])).toEqual([0, 10_000, 20_000, 40_000, 50_000]);
+  });
+
+  it('keepWithin keeps a spike and drops points on a straight line', () => {
+    const pts: TPt[] = [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 9],
+      [4, 4],
+      [5, 5],
+    ];
+    expect(keepWithin(pts, 0.1)).toEqual([0, 2, 3, 4, 5]);
+    expect(
+      keepSteps([
+        [0, 1],
+        [1, 1],
+        [2, 1],
+        [3, 2],
+      ] as TPt[]),
+    ).toEqual([0, 2, 3]);
+  });
+});

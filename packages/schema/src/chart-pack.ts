@@ -1,0 +1,181 @@
+/**
+ * The wire form of the health charts: columnar, delta-encoded timestamps, 4 significant digits, and no
+ * point a chart could show (a point within half a pixel of the line through its kept neighbours is
+ * dropped). `packCharts` runs on the server, `unpackCharts` in the page; what the chart draws is the same.
+ */
+import { z } from 'zod';
+import type { TChartSeries, TClusterCharts } from './views';
+
+/** Plot height the tolerance is computed for (the chart panels are 220 px tall, the plot is less). */
+export const CHART_PLOT_PX = 220;
+
+/** A line: `t` = first timestamp (epoch ms), then differences to the previous one; `v` the values. */
+export const ZPackedLine = z.object({
+  t: z.array(z.number()),
+  v: z.array(z.number().nullable()),
+});
+export type TPackedLine = z.infer<typeof ZPackedLine>;
+
+export const ZPackedSeries = ZPackedLine.extend({ name: z.string(), node_id: z.number().nullable() });
+export type TPackedSeries = z.infer<typeof ZPackedSeries>;
+
+const SERIES_KEYS = [
+  'leaseholders',
+  'cpu',
+  'cpu_limit',
+  'throttled',
+  'mem',
+  'mem_limit',
+  'io_read',
+  'io_write',
+  'io_read_limit',
+  'io_write_limit',
+] as const;
+type TSeriesKey = (typeof SERIES_KEYS)[number];
+
+export const ZPackedCharts = z.object({
+  from: z.number(),
+  to: z.number(),
+  resolution: z.enum(['raw', '1m', '1h']),
+  step_ms: z.number(),
+  ranges_underreplicated: ZPackedLine,
+  ranges_unavailable: ZPackedLine,
+  ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, z.array(ZPackedSeries)])) as Record<
+    TSeriesKey,
+    z.ZodArray<typeof ZPackedSeries>
+  >),
+});
+export type TPackedCharts = z.infer<typeof ZPackedCharts>;
+
+/** Line charts sharing a y axis: a limit is drawn on its measure's axis. */
+const AXES: TSeriesKey[][] = [
+  ['leaseholders'],
+  ['cpu', 'cpu_limit'],
+  ['throttled'],
+  ['mem', 'mem_limit'],
+  ['io_read', 'io_write', 'io_read_limit', 'io_write_limit'],
+];
+
+const round4 = (v: number | null) => (v === null || v === 0 ? v : Number(v.toPrecision(4)));
+
+/**
+ * Indexes of the points to keep so that linear interpolation between kept points stays within `eps`
+ * (vertically) of every dropped point; nulls (gaps) and the points next to them are always kept.
+ */
+export function keepWithin(pts: readonly (readonly [number, number | null])[], eps: number): number[] {
+  const keep: number[] = [];
+  const n = pts.length;
+  let i = 0;
+  while (i < n) {
+    if (pts[i][1] === null) {
+      keep.push(i++);
+      continue;
+    }
+    let j = i;
+    while (j + 1 < n && pts[j + 1][1] !== null) j++;
+    // A run [i, j] of values: iterative Douglas-Peucker on vertical distance.
+    const mark = new Uint8Array(j - i + 1);
+    mark[0] = mark[j - i] = 1;
+    const stack: [number, number][] = [[i, j]];
+    while (stack.length) {
+      const [a, b] = stack.pop()!;
+      if (b - a < 2) continue;
+      const [ta, va] = pts[a] as [number, number];
+      const [tb, vb] = pts[b] as [number, number];
+      let worst = -1;
+      let at = -1;
+      for (let k = a + 1; k < b; k++) {
+        const [tk, vk] = pts[k] as [number, number];
+        const line = tb === ta ? va : va + ((vb - va) * (tk - ta)) / (tb - ta);
+        const d = Math.abs(vk - line);
+        if (d > worst) {
+          worst = d;
+          at = k;
+        }
+      }
+      if (worst > eps) {
+        mark[at - i] = 1;
+        stack.push([a, at], [at, b]);
+      }
+    }
+    for (let k = 0; k < mark.length; k++) if (mark[k]) keep.push(i + k);
+    i = j + 1;
+  }
+  return keep;
+}
+
+/** Step lines: keeps the first and last point of every run of equal values (the same steps). */
+export function keepSteps(pts: readonly (readonly [number, number | null])[]): number[] {
+  return pts.flatMap((p, i) =>
+    i === 0 || i === pts.length - 1 || p[1] !== pts[i - 1][1] || p[1] !== pts[i + 1][1] ? [i] : [],
+  );
+}
+
+function packLine(pts: readonly (readonly [number, number | null])[], keep: number[]): TPackedLine {
+  const t: number[] = [];
+  const v: (number | null)[] = [];
+  let prev = 0;
+  for (const i of keep) {
+    const [ts, val] = pts[i];
+    t.push(ts - prev);
+    prev = ts;
+    v.push(round4(val));
+  }
+  return { t, v };
+}
+
+function unpackLine(l: TPackedLine): [number, number | null][] {
+  const out: [number, number | null][] = new Array(l.t.length);
+  let ts = 0;
+  for (let i = 0; i < l.t.length; i++) {
+    ts += l.t[i];
+    out[i] = [ts, l.v[i]];
+  }
+  return out;
+}
+
+/** Packs charts for the wire; `plotPx` sets the tolerance (half a pixel of the axis' data span). */
+export function packCharts(c: TClusterCharts, plotPx: number = CHART_PLOT_PX): TPackedCharts {
+  const out: Partial<TPackedCharts> = {
+    from: c.from,
+    to: c.to,
+    resolution: c.resolution,
+    step_ms: c.step_ms,
+    ranges_underreplicated: packLine(c.ranges_underreplicated, keepSteps(c.ranges_underreplicated)),
+    ranges_unavailable: packLine(c.ranges_unavailable, keepSteps(c.ranges_unavailable)),
+  };
+  for (const keys of AXES) {
+    let lo = 0;
+    let hi = 0;
+    for (const k of keys)
+      for (const s of c[k])
+        for (const p of s.data)
+          if (p[1] !== null) {
+            if (p[1] < lo) lo = p[1];
+            if (p[1] > hi) hi = p[1];
+          }
+    const eps = (hi - lo) / (2 * plotPx);
+    for (const k of keys)
+      out[k] = c[k].map((s: TChartSeries) => ({
+        name: s.name,
+        node_id: s.node_id,
+        ...packLine(s.data, keepWithin(s.data, eps)),
+      }));
+  }
+  return out as TPackedCharts;
+}
+
+/** The charts as the option builders take them. */
+export function unpackCharts(p: TPackedCharts): TClusterCharts {
+  const series = (xs: TPackedSeries[]): TChartSeries[] =>
+    xs.map((s) => ({ name: s.name, node_id: s.node_id, data: unpackLine(s) }));
+  return {
+    from: p.from,
+    to: p.to,
+    resolution: p.resolution,
+    step_ms: p.step_ms,
+    ranges_underreplicated: unpackLine(p.ranges_underreplicated) as [number, number][],
+    ranges_unavailable: unpackLine(p.ranges_unavailable) as [number, number][],
+    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, series(p[k])])) as Record<TSeriesKey, TChartSeries[]>),
+  };
+}
