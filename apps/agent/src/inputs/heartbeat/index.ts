@@ -57,6 +57,8 @@ export const heartbeatInput = defineInput({
             outbox_bytes: ob.bytes,
             outbox_pending: ob.pending,
             outbox_evictions: ob.evictions,
+            // Series the prometheus input dropped (series cap, ±Inf values) since start.
+            ...({ metrics_dropped: ctx.counters?.metricsDropped ?? 0 } as object),
             ...(ctx.jobLimits ? { job_limits: ctx.jobLimits } : {}),
           },
         ];
