@@ -109,6 +109,26 @@ async function fetchText(t: ResolvedTarget, path?: string): Promise<string> {
   return res.body;
 }
 
+/** Ingest limits (packages/schema ZMetricSample): a series outside them would get the whole batch refused. */
+const MAX_NAME = 200;
+const MAX_LABELS = 24;
+const MAX_LABEL_VALUE = 256;
+
+/** Drops reserved `__` labels, truncates long values; false when the series cannot be sent at all. */
+function fitsIngest(name: string, labels: Record<string, string>): boolean {
+  if (name.length > MAX_NAME) return false;
+  let n = 0;
+  for (const k of Object.keys(labels)) {
+    if (k.startsWith('__') || k.length > 100) {
+      delete labels[k];
+      continue;
+    }
+    if (labels[k].length > MAX_LABEL_VALUE) labels[k] = labels[k].slice(0, MAX_LABEL_VALUE);
+    n++;
+  }
+  return n <= MAX_LABELS;
+}
+
 /** Counters shared with the heartbeat (cumulative since start). */
 export interface DropCounters {
   metricsDropped: number;
@@ -145,6 +165,10 @@ export function toMetricSamples(
       if (labels.node_id !== undefined && /^\d+$/.test(labels.node_id)) {
         nodeId = Number(labels.node_id);
         delete labels.node_id;
+      }
+      if (!fitsIngest(s.name, labels)) {
+        dropped++;
+        return;
       }
       if (!opts.limiter.admit(opts.instance, s.name, labels, opts.now)) {
         dropped++;

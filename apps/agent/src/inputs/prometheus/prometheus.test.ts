@@ -182,6 +182,7 @@ describe('allowlist, globs and the series cap', () => {
       limiter: new SeriesLimiter(100),
     });
     expect(r.nonFinite).toBe(1);
+    expect(r.dropped).toBe(0);
     const sel = r.samples.find((s) => s.name === 'sql_select_count');
     expect(sel).toEqual({
       kind: 'metric',
@@ -195,6 +196,21 @@ describe('allowlist, globs and the series cap', () => {
     } satisfies TMetricSample);
     expect(r.samples.some((s) => s.name === 'sys_cgocalls')).toBe(false); // not on the allowlist
     expect(r.samples.some((s) => s.name === 'sql_conns')).toBe(false); // NaN
+  });
+
+  it('fits series to the ingest limits: reserved labels removed, long values cut, too many labels dropped', () => {
+    const many = Array.from({ length: 25 }, (_, i) => `l${i}="v"`).join(',');
+    const r = toMetricSamples(`a{__name__="x",long="${'v'.repeat(300)}"} 1\nb{${many}} 2\n`, {
+      now: 0,
+      instance: 'h',
+      nodeId: null,
+      labels: {},
+      accept: () => true,
+      limiter: new SeriesLimiter(10),
+    });
+    expect(r.samples).toHaveLength(1);
+    expect(r.samples[0].labels).toEqual({ long: 'v'.repeat(256) });
+    expect(r.dropped).toBe(1);
   });
 
   it('keeps the v19.2 scrape to the allowlisted families (bounded cardinality)', () => {
