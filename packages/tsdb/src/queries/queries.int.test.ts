@@ -210,10 +210,10 @@ function expectedBuckets(bucket: number) {
       return {
         ts, node_id: node,
         values: {
-          ranges_underreplicated: Math.max(...xs.map((x) => x.ranges_underreplicated)),
-          ranges_unavailable: Math.max(...xs.map((x) => x.ranges_unavailable)),
-          replicas: xs.reduce((a, x) => a + x.replicas, 0) / xs.length,
-          capacity_available: Math.min(...xs.map((x) => x.capacity_available)),
+          ranges_underreplicated: Math.max(...xs.map((x) => x.ranges_underreplicated ?? 0)),
+          ranges_unavailable: Math.max(...xs.map((x) => x.ranges_unavailable ?? 0)),
+          replicas: xs.reduce((a, x) => a + (x.replicas ?? 0), 0) / xs.length,
+          capacity_available: Math.min(...xs.map((x) => x.capacity_available ?? 0)),
           not_live: xs.filter((x) => x.liveness !== 'LIVE').length / xs.length,
         },
       }; // prettier-ignore
