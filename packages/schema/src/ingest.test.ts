@@ -42,3 +42,44 @@ describe('ingest bounds follow the ClickHouse column types', () => {
     expect(paths([{ ...node, node_id: 2 ** 40 }])).toEqual(['samples.0.node_id']);
   });
 });
+
+describe('metric samples', () => {
+  const metric = {
+    kind: 'metric',
+    ts: 1_795_000_000_000,
+    node_id: 1,
+    host: 'db-1',
+    name: 'sql_service_latency_bucket',
+    type: 'histogram',
+    labels: { le: '+Inf', node_id: '1' },
+    value: 42,
+  };
+  it('accepts a Prometheus series and defaults node_id, type and labels', () => {
+    expect(paths([metric])).toEqual([]);
+    const r = ZIngestBatch.parse({
+      batchId: 'batch-0001',
+      samples: [{ ...metric, node_id: undefined, type: undefined, labels: undefined }],
+    });
+    expect(r.samples[0]).toMatchObject({ node_id: null, type: 'untyped', labels: {} });
+  });
+
+  it('rejects bad names, label sets and values, naming the field', () => {
+    expect(paths([{ ...metric, name: 'sql-select' }])).toEqual(['samples.0.name']);
+    expect(paths([{ ...metric, name: '9lives' }])).toEqual(['samples.0.name']);
+    expect(paths([{ ...metric, type: 'rate' }])).toEqual(['samples.0.type']);
+    expect(paths([{ ...metric, value: Infinity }])).toEqual(['samples.0.value']);
+    expect(paths([{ ...metric, labels: { 'bad-name': 'x' } }])[0]).toMatch(/^samples\.0\.labels/);
+    expect(paths([{ ...metric, labels: { __name__: 'x' } }])[0]).toMatch(/^samples\.0\.labels/);
+    expect(paths([{ ...metric, labels: { a: 'x'.repeat(257) } }])[0]).toMatch(/^samples\.0\.labels/);
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`l${i}`, 'v']));
+    expect(paths([{ ...metric, labels: many }])).toEqual(['samples.0.labels']);
+  });
+
+  it('a heartbeat counts dropped series, 0 by default', () => {
+    const hb = { kind: 'heartbeat', ts: 1_795_000_000_000, host: 'h', version: '1', uptime_s: 1 };
+    expect(ZIngestBatch.parse({ batchId: 'batch-0001', samples: [hb] }).samples[0]).toMatchObject({
+      metrics_dropped: 0,
+    });
+    expect(paths([{ ...hb, metrics_dropped: -1 }])).toEqual(['samples.0.metrics_dropped']);
+  });
+});

@@ -135,6 +135,42 @@ export const ZBenchSample = z.object({
 });
 export type TBenchSample = z.infer<typeof ZBenchSample>;
 
+/** Prometheus metric name (exposition format 0.0.4). */
+export const ZMetricName = z
+  .string()
+  .max(200)
+  .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'must be a Prometheus metric name');
+/** Prometheus label name; `__`-prefixed names are reserved. */
+const ZLabelName = z
+  .string()
+  .max(100)
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name')
+  .refine((k) => !k.startsWith('__'), 'label names starting with __ are reserved');
+export const METRIC_MAX_LABELS = 24;
+export const ZMetricType = z.enum(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
+export type TMetricType = z.infer<typeof ZMetricType>;
+
+/**
+ * One Prometheus series value, sent raw (counters stay counters; rates and quantiles are computed
+ * at query time). A histogram family arrives as its `<name>_bucket` (with an `le` label), `<name>_sum`
+ * and `<name>_count` series, each with type 'histogram'; a summary as `<name>{quantile}`, `_sum`,
+ * `_count` with type 'summary'. Non-finite values (NaN, ±Inf) are not sent.
+ */
+export const ZMetricSample = z.object({
+  kind: z.literal('metric'),
+  ts: ZEpochMs,
+  node_id: nodeId.nullable().default(null),
+  host: z.string().max(256),
+  name: ZMetricName,
+  type: ZMetricType.default('untyped'),
+  labels: z
+    .record(ZLabelName, z.string().max(256))
+    .default({})
+    .refine((l) => Object.keys(l).length <= METRIC_MAX_LABELS, `at most ${METRIC_MAX_LABELS} labels`),
+  value: z.number().finite(),
+});
+export type TMetricSample = z.infer<typeof ZMetricSample>;
+
 export const ZHeartbeatSample = z.object({
   kind: z.literal('heartbeat'),
   ts: ZEpochMs,
@@ -145,6 +181,8 @@ export const ZHeartbeatSample = z.object({
   outbox_bytes: count.default(0),
   outbox_pending: count.default(0),
   outbox_evictions: count.default(0),
+  /** Prometheus series the agent dropped (past its series cap) since it started; never silent. */
+  metrics_dropped: count.default(0),
   /** The agent's job confinement (jobs.allowed_dirs / allowed_hosts / max_file_bytes) when jobs are enabled. */
   job_limits: z
     .object({
@@ -162,6 +200,7 @@ export const ZSample = z.discriminatedUnion('kind', [
   ZHostMetricsSample,
   ZBenchSample,
   ZHeartbeatSample,
+  ZMetricSample,
 ]);
 export type TSample = z.infer<typeof ZSample>;
 export type TSampleKind = TSample['kind'];

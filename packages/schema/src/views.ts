@@ -121,6 +121,38 @@ export const ZClusterCharts = z.object({
 });
 export type TClusterCharts = z.infer<typeof ZClusterCharts>;
 
+/**
+ * Database panels (DB Console Overview/SQL equivalents) from the Prometheus series the agent's
+ * `prometheus` input scrapes from each node's /_status/vars; the families each reads are listed in
+ * packages/tsdb/README.md. Empty arrays: no such series in the window (the input is off, or the
+ * target does not export them). On the node page every series is that node's.
+ */
+export const ZDbCharts = z.object({
+  from: z.number(),
+  to: z.number(),
+  step_ms: z.number(),
+  /** Statements per second: select, insert, update, delete (summed over nodes). */
+  statements: z.array(ZChartSeries),
+  /** Service latency p50 and p99 in ms (histogram_quantile over the nodes' summed bucket rates). */
+  latency: z.array(ZChartSeries),
+  /** Transactions per second: commits, aborts. */
+  transactions: z.array(ZChartSeries),
+  /** Open SQL connections per node. */
+  connections: z.array(ZChartSeries),
+  /** Bytes: capacity, used, available (summed over stores and nodes). */
+  capacity: z.array(ZChartSeries),
+  /** used / (used + available), 0..1. */
+  capacity_used_ratio: z.array(ZChartSeries),
+  /** Per node. */
+  live_bytes: z.array(ZChartSeries),
+  /** The process's CPU, normalised by cores (0..1), per node. */
+  cpu: z.array(ZChartSeries),
+  rss: z.array(ZChartSeries),
+  replicas: z.array(ZChartSeries),
+  leaseholders: z.array(ZChartSeries),
+});
+export type TDbCharts = z.infer<typeof ZDbCharts>;
+
 /** A liveness transition. */
 export const ZNodeEventView = z.object({
   ts: z.number(),
@@ -135,6 +167,7 @@ export const ZClusterView = ZClusterHealth.extend({
   nodes: z.array(ZNodeView),
   charts: ZClusterCharts,
   events: z.array(ZNodeEventView),
+  db: ZDbCharts,
 });
 export type TClusterView = z.infer<typeof ZClusterView>;
 
@@ -165,6 +198,7 @@ export const ZNodeDetailView = z.object({
   events: z.array(ZNodeEventView),
   samples: z.array(ZNodeSample),
   charts: ZClusterCharts,
+  db: ZDbCharts,
 });
 export type TNodeDetailView = z.infer<typeof ZNodeDetailView>;
 

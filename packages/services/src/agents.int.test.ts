@@ -56,6 +56,7 @@ const hb = (host: string, capabilities: string[]): THeartbeatSample => ({
   outbox_bytes: 0,
   outbox_pending: 0,
   outbox_evictions: 0,
+  metrics_dropped: 0,
 });
 let batches = 0;
 const heartbeat = async (caller: TCaller, name: string, capabilities: string[], cluster?: string) =>

@@ -7,12 +7,21 @@ import {
   getClusterCharts,
   getClusterEvents,
   getClusterNodes,
+  getClusterView,
   getNodeView,
   getOncall,
   listClusterHealth,
 } from './dashboard';
 import type { TDeps } from './deps';
-import { backfillDemo, DEMO_CLUSTER, DRAIN_NODE, ensureDemoCluster, writeDemoTick } from './demo';
+import {
+  backfillDemo,
+  DEMO_CLUSTER,
+  DEMO_NODES,
+  DRAIN_NODE,
+  ensureDemoCluster,
+  simulateDemoMetrics,
+  writeDemoTick,
+} from './demo';
 import { DEMO_ORG } from './seed';
 
 const HOUR = 3_600_000;
@@ -130,6 +139,52 @@ describe('dashboard services', () => {
     await expect(
       getNodeView(deps, caller, { clusterId, nodeId: 99, from: now - HOUR, to: now + 1 }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('shows the database panels from the demo metrics, with the rates and p99 they imply', async () => {
+    const v = await getClusterView(deps, caller, { clusterId, from: now - HOUR, to: now + 1 }, now + 1000);
+    const db = v.db;
+    expect(db.step_ms).toBe(30_000);
+    expect(db.statements.map((x) => x.name)).toEqual(['select', 'insert', 'update', 'delete']);
+    expect(db.transactions.map((x) => x.name)).toEqual(['commits', 'aborts']);
+    for (const k of ['connections', 'live_bytes', 'cpu', 'rss', 'replicas', 'leaseholders'] as const)
+      expect(db[k]).toHaveLength(DEMO_NODES);
+    expect(db.capacity.map((x) => x.name)).toEqual(['capacity', 'used', 'available']);
+
+    // A step in the middle: the increase since the scrape 30 s before, per second, over the 5 nodes.
+    const t = Math.floor((now - 30 * 60_000) / 30_000) * 30_000;
+    const [before, at] = [simulateDemoMetrics(t - 30_000), simulateDemoMetrics(t)];
+    const sum = (xs: typeof at, name: string) =>
+      xs.filter((m) => m.name === name).reduce((a, m) => a + m.value, 0);
+    const selects = (sum(at, 'sql_select_count') - sum(before, 'sql_select_count')) / 30;
+    const point = (series: { data: [number, number | null][] }) => series.data.find((p) => p[0] === t)![1];
+    expect(point(db.statements[0])).toBeCloseTo(selects, 1);
+
+    // p99 by hand: the 30 s bucket increases summed over nodes, the rank 0.99 × total interpolated.
+    const bucket = (xs: typeof at, le: string) =>
+      xs
+        .filter((m) => m.name === 'sql_service_latency_bucket' && m.labels.le === le)
+        .reduce((a, m) => a + m.value, 0);
+    const les = [...new Set(at.filter((m) => m.labels.le).map((m) => m.labels.le))];
+    const cum = les.map((le) => bucket(at, le) - bucket(before, le));
+    const rank = 0.99 * cum.at(-1)!;
+    const i = cum.findIndex((c) => c >= rank);
+    const lo = i === 0 ? 0 : Number(les[i - 1]);
+    const p99 = (lo + ((Number(les[i]) - lo) * (rank - (i === 0 ? 0 : cum[i - 1]))) / (cum[i] - (i === 0 ? 0 : cum[i - 1]))) / 1e6; // prettier-ignore
+    expect(point(db.latency[1])).toBeCloseTo(p99, 1);
+    expect(point(db.latency[0])!).toBeLessThan(point(db.latency[1])!);
+
+    // The node page: the same panels for that node only.
+    const n = await getNodeView(
+      deps,
+      caller,
+      { clusterId, nodeId: 2, from: now - HOUR, to: now + 1 },
+      now + 1000,
+    );
+    expect(n.db.connections.map((x) => x.name)).toEqual(['n2']);
+    const sel2 = at.find((m) => m.node_id === 2 && m.name === 'sql_select_count')!.value;
+    const sel2b = before.find((m) => m.node_id === 2 && m.name === 'sql_select_count')!.value;
+    expect(point(n.db.statements[0])).toBeCloseTo((sel2 - sel2b) / 30, 1);
   });
 
   it('writes live ticks that move last-heard forward', async () => {

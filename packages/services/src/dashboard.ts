@@ -4,6 +4,7 @@ import type {
   TClusterCharts,
   TClusterHealth,
   TClusterView,
+  TDbCharts,
   TNodeDetailView,
   TNodeView,
   TOncallView,
@@ -21,6 +22,7 @@ import {
   type TNodeLatest,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
+import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
@@ -306,6 +308,11 @@ export async function getClusterEvents(
   return (await loadEvents(deps, caller.orgId, c, input)).reverse();
 }
 
+/** Leaseholders from /_status/vars when the status API sent none (node_status is empty). */
+function withMetricLeaseholders(charts: TClusterCharts, db: TDbCharts): void {
+  if (charts.leaseholders.length === 0) charts.leaseholders = db.leaseholders;
+}
+
 /**
  * The cluster page in one call: headline, node table, charts and events (newest first). One Postgres
  * lookup (the cluster, with the token's bound-cluster check), then the ClickHouse reads in parallel.
@@ -317,11 +324,13 @@ export async function getClusterView(
   now: number = Date.now(),
 ): Promise<TClusterView> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  const [nodes, charts, events] = await Promise.all([
+  const [nodes, charts, events, db] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
     loadCharts(deps, caller.orgId, c, input),
     loadEvents(deps, caller.orgId, c, input),
+    loadDbCharts(deps, caller.orgId, c.id, input),
   ]);
+  withMetricLeaseholders(charts, db);
   const counts = countHealth(nodes);
   return {
     cluster: clusterInfo(c),
@@ -331,6 +340,7 @@ export async function getClusterView(
     nodes,
     charts,
     events: events.reverse(),
+    db,
   };
 }
 
@@ -343,7 +353,7 @@ export async function getNodeView(
 ): Promise<TNodeDetailView> {
   const c = await getClusterById(deps, caller, input.clusterId);
   const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
-  const [views, events, raw, charts] = await Promise.all([
+  const [views, events, raw, charts, db] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
     loadEvents(deps, caller.orgId, c, input),
     getNodeSeries(deps.ch, {
@@ -363,7 +373,9 @@ export async function getNodeView(
       ],
     }),
     loadCharts(deps, caller.orgId, c, input),
+    loadDbCharts(deps, caller.orgId, c.id, input, input.nodeId),
   ]);
+  withMetricLeaseholders(charts, db);
   const node = views.find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
@@ -387,6 +399,7 @@ export async function getNodeView(
     events: [...events].reverse(),
     samples,
     charts,
+    db,
   };
 }
 

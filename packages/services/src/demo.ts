@@ -1,4 +1,10 @@
-import type { TCgroupUsageSample, TLiveness, TNodeStatusSample, TSample } from '@clusterscope/schema';
+import type {
+  TCgroupUsageSample,
+  TLiveness,
+  TMetricSample,
+  TNodeStatusSample,
+  TSample,
+} from '@clusterscope/schema';
 import { createCluster, findClusterByName, findOrgBySlug } from '@clusterscope/db';
 import { getLatestNodes, type TWriter } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
@@ -74,6 +80,14 @@ function loadIntegral(node: number, s: number): number {
   return 0.5 * t + 0.35 * i1 + 0.15 * i2;
 }
 
+/** When a node last started (node 3 restarts after each drain cycle). */
+function restartedAt(node: number, s: number): number {
+  if (node !== DRAIN_NODE) return STARTED_S;
+  const cycle = s - mod(s, DRAIN_PERIOD_S);
+  const back = cycle + DRAIN_AT_S + DRAIN_FOR_S + DEAD_FOR_S;
+  return s >= back ? back : back - DRAIN_PERIOD_S;
+}
+
 /** Node 2 runs hot (throttled against its 4-core limit); node 4 sits near its memory limit. */
 const CPU_BASE = [0, 1.2, 2.6, 1.0, 1.1, 0.9];
 const CPU_SWING = [0, 1.0, 1.6, 1.0, 0.9, 0.8];
@@ -90,12 +104,7 @@ export function simulateDemo(ms: number): TSample[] {
   const freed = leases * (1 - share);
   for (let node = 1; node <= DEMO_NODES; node++) {
     const lv = states[node - 1];
-    const restartedAt = (() => {
-      if (node !== DRAIN_NODE) return STARTED_S;
-      const cycle = s - mod(s, DRAIN_PERIOD_S);
-      const back = cycle + DRAIN_AT_S + DRAIN_FOR_S + DEAD_FOR_S;
-      return s >= back ? back : back - DRAIN_PERIOD_S;
-    })();
+    const started = restartedAt(node, s);
     const leaseholders =
       node === DRAIN_NODE
         ? Math.round(leases * share)
@@ -110,7 +119,7 @@ export function simulateDemo(ms: number): TSample[] {
       sql_address: `demo-n${node}.internal:26257`,
       locality: `region=eu-west-1,zone=eu-west-1${'abc'[node % 3]}`,
       build: 'v24.3.4',
-      started_at: restartedAt * 1000,
+      started_at: started * 1000,
       updated_at: ms,
       liveness: lv,
       is_live: !dead,
@@ -133,7 +142,7 @@ export function simulateDemo(ms: number): TSample[] {
       capacity: 500 * GiB,
       capacity_used: 60 * GiB + node * GiB + grow,
       capacity_available: 440 * GiB - node * GiB - grow,
-      uptime_s: dead ? 0 : s - restartedAt,
+      uptime_s: dead ? 0 : s - started,
     };
     out.push(sample);
 
@@ -187,6 +196,89 @@ export function simulateDemo(ms: number): TSample[] {
   return out;
 }
 
+/** The demo's Prometheus scrape interval (each node's /_status/vars). */
+export const DEMO_SCRAPE_S = 30;
+/** Statements per second per node at load 1. */
+const DEMO_QPS = 400;
+const STATEMENT_MIX = { select: 0.7, insert: 0.15, update: 0.12, delete: 0.03 } as const;
+/** sql_service_latency bucket bounds (ns) and the share of fast and slow statements at or under each. */
+const LE_NS = [5e5, 1e6, 2e6, 4e6, 8e6, 16e6, 32e6, 64e6];
+const FAST_CDF = [0.05, 0.35, 0.8, 0.96, 0.995, 1, 1, 1];
+const SLOW_CDF = [0, 0, 0.02, 0.1, 0.35, 0.75, 0.95, 0.99];
+
+/**
+ * What the agent's prometheus input would scrape from each live node's /_status/vars at `ms` (pure):
+ * counters since the node's last start (node 3 restarts every 2 h, so its counters reset), a latency
+ * histogram whose slow share swings over 15 minutes (node 2, the hot one, is slower), and gauges
+ * matching the node_status and cgroup samples. A dead node is not scraped.
+ */
+export function simulateDemoMetrics(ms: number): TMetricSample[] {
+  const s = Math.floor(ms / 1000);
+  const out: TMetricSample[] = [];
+  const w2 = (2 * Math.PI) / 900;
+  for (let node = 1; node <= DEMO_NODES; node++) {
+    const lv = demoLiveness(node, s);
+    if (lv === 'DEAD') continue;
+    const host = `demo-n${node}`;
+    const nl = { node_id: String(node) };
+    const sl = { node_id: String(node), store: String(node) };
+    const started = restartedAt(node, s);
+    const add = (
+      name: string,
+      type: TMetricSample['type'],
+      value: number,
+      labels: Record<string, string> = nl,
+    ) => out.push({ kind: 'metric', ts: ms, node_id: node, host, name, type, labels, value });
+    // Statements since start: DEMO_QPS × ∫(0.2 + load). Slow ones (the histogram's tail) at
+    // DEMO_QPS × (a + b × (1 + sin)/2) per second, a larger on the hot node 2: at most a quarter.
+    const a = node === 2 ? 0.03 : 0.008;
+    const slowIntegral = (t: number) => a * t + (0.02 * (t - Math.cos(w2 * t + node) / w2)) / 2;
+    const stmts = DEMO_QPS * (0.2 * (s - started) + loadIntegral(node, s) - loadIntegral(node, started));
+    const slow = DEMO_QPS * (slowIntegral(s) - slowIntegral(started));
+    const fast = stmts - slow;
+    for (const [kind, share] of Object.entries(STATEMENT_MIX))
+      add(`sql_${kind}_count`, 'counter', Math.round(stmts * share));
+    const txns = stmts / 3;
+    add('sql_txn_commit_count', 'counter', Math.round(txns * (node === 2 ? 0.98 : 0.995)));
+    add('sql_txn_abort_count', 'counter', Math.round(txns * (node === 2 ? 0.02 : 0.005)));
+    LE_NS.forEach((le, i) =>
+      add('sql_service_latency_bucket', 'histogram', Math.round(fast * FAST_CDF[i] + slow * SLOW_CDF[i]), {
+        ...nl,
+        le: String(le),
+      }),
+    );
+    add('sql_service_latency_bucket', 'histogram', Math.round(fast + slow), { ...nl, le: '+Inf' });
+    add('sql_service_latency_count', 'histogram', Math.round(fast + slow));
+    add('sql_service_latency_sum', 'histogram', Math.round(fast * 1.6e6 + slow * 14e6));
+    const l = load(node, s);
+    add('sql_conns', 'gauge', Math.round(20 + 30 * l));
+    const grow = (s - STARTED_S) * 2000;
+    add('capacity', 'gauge', 500 * GiB, sl);
+    add('capacity_used', 'gauge', 60 * GiB + node * GiB + grow, sl);
+    add('capacity_available', 'gauge', 440 * GiB - node * GiB - grow, sl);
+    add('livebytes', 'gauge', 42 * GiB + node * GiB + grow, sl);
+    add(
+      'sys_cpu_combined_percent_normalized',
+      'gauge',
+      Math.min(1, (CPU_BASE[node] + CPU_SWING[node] * l) / 4),
+    );
+    add('sys_rss', 'gauge', Math.round((3.4 + node * 0.3 + 0.5 * l) * GiB));
+    const share = node === DRAIN_NODE ? drainShare(s) : 1;
+    add('replicas', 'gauge', Math.round(REPLICAS_PER_NODE + (node - 3) * 4), sl);
+    add(
+      'replicas_leaseholders',
+      'gauge',
+      Math.round((TOTAL_RANGES / DEMO_NODES) * share + (node - 3) * 3),
+      sl,
+    );
+  }
+  return out;
+}
+
+/** Node status and cgroup samples at `ms`, plus the metric scrape when `ms` falls on one. */
+const demoSamplesAt = (ms: number): TSample[] =>
+  ms % (DEMO_SCRAPE_S * 1000) === 0 ? [...simulateDemo(ms), ...simulateDemoMetrics(ms)] : simulateDemo(ms);
+
 /** Creates the demo cluster in the demo org (once). Returns null when the demo org does not exist. */
 export async function ensureDemoCluster(deps: TDeps) {
   const org = await findOrgBySlug(deps.db, DEMO_ORG.slug);
@@ -219,7 +311,7 @@ export async function backfillDemo(
     const end = Math.min(now, t + 3_600_000 - step);
     const samples: TSample[] = [];
     const first = t;
-    for (; t <= end; t += step) samples.push(...simulateDemo(t));
+    for (; t <= end; t += step) samples.push(...demoSamplesAt(t));
     inflight.push(writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${first}`, samples));
     rows += samples.length;
     if (inflight.length >= 6) {
@@ -239,5 +331,5 @@ export async function writeDemoTick(
 ): Promise<void> {
   const step = target.intervalS * 1000;
   const t = Math.floor(ts / step) * step;
-  await writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${t}`, simulateDemo(t));
+  await writer.write(target.orgId, target.clusterId, `demo-${target.clusterId}-${t}`, demoSamplesAt(t));
 }

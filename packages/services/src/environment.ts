@@ -4,6 +4,7 @@ import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { notFound } from './errors';
 import { loadRun } from './access';
+import { loadRunDbMetrics, type TRunDbMetrics } from './db-metrics';
 
 type TRunWindow = {
   id: string;
@@ -20,6 +21,8 @@ export type TRunEnvironment = {
   env: TEnvironment | null;
   /** Liveness changes seen in the window. */
   events: TNodeEvent[];
+  /** What the database itself reported (SQL statements/s, service latency); null without a cluster. */
+  db: TRunDbMetrics | null;
 };
 
 /** Window of a run: start to finish (or now while running); at least one second. */
@@ -35,11 +38,13 @@ export async function computeRunEnvironment(
   orgId: string,
   run: TRunWindow,
 ): Promise<TRunEnvironment> {
-  if (!run.clusterId) return { healthy: null, reasons: ['run has no cluster'], env: null, events: [] };
+  if (!run.clusterId)
+    return { healthy: null, reasons: ['run has no cluster'], env: null, events: [], db: null };
   const { from, to } = getRunWindow(run);
-  const [env, events] = await Promise.all([
+  const [env, events, db] = await Promise.all([
     getEnvironment(deps.ch, { orgId, clusterId: run.clusterId, from, to }),
     getNodeEvents(deps.ch, { orgId, clusterId: run.clusterId, from, to, lookbackMs: 60_000, limit: 200 }),
+    loadRunDbMetrics(deps, orgId, run.clusterId, from, to),
   ]);
   const noData = !env.has_node_data && env.max_throttled_ratio === null && env.max_mem_ratio === null;
   return {
@@ -47,6 +52,7 @@ export async function computeRunEnvironment(
     reasons: noData ? ['no cluster data in the run window'] : env.reasons,
     env,
     events,
+    db,
   };
 }
 

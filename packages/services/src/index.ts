@@ -23,6 +23,7 @@ export * from './alerts';
 export * from './export';
 export * from './health-views';
 export * from './dashboard';
+export * from './db-metrics';
 export * from './demo';
 export * from './workloads';
 export * from './jobs';

@@ -52,6 +52,7 @@ const hb = (ts: number, evictions = 0): THeartbeatSample => ({
   outbox_bytes: 2048,
   outbox_pending: 1,
   outbox_evictions: evictions,
+  metrics_dropped: 0,
 });
 
 async function count(table: string, orgId: string): Promise<number> {

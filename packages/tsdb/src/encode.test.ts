@@ -26,7 +26,7 @@ describe('encodeSamplesToBytes', () => {
       { kind: 'bench_sample', ts: 1000, run_id: 'r1', elapsed_s: 1, values: { tps: 10, 'lat\tp95': 2 } },
       {
         kind: 'heartbeat', ts: 1000, host: 'h\n1', version: '1', uptime_s: 5, capabilities: ['a', "b'c"],
-        outbox_bytes: 0, outbox_pending: 0, outbox_evictions: 0,
+        outbox_bytes: 0, outbox_pending: 0, outbox_evictions: 0, metrics_dropped: 0,
       }, // prettier-ignore
     ];
     const e = encodeSamplesToBytes('org', null, samples, { agent: 'ag' });

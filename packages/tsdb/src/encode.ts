@@ -3,6 +3,7 @@ import type {
   TCgroupUsageSample,
   THeartbeatSample,
   THostMetricsSample,
+  TMetricSample,
   TNodeStatusSample,
   TSample,
 } from '@clusterscope/schema';
@@ -18,6 +19,7 @@ export const INGEST_TABLES = [
   'host_metrics',
   'heartbeats',
   'bench_samples',
+  'metrics',
 ] as const;
 export type TIngestTable = (typeof INGEST_TABLES)[number];
 
@@ -43,22 +45,27 @@ export const INGEST_COLUMNS: Record<TIngestTable, readonly string[]> = {
   ],
   heartbeats: [
     'org_id', 'cluster_id', 'agent', 'host', 'ts', 'version', 'uptime_s', 'capabilities', 'outbox_bytes',
-    'outbox_pending', 'outbox_evictions',
+    'outbox_pending', 'outbox_evictions', 'metrics_dropped',
   ],
   bench_samples: ['org_id', 'cluster_id', 'run_id', 'ts', 'elapsed_s', 'metric', 'value'],
+  metrics: ['org_id', 'cluster_id', 'name', 'node_id', 'host', 'labels', 'ts', 'type', 'value'],
 }; // prettier-ignore
 
 export class EncodeError extends Error {}
 
 const TSV_NEEDS = /[\\\t\n\r\0]/;
 const TSV_ALL = /[\\\t\n\r\0]/g;
-const QUOTED_ALL = /[\\'\t\n\r\0]/g;
+// The characters ClickHouse escapes when it writes a quoted string, so a quoted value reads back as
+// the same text (toString of a Map, compared by the writer's restoreRows).
+const QUOTED_ALL = /[\\'\t\n\r\0\b\f]/g;
 const ESCAPES: Record<string, string> = {
   '\\': '\\\\',
   '\t': '\\t',
   '\n': '\\n',
   '\r': '\\r',
   '\0': '\\0',
+  '\b': '\\b',
+  '\f': '\\f',
   "'": "\\'",
 };
 const escapeChar = (c: string) => ESCAPES[c];
@@ -247,6 +254,20 @@ class Tsv {
     this.byte(93);
   }
 
+  /** A Map(String, String) literal, keys sorted (see metric). */
+  map(m: Readonly<Record<string, string>>, field: string): void {
+    if (typeof m !== 'object' || m === null) throw new EncodeError(`${field} must be an object`);
+    const keys = Object.keys(m).sort();
+    this.byte(123);
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) this.byte(44);
+      this.utf8(quoteString(keys[i]));
+      this.byte(58);
+      this.utf8(quoteString(m[keys[i]]));
+    }
+    this.byte(125);
+  }
+
   arrStr(xs: readonly string[]): void {
     this.byte(91);
     for (let i = 0; i < xs.length; i++) {
@@ -376,7 +397,8 @@ function heartbeat(w: Tsv, pre: TPrefix, x: THeartbeatSample): void {
   w.arrStr(x.capabilities ?? []); w.tab();
   w.uint(x.outbox_bytes ?? 0, 'outbox_bytes'); w.tab();
   w.uint(x.outbox_pending ?? 0, 'outbox_pending'); w.tab();
-  w.uint(x.outbox_evictions ?? 0, 'outbox_evictions');
+  w.uint(x.outbox_evictions ?? 0, 'outbox_evictions'); w.tab();
+  w.uint(x.metrics_dropped ?? 0, 'metrics_dropped');
   w.end();
 } // prettier-ignore
 
@@ -393,12 +415,29 @@ function benchSample(w: Tsv, pre: TPrefix, x: TBenchSample): void {
   }
 } // prettier-ignore
 
+/**
+ * One row per Prometheus series value. Labels are written sorted by name: a Map compares in its
+ * written order, so one order per label set keeps a series one key (ORDER BY, rollups, dedup).
+ */
+function metric(w: Tsv, pre: TPrefix, x: TMetricSample): void {
+  w.bytes(pre.oc);
+  w.str(x.name); w.tab();
+  w.uint(x.node_id ?? 0, 'node_id'); w.tab();
+  w.str(x.host); w.tab();
+  w.map(x.labels ?? {}, 'labels'); w.tab();
+  w.ts(x.ts); w.tab();
+  w.str(x.type ?? 'untyped'); w.tab();
+  w.float(x.value, 'value');
+  w.end();
+} // prettier-ignore
+
 const WRITE = {
   node_status: nodeStatus,
   cgroup_usage: cgroupUsage,
   host_metrics: hostMetrics,
   heartbeat,
   bench_sample: benchSample,
+  metric,
 } as const;
 const TABLE_OF = {
   node_status: 'node_status',
@@ -406,6 +445,7 @@ const TABLE_OF = {
   host_metrics: 'host_metrics',
   heartbeat: 'heartbeats',
   bench_sample: 'bench_samples',
+  metric: 'metrics',
 } as const satisfies Record<TSample['kind'], TIngestTable>;
 
 /** Scratch writers, one per table (encoding is synchronous, so one set per thread suffices). */

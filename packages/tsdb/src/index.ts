@@ -11,4 +11,5 @@ export * from './queries/cgroups';
 export * from './queries/events';
 export * from './queries/bench';
 export * from './queries/environment';
+export * from './queries/metrics';
 export * from './testing';

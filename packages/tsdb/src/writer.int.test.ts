@@ -361,3 +361,59 @@ describe('crash window', () => {
     expect(Number(r.n)).toBe(3);
   });
 });
+
+describe('metrics', () => {
+  const CONTROL = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('') + '\x7f';
+  const metric = (i: number, labels: Record<string, string>): TSample => ({
+    kind: 'metric', ts: T0 + i * 10_000, node_id: i % 2 === 0 ? 1 : null, host: HOSTILE[i % HOSTILE.length],
+    name: 'sql_select_count', type: 'counter', labels, value: 100 + i * 0.5,
+  }); // prettier-ignore
+  const hostileLabels = (i: number) => ({ z: HOSTILE[i % HOSTILE.length], a: CONTROL, store: String(i) });
+
+  it('stores series with hostile label values, labels sorted by name', async () => {
+    const w = createWriter(ch);
+    const samples = [metric(0, hostileLabels(0)), metric(1, { le: '+Inf' }), metric(2, {})];
+    expect(await w.write('org-m', 'c', 'batch-metrics-rt', samples)).toEqual({
+      accepted: 3,
+      duplicate: false,
+    });
+    await w.close();
+    const got = await rows<{ node_id: number; host: string; keys: string[]; labels: Record<string, string> }>(
+      `SELECT node_id, host, mapKeys(labels) AS keys, labels, type, value FROM metrics
+       WHERE org_id = 'org-m' ORDER BY value`,
+    );
+    expect(got).toEqual([
+      { node_id: 1, host: HOSTILE[0], keys: ['a', 'store', 'z'], labels: hostileLabels(0), type: 'counter', value: 100 },
+      { node_id: 0, host: HOSTILE[1], keys: ['le'], labels: { le: '+Inf' }, type: 'counter', value: 100.5 },
+      { node_id: 1, host: HOSTILE[2], keys: [], labels: {}, type: 'counter', value: 101 },
+    ]); // prettier-ignore
+  });
+
+  it('a retry after a write died before the metrics insert stores every series exactly once', async () => {
+    // metrics is the last table of a batch: node_status goes in, then the "crash".
+    const batch = (n: number): TSample[] => [
+      nodeStatus(7, n),
+      ...Array.from({ length: 6 }, (_, k) => metric(n * 6 + k, hostileLabels(k))),
+    ];
+    await ch.client.command({ query: 'DETACH TABLE metrics' });
+    const w1 = createWriter(ch);
+    await expect(w1.write('org-mc', 'c', 'batch-mc-a', batch(0))).rejects.toThrow(/metrics/);
+    await ch.client.command({ query: 'ATTACH TABLE metrics' });
+    expect(await count('node_status', 'org-mc')).toBe(1);
+    expect(await count('metrics', 'org-mc')).toBe(0);
+
+    const w2 = createWriter(ch);
+    expect(await w2.write('org-mc', 'c', 'batch-mc-a', batch(0))).toEqual({ accepted: 7, duplicate: false });
+    expect(await w2.write('org-mc', 'c', 'batch-mc-b', batch(1))).toEqual({ accepted: 7, duplicate: false });
+    await w2.close();
+    // The 202 got lost: both are retried against a new writer; nothing is added.
+    const w3 = createWriter(ch);
+    expect(await w3.write('org-mc', 'c', 'batch-mc-a', batch(0))).toEqual({ accepted: 7, duplicate: true });
+    expect(await w3.write('org-mc', 'c', 'batch-mc-b', batch(1))).toEqual({ accepted: 7, duplicate: true });
+    await w3.close();
+    expect(await count('node_status', 'org-mc')).toBe(2);
+    expect(await count('metrics', 'org-mc')).toBe(12);
+    const [r] = await rows<{ n: number }>(`SELECT sum(samples) AS n FROM metrics_1m WHERE org_id = 'org-mc'`);
+    expect(Number(r.n)).toBe(12);
+  });
+});

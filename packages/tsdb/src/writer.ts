@@ -74,8 +74,11 @@ const ROW_KEYS: Record<TIngestTable, readonly string[]> = {
   host_metrics: ['cluster_id', 'host', 'ts'],
   heartbeats: ['cluster_id', 'agent', 'host', 'ts'],
   bench_samples: ['cluster_id', 'run_id', 'metric', 'ts', 'elapsed_s'],
+  metrics: ['cluster_id', 'name', 'node_id', 'host', 'labels', 'ts'],
 };
 const NUMERIC_KEYS = new Set(['node_id', 'elapsed_s']);
+/** Keys compared as written (a Map literal, already quoted): ClickHouse's toString() gives the same text. */
+const LITERAL_KEYS = new Set(['labels']);
 const UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
 const unescapeTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => UNESCAPES[c] ?? c);
 /** `seconds.mmm` (see formatTs) -> epoch ms. */
@@ -221,7 +224,7 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
               to = Math.max(to, ms);
               return ms;
             }
-            return NUMERIC_KEYS.has(c) ? Number(v) : unescapeTsv(v);
+            return NUMERIC_KEYS.has(c) ? Number(v) : LITERAL_KEYS.has(c) ? v : unescapeTsv(v);
           }),
         );
       });

@@ -58,7 +58,7 @@ export const heartbeatInput = defineInput({
             outbox_pending: ob.pending,
             outbox_evictions: ob.evictions,
             // Series the prometheus input dropped (series cap, ±Inf values) since start.
-            ...({ metrics_dropped: ctx.counters?.metricsDropped ?? 0 } as object),
+            metrics_dropped: ctx.counters?.metricsDropped ?? 0,
             ...(ctx.jobLimits ? { job_limits: ctx.jobLimits } : {}),
           },
         ];

@@ -1,23 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { TSample } from '@clusterscope/schema';
+import type { TMetricSample } from '@clusterscope/schema';
 import { httpRequest } from '../../lib/http';
 import { errorMessage } from '../../lib/log';
 import { defineInput, type CheckResult, type InputContext } from '../types';
 import { ZPrometheusConfig, type TPrometheusConfig, type TTarget, type TTls } from './config';
-import { parsePrometheusText, type ParseStats, type TMetricType } from './parse';
+import { parsePrometheusText, type ParseStats } from './parse';
 import { compileFilter, SeriesLimiter } from './series';
-
-/** What the ingest `metric` sample carries (see packages/schema ingest.ts). */
-export interface TMetricSample {
-  kind: 'metric';
-  ts: number;
-  node_id: number | null;
-  host: string;
-  name: string;
-  type: TMetricType;
-  labels: Record<string, string>;
-  value: number;
-}
 
 interface ResolvedTarget {
   url: string;
@@ -281,8 +269,7 @@ export const prometheusInput = defineInput({
         }
         if (errors.length === due.length) throw new Error(`no scrape target answered: ${errors.join('; ')}`);
         for (const e of errors) ctx.logger.warn('prometheus: scrape failed', { err: e });
-        // TODO(mt merge): TSample gains the `metric` kind; drop this cast.
-        return out as unknown as TSample[];
+        return out;
       },
       async check() {
         const out: CheckResult[] = [];

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { ZPrometheusConfig } from './config';
-import { prometheusInput, toMetricSamples, type TMetricSample } from './index';
+import type { TMetricSample } from '@clusterscope/schema';
+import { prometheusInput, toMetricSamples } from './index';
 import { parsePrometheusText, parseValue, type PromSample } from './parse';
 import { compileFilter, SeriesLimiter } from './series';
 
@@ -274,7 +275,7 @@ describe('prometheus input', () => {
       counters,
     });
     expect(input.active).toBe(true);
-    const samples = (await input.collect(5000)) as unknown as TMetricSample[];
+    const samples = (await input.collect(5000)) as TMetricSample[];
     expect(seen).toContain('/_status/vars session=x');
     expect(samples.find((s) => s.name === 'txn_commits')).toMatchObject({
       node_id: 7,
@@ -316,7 +317,7 @@ describe('prometheus input', () => {
         counters,
       },
     );
-    const first = (await input.collect(10_000)) as unknown as TMetricSample[];
+    const first = (await input.collect(10_000)) as TMetricSample[];
     expect(auth.sort()).toEqual(['Basic ' + Buffer.from('u:p').toString('base64'), 'Bearer tok']);
     expect(first).toHaveLength(4); // 12 series offered, cap 4
     expect(counters.metricsDropped).toBe(8);

@@ -1,0 +1,209 @@
+import type { TChartSeries, TDbCharts } from '@clusterscope/schema';
+import {
+  getCounterRates,
+  getGaugeSeries,
+  getHistogramQuantiles,
+  metricStepMs,
+  pickResolution,
+  type TMetricPoint,
+  type TQuantilePoint,
+  type TResolution,
+} from '@clusterscope/tsdb';
+import type { TDeps } from './deps';
+
+/**
+ * The CockroachDB metric families the database panels read (names as /_status/vars exports them;
+ * listed per panel in packages/tsdb/README.md).
+ */
+export const DB_FAMILIES = {
+  statements: {
+    select: 'sql_select_count',
+    insert: 'sql_insert_count',
+    update: 'sql_update_count',
+    delete: 'sql_delete_count',
+  },
+  /** SQL transactions; older versions' KV counters are the fallback. */
+  transactions: {
+    commits: ['sql_txn_commit_count', 'txn_commits'],
+    aborts: ['sql_txn_abort_count', 'txn_aborts'],
+  },
+  /** Histogram in nanoseconds. */
+  latency: 'sql_service_latency',
+  gauges: {
+    connections: 'sql_conns',
+    capacity: 'capacity',
+    capacity_used: 'capacity_used',
+    capacity_available: 'capacity_available',
+    live_bytes: 'livebytes',
+    cpu: 'sys_cpu_combined_percent_normalized',
+    rss: 'sys_rss',
+    replicas: 'replicas',
+    leaseholders: 'replicas_leaseholders',
+  },
+} as const;
+
+const STATEMENT_NAMES = Object.values(DB_FAMILIES.statements);
+const TXN_NAMES = [...DB_FAMILIES.transactions.commits, ...DB_FAMILIES.transactions.aborts];
+const GAUGE_NAMES = Object.values(DB_FAMILIES.gauges);
+
+/** Raw metric points are at least this wide: a few scrapes per point, so nodes line up. */
+const MIN_RAW_STEP_MS = 30_000;
+
+const round = (v: number) => (v === 0 || !Number.isFinite(v) ? v : Number(v.toPrecision(4)));
+
+/** Pure: one series per node (sorted by node) of `name`. */
+export function perNodeSeries(points: readonly TMetricPoint[], name: string, scale = 1): TChartSeries[] {
+  const m = new Map<number, TChartSeries>();
+  for (const p of points) {
+    if (p.name !== name) continue;
+    let s = m.get(p.node_id);
+    if (!s)
+      m.set(
+        p.node_id,
+        (s = { name: p.node_id ? `n${p.node_id}` : 'other', node_id: p.node_id || null, data: [] }),
+      );
+    s.data.push([p.ts, round(p.value * scale)]);
+  }
+  return [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9));
+}
+
+/** Pure: the sum over nodes of the first of `names` that has points, per step, as series `label`. */
+export function summedSeries(
+  points: readonly TMetricPoint[],
+  names: readonly string[],
+  label: string,
+): TChartSeries | null {
+  const name = names.find((n) => points.some((p) => p.name === n));
+  if (name === undefined) return null;
+  const by = new Map<number, number>();
+  for (const p of points) if (p.name === name) by.set(p.ts, (by.get(p.ts) ?? 0) + p.value);
+  const data = [...by.entries()].sort((a, b) => a[0] - b[0]).map(([t, v]): [number, number] => [t, round(v)]);
+  return { name: label, node_id: null, data };
+}
+
+/** Pure: used / (used + available) per step over the selected nodes. */
+export function capacityRatio(points: readonly TMetricPoint[]): TChartSeries[] {
+  const used = summedSeries(points, [DB_FAMILIES.gauges.capacity_used], 'used');
+  const avail = summedSeries(points, [DB_FAMILIES.gauges.capacity_available], 'available');
+  if (!used || !avail) return [];
+  const a = new Map(avail.data);
+  const data = used.data.flatMap(([t, u]): [number, number][] => {
+    const v = a.get(t);
+    return v == null || u === null || u + v <= 0 ? [] : [[t, round(u / (u + v))]];
+  });
+  return [{ name: 'used', node_id: null, data }];
+}
+
+/** Pure: quantile points (ns) as one series per quantile, in ms. */
+export function latencySeries(points: readonly TQuantilePoint[], labels: readonly string[]): TChartSeries[] {
+  if (points.length === 0) return [];
+  return labels.map((name, i) => ({
+    name,
+    node_id: null,
+    data: points.map((p): [number, number | null] => {
+      const v = p.values[i];
+      return [p.ts, v === null ? null : round(v / 1e6)];
+    }),
+  }));
+}
+
+const compact = (xs: (TChartSeries | null)[]) => xs.filter((x): x is TChartSeries => x !== null);
+
+export interface TDbWindow {
+  from: number;
+  to: number;
+  resolution?: TResolution;
+  maxPoints?: number;
+}
+
+/** The database panels of a cluster (or one node) over a window. */
+export async function loadDbCharts(
+  deps: TDeps,
+  orgId: string,
+  clusterId: string,
+  w: TDbWindow,
+  nodeId?: number,
+): Promise<TDbCharts> {
+  const resolution = w.resolution ?? pickResolution(w.from, w.to);
+  const stepMs = metricStepMs(resolution, w.from, w.to, w.maxPoints, MIN_RAW_STEP_MS);
+  const q = { orgId, clusterId, nodeId, from: w.from, to: w.to, resolution, stepMs };
+  const [rates, gauges, lat] = await Promise.all([
+    getCounterRates(deps.ch, { ...q, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
+    getGaugeSeries(deps.ch, { ...q, names: GAUGE_NAMES }),
+    getHistogramQuantiles(deps.ch, { ...q, family: DB_FAMILIES.latency, quantiles: [0.5, 0.99] }),
+  ]);
+  const g = DB_FAMILIES.gauges;
+  return {
+    from: w.from,
+    to: w.to,
+    step_ms: stepMs,
+    statements: compact(
+      Object.entries(DB_FAMILIES.statements).map(([label, name]) => summedSeries(rates, [name], label)),
+    ),
+    latency: latencySeries(lat, ['p50', 'p99']),
+    transactions: compact([
+      summedSeries(rates, DB_FAMILIES.transactions.commits, 'commits'),
+      summedSeries(rates, DB_FAMILIES.transactions.aborts, 'aborts'),
+    ]),
+    connections: perNodeSeries(gauges, g.connections),
+    capacity: compact([
+      summedSeries(gauges, [g.capacity], 'capacity'),
+      summedSeries(gauges, [g.capacity_used], 'used'),
+      summedSeries(gauges, [g.capacity_available], 'available'),
+    ]),
+    capacity_used_ratio: capacityRatio(gauges),
+    live_bytes: perNodeSeries(gauges, g.live_bytes),
+    cpu: perNodeSeries(gauges, g.cpu),
+    rss: perNodeSeries(gauges, g.rss),
+    replicas: perNodeSeries(gauges, g.replicas),
+    leaseholders: perNodeSeries(gauges, g.leaseholders),
+  };
+}
+
+/** What the database saw during a run: whole-window figures and per-step series. */
+export interface TRunDbMetrics {
+  /** Statements (select+insert+update+delete) per second over the whole window; null without data. */
+  statements_per_s: number | null;
+  /** Service latency p99 / p50 over the whole window, ms. */
+  p99_ms: number | null;
+  p50_ms: number | null;
+  step_ms: number;
+  /** Per step: statements/s and p99 (ms), over time. */
+  statements: [number, number | null][];
+  p99: [number, number | null][];
+}
+
+/** The cluster's SQL statements/s and service latency during [from, to) (the run page). */
+export async function loadRunDbMetrics(
+  deps: TDeps,
+  orgId: string,
+  clusterId: string,
+  from: number,
+  to: number,
+): Promise<TRunDbMetrics> {
+  const resolution = pickResolution(from, to);
+  const stepMs = metricStepMs(resolution, from, to, 120, MIN_RAW_STEP_MS);
+  const q = { orgId, clusterId, from, to, resolution };
+  const whole = { ...q, stepMs: to - from, whole: true };
+  const [rates, lat, wholeRates, wholeLat] = await Promise.all([
+    getCounterRates(deps.ch, { ...q, stepMs, names: STATEMENT_NAMES }),
+    getHistogramQuantiles(deps.ch, { ...q, stepMs, family: DB_FAMILIES.latency, quantiles: [0.99] }),
+    getCounterRates(deps.ch, { ...whole, names: STATEMENT_NAMES }),
+    getHistogramQuantiles(deps.ch, { ...whole, family: DB_FAMILIES.latency, quantiles: [0.99, 0.5] }),
+  ]);
+  const sumByTs = (pts: readonly TMetricPoint[]) => {
+    const m = new Map<number, number>();
+    for (const p of pts) m.set(p.ts, (m.get(p.ts) ?? 0) + p.value);
+    return [...m.entries()].sort((a, b) => a[0] - b[0]);
+  };
+  const ms = (v: number | null | undefined) => (v == null ? null : round(v / 1e6));
+  const total = sumByTs(wholeRates)[0];
+  return {
+    statements_per_s: total ? round(total[1]) : null,
+    p99_ms: ms(wholeLat[0]?.values[0]),
+    p50_ms: ms(wholeLat[0]?.values[1]),
+    step_ms: stepMs,
+    statements: sumByTs(rates).map(([t, v]) => [t, round(v)]),
+    p99: lat.map((p) => [p.ts, ms(p.values[0])]),
+  };
+}

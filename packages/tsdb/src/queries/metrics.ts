@@ -1,0 +1,264 @@
+import type { TClickHouse } from '../client';
+import { bucketMs, chartStepMs, DEFAULT_MAX_POINTS, pickResolution, type TResolution } from './resolution';
+import { assertRange, msParam, selectRowBinary, type TParams } from './util';
+
+/**
+ * Prometheus series (table `metrics` and its 1m/1h rollups) as chart points. Counters are stored raw;
+ * rates and histogram quantiles are computed here, in SQL, with PromQL's meaning:
+ * - a counter's increase between two readings is their difference, or the new reading itself when
+ *   it went down (a reset: the process restarted and counted from 0);
+ * - `rate` is the increase over the elapsed time; a step's rate is its increases over its seconds;
+ * - `histogram_quantile(q, sum by (le) (rate(x_bucket)))`: the `le` buckets' rates, summed over the
+ *   selected series, interpolated linearly inside the bucket where the rank q × total falls.
+ * On the rollups (migration 0007) a bucket's increase is the greatest of three lower bounds: the sum
+ * of its positive steps (deltaSumTimestamp), last - first, and (max - first) + last when the counter
+ * ended below where it started; plus the step from the previous bucket's last reading (PromQL's
+ * reset rule). So a 30-day chart never reads raw rows; a reset inside a rollup bucket loses only the
+ * counts between the restart and the next reading.
+ */
+
+export interface TMetricQuery {
+  orgId: string;
+  clusterId: string;
+  /** Only this node's series. */
+  nodeId?: number;
+  /** [from, to) in epoch ms. */
+  from: number;
+  to: number;
+  resolution?: TResolution;
+  /** Width of a point, ms; default: metricStepMs. A multiple of the rollup's bucket. */
+  stepMs?: number;
+  /** One point for the whole window (at `from`), e.g. a benchmark run's; stepMs is ignored. */
+  whole?: boolean;
+}
+
+export interface TMetricPoint {
+  /** Start of the step, epoch ms. */
+  ts: number;
+  name: string;
+  /** 0 = a target that is not a database node. */
+  node_id: number;
+  value: number;
+}
+
+export interface TQuantilePoint {
+  ts: number;
+  /** null when no observation fell in the step. */
+  values: (number | null)[];
+}
+
+const RAW_STEPS_S = [10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/**
+ * Width of a metric point: on the rollups the chart's step (chartStepMs); on raw rows the smallest
+ * nice width of at least `minMs` (the scrape interval) that keeps a series at or under `maxPoints`.
+ * Raw readings are bucketed too, so that series scraped at different moments line up.
+ */
+export function metricStepMs(
+  r: TResolution,
+  from: number,
+  to: number,
+  maxPoints: number = DEFAULT_MAX_POINTS,
+  minMs = 10_000,
+): number {
+  if (r !== 'raw') return chartStepMs(r, from, to, maxPoints);
+  const s = RAW_STEPS_S.find((x) => x * 1000 >= minMs && (to - from) / (x * 1000) <= maxPoints);
+  return (s ?? RAW_STEPS_S[RAW_STEPS_S.length - 1]) * 1000;
+}
+
+interface TPrepared {
+  resolution: TResolution;
+  step: number;
+  params: TParams;
+  where: string;
+  /** SQL of the step start (epoch ms) of an epoch-ms time; before {start} for lookback readings. */
+  sb(t: string): string;
+}
+
+function prepare(q: TMetricQuery, names: readonly string[]): TPrepared {
+  assertRange(q.from, q.to);
+  const resolution = q.resolution ?? pickResolution(q.from, q.to);
+  const whole = q.whole === true;
+  const step = whole ? q.to - q.from : (q.stepMs ?? metricStepMs(resolution, q.from, q.to));
+  const base = bucketMs(resolution);
+  if (!whole && (!Number.isSafeInteger(step) || step <= 0 || (base > 0 && step % base !== 0)))
+    throw new Error(`stepMs ${step} must be a positive multiple of ${base || 1} ms`);
+  const start = whole ? q.from : Math.floor(q.from / step) * step;
+  // One earlier reading per series, so that the first step in the window has a rate.
+  const lookback = Math.max(whole ? 0 : step, resolution === 'raw' ? 120_000 : 3 * base);
+  const params: TParams = {
+    org_id: q.orgId,
+    cluster_id: q.clusterId,
+    names: [...names],
+    from: start - lookback,
+    start,
+    to: q.to,
+    step,
+  };
+  const sb = whole
+    ? (t: string) => `if(${t} >= {start:Int64}, {start:Int64}, toInt64(0))`
+    : (t: string) => `intDiv(${t}, {step:Int64}) * {step:Int64}`;
+  let where =
+    'org_id = {org_id:String} AND cluster_id = {cluster_id:String} AND name IN {names:Array(String)}';
+  if (q.nodeId !== undefined) {
+    where += ' AND node_id = {node_id:UInt32}';
+    params.node_id = q.nodeId;
+  }
+  return { resolution, step, params, where, sb };
+}
+
+const table = (r: Exclude<TResolution, 'raw'>) => (r === '1m' ? 'metrics_1m' : 'metrics_1h');
+
+/**
+ * Per series and step: the increase and the seconds it spans (`inc`, `secs`), with `name`,
+ * `node_id`, `labels` and the step start `sb` (epoch ms).
+ */
+function increasesSql(p: TPrepared): string {
+  if (p.resolution === 'raw') {
+    return `
+      SELECT name, node_id, labels, ${p.sb('t')} AS sb,
+             sumIf(if(value >= pv, value - pv, value), pt > 0) AS inc, sumIf(t - pt, pt > 0) / 1000 AS secs
+      FROM (
+        SELECT name, node_id, host, labels, toUnixTimestamp64Milli(ts) AS t, value,
+               lagInFrame(t, 1, toInt64(0)) OVER w AS pt, lagInFrame(value) OVER w AS pv
+        FROM metrics
+        WHERE ${p.where} AND ts >= ${msParam('from')} AND ts < ${msParam('to')}
+        WINDOW w AS (PARTITION BY name, node_id, host, labels ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+      )
+      GROUP BY name, node_id, host, labels, sb`;
+  }
+  // Per rollup bucket: the increase from the previous bucket's last reading to this one's.
+  return `
+    SELECT name, node_id, labels, ${p.sb('toInt64(toUnixTimestamp(bucket)) * 1000')} AS sb,
+           sum(greatest(d, l - f, if(l < f, mx - f + l, 0)) + if(plt > 0, if(f >= pl, f - pl, f), 0)) AS inc,
+           sum(if(plt > 0, lt - plt, lt - ft)) / 1000 AS secs
+    FROM (
+      SELECT *, lagInFrame(lt, 1, toInt64(0)) OVER w AS plt, lagInFrame(l) OVER w AS pl
+      FROM (
+        SELECT name, node_id, host, labels, bucket, argMinMerge(first) AS f, argMaxMerge(last) AS l, max(max) AS mx,
+               deltaSumTimestampMerge(increase) AS d,
+               toUnixTimestamp64Milli(min(first_ts)) AS ft, toUnixTimestamp64Milli(max(last_ts)) AS lt
+        FROM ${table(p.resolution)}
+        WHERE ${p.where} AND bucket >= toStartOfInterval(${msParam('from')}, INTERVAL ${bucketMs(p.resolution) / 1000} SECOND)
+          AND bucket < ${msParam('to')}
+        GROUP BY name, node_id, host, labels, bucket
+      )
+      WINDOW w AS (PARTITION BY name, node_id, host, labels ORDER BY bucket ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+    )
+    GROUP BY name, node_id, host, labels, sb`;
+}
+
+/**
+ * Per-second rates of counters, per step, name and node (summed over the node's label sets, e.g.
+ * stores). A step without two readings of a series has no point for it.
+ */
+export async function getCounterRates(
+  ch: TClickHouse,
+  q: TMetricQuery & { names: readonly string[] },
+): Promise<TMetricPoint[]> {
+  const p = prepare(q, q.names);
+  const rb = await selectRowBinary(
+    ch,
+    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(inc / secs))
+     FROM (${increasesSql(p)})
+     WHERE secs > 0 AND sb >= {start:Int64}
+     GROUP BY sb, name, node_id
+     ORDER BY name, node_id, sb`,
+    p.params,
+  );
+  const out: TMetricPoint[] = [];
+  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
+  return out;
+}
+
+/**
+ * Gauges per step, name and node: each series' mean over the step, summed over the node's label
+ * sets (stores).
+ */
+export async function getGaugeSeries(
+  ch: TClickHouse,
+  q: TMetricQuery & { names: readonly string[] },
+): Promise<TMetricPoint[]> {
+  const p = prepare(q, q.names);
+  const inner =
+    p.resolution === 'raw'
+      ? `SELECT name, node_id, host, labels, ${p.sb('toUnixTimestamp64Milli(ts)')} AS sb,
+                avg(value) AS v
+         FROM metrics
+         WHERE ${p.where} AND ts >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND ts < ${msParam('to')}
+         GROUP BY name, node_id, host, labels, sb`
+      : `SELECT name, node_id, host, labels,
+                ${p.sb('toInt64(toUnixTimestamp(bucket)) * 1000')} AS sb,
+                sum(sum) / sum(samples) AS v
+         FROM ${table(p.resolution)}
+         WHERE ${p.where} AND bucket >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND bucket < ${msParam('to')}
+         GROUP BY name, node_id, host, labels, sb`;
+  const rb = await selectRowBinary(
+    ch,
+    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(v))
+     FROM (${inner})
+     GROUP BY sb, name, node_id
+     ORDER BY name, node_id, sb`,
+    p.params,
+  );
+  const out: TMetricPoint[] = [];
+  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
+  return out;
+}
+
+/**
+ * SQL of histogram_quantile(q, ·) over `les` (ascending upper bounds, the last +Inf) and `cum`
+ * (cumulative rates): the rank q × total is found in the first bucket whose count reaches it and
+ * interpolated linearly between that bucket's bounds (0 below the first); a rank in the +Inf
+ * bucket answers the highest finite bound. Counts are made monotonic first, as Prometheus does.
+ */
+const quantileSql = (q: string) => {
+  const rank = `${q} * cum[-1]`;
+  const i = `arrayFirstIndex(c -> c >= ${rank}, cum)`;
+  const lo = `if(${i} = 1, 0., les[${i} - 1])`;
+  const below = `if(${i} = 1, 0., cum[${i} - 1])`;
+  return `if(length(les) < 2 OR cum[-1] <= 0 OR NOT isInfinite(les[-1]), NULL,
+    if(${i} = length(les), les[-2],
+      ${lo} + (les[${i}] - ${lo}) * (${rank} - ${below}) / nullIf(cum[${i}] - ${below}, 0)))`;
+};
+
+/**
+ * Quantiles of a Prometheus histogram family (`<family>_bucket{le}`) per step, over the selected
+ * series (all nodes, or q.nodeId): histogram_quantile(q, sum by (le) (rate(<family>_bucket))).
+ * Values are in the family's unit (CockroachDB latencies: nanoseconds).
+ */
+export async function getHistogramQuantiles(
+  ch: TClickHouse,
+  q: TMetricQuery & { family: string; quantiles: readonly number[] },
+): Promise<TQuantilePoint[]> {
+  for (const x of q.quantiles)
+    if (!(x >= 0 && x <= 1)) throw new Error(`quantile must be within [0, 1], got ${x}`);
+  if (q.quantiles.length === 0) return [];
+  const p = prepare(q, [`${q.family}_bucket`]);
+  const cols = q.quantiles.map((x, i) => `toNullable(toFloat64(${quantileSql(`{q${i}:Float64}`)}))`);
+  q.quantiles.forEach((x, i) => (p.params[`q${i}`] = x));
+  const rb = await selectRowBinary(
+    ch,
+    `SELECT toFloat64(sb), ${cols.join(', ')}
+     FROM (
+       SELECT sb, arraySort(x -> x.1, groupArray((le, r))) AS pairs,
+              arrayMap(x -> x.1, pairs) AS les,
+              arrayMap((x, i) -> arrayMax(arraySlice(arrayMap(y -> y.2, pairs), 1, i)), pairs, arrayEnumerate(pairs)) AS cum
+       FROM (
+         SELECT sb, assumeNotNull(toFloat64OrNull(labels['le'])) AS le, sum(inc / secs) AS r
+         FROM (${increasesSql(p)})
+         WHERE secs > 0 AND sb >= {start:Int64} AND isNotNull(toFloat64OrNull(labels['le']))
+         GROUP BY sb, le
+       )
+       GROUP BY sb
+     )
+     ORDER BY sb`,
+    p.params,
+  );
+  const out: TQuantilePoint[] = [];
+  while (!rb.done) {
+    const ts = rb.f64();
+    out.push({ ts, values: q.quantiles.map(() => rb.f64OrNull()) });
+  }
+  return out;
+}
