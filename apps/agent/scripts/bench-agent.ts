@@ -2,7 +2,8 @@
  * Agent footprint bench: 9 fixture CockroachDB nodes (status API + a real 2,951-line v19.2 `/_status/vars` each,
  * counters advancing, scraped by the prometheus input), a temp v2 cgroup tree (20 cgroups) and a local 202 sink;
  * runs `node dist/agent.js` and samples its RSS/CPU from /proc.
- * Prints ONE JSON line. Env: BENCH_DURATION_S (default 60), BENCH_INTERVAL (default 10s).
+ * Prints ONE JSON line. Env: BENCH_DURATION_S (default 60), BENCH_INTERVAL (default 10s), BENCH_PROMETHEUS=0 (baseline
+ * without the prometheus input).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,6 +72,7 @@ writeFileSync(
     '  cockroachdb:',
     `    urls: [${crdbs.map((c) => c.url).join(', ')}]`,
     '    cli: { enabled: false }',
+    ...(process.env.BENCH_PROMETHEUS === '0' ? ['  prometheus: false'] : []),
     '  cgroup:',
     `    root: ${cgRoot}`,
     '    targets: [{ children_of: /system.slice }]',
