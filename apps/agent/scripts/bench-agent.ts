@@ -3,7 +3,7 @@
  * counters advancing, scraped by the prometheus input), a temp v2 cgroup tree (20 cgroups) and a local 202 sink;
  * runs `node dist/agent.js` and samples its RSS/CPU from /proc.
  * Prints ONE JSON line. Env: BENCH_DURATION_S (default 60), BENCH_INTERVAL (default 10s), BENCH_PROMETHEUS=0 (baseline
- * without the prometheus input).
+ * without the prometheus input) or `none` (scrape and parse, keep nothing).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,6 +73,7 @@ writeFileSync(
     `    urls: [${crdbs.map((c) => c.url).join(', ')}]`,
     '    cli: { enabled: false }',
     ...(process.env.BENCH_PROMETHEUS === '0' ? ['  prometheus: false'] : []),
+    ...(process.env.BENCH_PROMETHEUS === 'none' ? ['  prometheus: { default_allowlist: false }'] : []),
     '  cgroup:',
     `    root: ${cgRoot}`,
     '    targets: [{ children_of: /system.slice }]',

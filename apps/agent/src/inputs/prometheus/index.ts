@@ -4,7 +4,8 @@ import { httpRequest } from '../../lib/http';
 import { errorMessage } from '../../lib/log';
 import { defineInput, type CheckResult, type InputContext } from '../types';
 import { ZPrometheusConfig, type TPrometheusConfig, type TTarget, type TTls } from './config';
-import { parsePrometheusText, type ParseStats } from './parse';
+import { createPrometheusParser, parsePrometheusText, type ParseStats } from './parse';
+import { streamGet } from './scrape';
 import { compileFilter, SeriesLimiter } from './series';
 
 interface ResolvedTarget {
@@ -82,6 +83,8 @@ export function resolveTargets(
   return out;
 }
 
+const ACCEPT = 'text/plain;version=0.0.4, application/openmetrics-text;q=0.5, */*;q=0.1';
+
 async function fetchText(t: ResolvedTarget, path?: string): Promise<string> {
   const url = path ? new URL(path, t.url).toString() : t.url;
   const res = await httpRequest(url, {
@@ -122,60 +125,84 @@ export interface DropCounters {
   metricsDropped: number;
 }
 
+type TSampleOpts = {
+  now: number;
+  instance: string;
+  nodeId: number | null;
+  labels: Record<string, string>;
+  accept: (family: string) => boolean;
+  limiter: SeriesLimiter;
+};
+
 /**
- * Turns one scrape's text into metric samples: allowlist/include/exclude, NaN dropped, ±Inf dropped and counted,
- * series cap enforced by `limiter` (dropped series counted in `drops`).
+ * A streaming parser that turns exposition text into metric samples: allowlist/include/exclude, NaN dropped,
+ * ±Inf dropped and counted, series cap enforced by `limiter` (refused series counted in `dropped`).
  */
+function metricSink(opts: TSampleOpts) {
+  const samples: TMetricSample[] = [];
+  const out = { samples, dropped: 0, nonFinite: 0 };
+  const parser = createPrometheusParser((s) => {
+    if (Number.isNaN(s.value)) return;
+    if (!Number.isFinite(s.value)) {
+      out.nonFinite++;
+      return;
+    }
+    const labels = { ...s.labels, ...opts.labels };
+    let nodeId = opts.nodeId;
+    if (labels.node_id !== undefined && /^\d+$/.test(labels.node_id)) {
+      nodeId = Number(labels.node_id);
+      delete labels.node_id;
+    }
+    if (!fitsIngest(s.name, labels) || !opts.limiter.admit(opts.instance, s.name, labels, opts.now)) {
+      out.dropped++;
+      return;
+    }
+    samples.push({
+      kind: 'metric',
+      ts: opts.now,
+      node_id: nodeId,
+      host: opts.instance,
+      name: s.name,
+      type: s.type,
+      labels,
+      value: s.value,
+    });
+  }, opts.accept);
+  return { out, push: parser.push, end: () => ({ ...out, stats: parser.end() }) };
+}
+
+/** One scrape's text → metric samples (see metricSink). */
 export function toMetricSamples(
   text: string,
-  opts: {
-    now: number;
-    instance: string;
-    nodeId: number | null;
-    labels: Record<string, string>;
-    accept: (family: string) => boolean;
-    limiter: SeriesLimiter;
-  },
+  opts: TSampleOpts,
 ): { samples: TMetricSample[]; stats: ParseStats; dropped: number; nonFinite: number } {
-  const samples: TMetricSample[] = [];
-  let dropped = 0;
-  let nonFinite = 0;
-  const stats = parsePrometheusText(
-    text,
-    (s) => {
-      if (Number.isNaN(s.value)) return;
-      if (!Number.isFinite(s.value)) {
-        nonFinite++;
-        return;
+  const sink = metricSink(opts);
+  sink.push(text);
+  return sink.end();
+}
+
+/** Targets scraped at once: bounds the bodies in flight (memory) while a slow node delays only its slot. */
+const CONCURRENCY = 3;
+
+async function mapLimited<T, R>(
+  items: T[],
+  limit: number,
+  fn: (t: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = { status: 'fulfilled', value: await fn(items[i]) };
+      } catch (reason) {
+        out[i] = { status: 'rejected', reason };
       }
-      const labels = { ...s.labels, ...opts.labels };
-      let nodeId = opts.nodeId;
-      if (labels.node_id !== undefined && /^\d+$/.test(labels.node_id)) {
-        nodeId = Number(labels.node_id);
-        delete labels.node_id;
-      }
-      if (!fitsIngest(s.name, labels)) {
-        dropped++;
-        return;
-      }
-      if (!opts.limiter.admit(opts.instance, s.name, labels, opts.now)) {
-        dropped++;
-        return;
-      }
-      samples.push({
-        kind: 'metric',
-        ts: opts.now,
-        node_id: nodeId,
-        host: opts.instance,
-        name: s.name,
-        type: s.type,
-        labels,
-        value: s.value,
-      });
-    },
-    opts.accept,
-  );
-  return { samples, stats, dropped, nonFinite };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 export const prometheusInput = defineInput({
@@ -237,7 +264,7 @@ export const prometheusInput = defineInput({
         });
         if (due.length === 0) return [];
         limiter.expire(now);
-        const results = await Promise.allSettled(due.map((t) => scrape(t, now)));
+        const results = await mapLimited(due, CONCURRENCY, (t) => scrape(t, now));
         const out: TMetricSample[] = [];
         const errors: string[] = [];
         let dropped = 0;

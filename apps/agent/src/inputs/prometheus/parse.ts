@@ -109,60 +109,96 @@ export function parsePrometheusText(
   onSample: (s: PromSample) => void,
   accept: (name: string) => boolean = () => true,
 ): ParseStats {
+  const p = createPrometheusParser(onSample, accept);
+  p.push(text);
+  return p.end();
+}
+
+/**
+ * The same parser fed in chunks as they arrive from the socket (a scrape never holds the whole body):
+ * `push` any number of chunks, then `end`.
+ */
+export function createPrometheusParser(
+  onSample: (s: PromSample) => void,
+  accept: (name: string) => boolean = () => true,
+): { push(chunk: string): void; end(): ParseStats } {
   const stats: ParseStats = { samples: 0, invalid: 0 };
   const types = new Map<string, TMetricType>();
-  const n = text.length;
-  let pos = 0;
-  while (pos < n) {
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = n;
-    let line = text.slice(pos, end);
-    pos = end + 1;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    const first = line.trimStart();
-    if (first === '') continue;
+  let rest = '';
+  /** The family of the last `# TYPE` line when `accept` refused it: its sample lines are skipped unsliced. */
+  let skip = '';
+  const invalid = (line: string) => {
+    stats.invalid++;
+    stats.firstInvalid ??= line.slice(0, 120);
+  };
+  const line = (raw: string) => {
+    const first = (raw.endsWith('\r') ? raw.slice(0, -1) : raw).trimStart();
+    if (first === '') return;
     if (first[0] === '#') {
       const m = /^#\s+TYPE\s+(\S+)\s+(\S+)/.exec(first);
-      if (m) types.set(m[1], TYPES[m[2].toLowerCase()] ?? 'untyped');
-      continue;
+      if (m) {
+        types.set(m[1], TYPES[m[2].toLowerCase()] ?? 'untyped');
+        skip = accept(m[1]) ? '' : m[1];
+      }
+      return;
     }
-    // Name.
     let i = 0;
     while (i < first.length && first[i] !== '{' && first[i] !== ' ' && first[i] !== '\t') i++;
     const name = first.slice(0, i);
-    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name)) {
-      stats.invalid++;
-      stats.firstInvalid ??= first.slice(0, 120);
-      continue;
-    }
+    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name)) return invalid(first);
     const family = familyOf(name, types);
-    if (!accept(family.name) && !accept(name)) continue;
+    if (!accept(family.name) && !accept(name)) return;
     const labels: Record<string, string> = {};
     if (first[i] === '{') {
       i = parseLabels(first, i, labels);
-      if (i < 0) {
-        stats.invalid++;
-        stats.firstInvalid ??= first.slice(0, 120);
-        continue;
-      }
+      if (i < 0) return invalid(first);
     }
-    const rest = first.slice(i).trim().split(/\s+/);
-    const value = rest[0] === undefined ? NaN : parseValue(rest[0]);
-    if (rest[0] === undefined || (Number.isNaN(value) && !/^[+-]?nan$/i.test(rest[0]))) {
-      stats.invalid++;
-      stats.firstInvalid ??= first.slice(0, 120);
-      continue;
-    }
+    const fields = first.slice(i).trim().split(/\s+/);
+    const value = fields[0] === undefined ? NaN : parseValue(fields[0]);
+    if (fields[0] === undefined || (Number.isNaN(value) && !/^[+-]?nan$/i.test(fields[0])))
+      return invalid(first);
     const sample: PromSample = { name, family: family.name, type: family.type, labels, value };
-    if (rest[1] !== undefined && rest[1] !== '#') {
-      const ts = Number(rest[1]);
+    if (fields[1] !== undefined && fields[1] !== '#') {
+      const ts = Number(fields[1]);
       // OpenMetrics timestamps are seconds (with a fraction); 0.0.4's are integer ms.
-      if (Number.isFinite(ts)) sample.timestamp = rest[1].includes('.') ? ts * 1000 : ts;
+      if (Number.isFinite(ts)) sample.timestamp = fields[1].includes('.') ? ts * 1000 : ts;
     }
     stats.samples++;
     onSample(sample);
+  };
+  return {
+    push(chunk) {
+      let text = rest + chunk;
+      let pos = 0;
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', pos)) {
+        // Most of a /_status/vars is refused families and HELP text: skip those lines without allocating.
+        if (!(text.startsWith('# HELP ', pos) || (skip && isSkipped(text, pos, skip))))
+          line(text.slice(pos, end));
+        pos = end + 1;
+      }
+      rest = text.slice(pos);
+      text = '';
+    },
+    end() {
+      if (rest) line(rest);
+      rest = '';
+      return stats;
+    },
+  };
+}
+
+/** Whether the line at `pos` is a sample of `family` (`family{`, `family `, or `family_bucket|_sum|_count`). */
+function isSkipped(text: string, pos: number, family: string): boolean {
+  if (!text.startsWith(family, pos)) return false;
+  let i = pos + family.length;
+  for (const suf of ['_bucket', '_sum', '_count']) {
+    if (text.startsWith(suf, i)) {
+      i += suf.length;
+      break;
+    }
   }
-  return stats;
+  const c = text.charCodeAt(i);
+  return c === 123 /* { */ || c === 32 /* space */;
 }
 
 function familyOf(name: string, types: Map<string, TMetricType>): { name: string; type: TMetricType } {
