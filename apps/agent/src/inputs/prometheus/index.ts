@@ -234,16 +234,18 @@ export const prometheusInput = defineInput({
     }
 
     async function scrape(t: ResolvedTarget, now: number) {
-      const text = await fetchText(t);
       const nodeId = await nodeIdOf(t);
-      const r = toMetricSamples(text, {
-        now,
-        instance: t.instance,
-        nodeId,
-        labels: t.labels,
-        accept,
-        limiter,
-      });
+      const sink = metricSink({ now, instance: t.instance, nodeId, labels: t.labels, accept, limiter });
+      await streamGet(
+        {
+          url: t.url,
+          headers: { accept: ACCEPT, ...t.headers },
+          timeoutMs: t.timeoutMs,
+          tls: tlsOptions(t.tls),
+        },
+        sink.push,
+      );
+      const r = sink.end();
       if (r.stats.invalid > 0)
         ctx.logger.debug('prometheus: skipped invalid lines', {
           url: t.url,
