@@ -9,13 +9,17 @@
  *    coalesces concurrent batches into one insert per table, so throughput grows with concurrency.
  * 3. Direct: the same rows with `client.insert({ format: 'JSONEachRow', values })` into a separate chDB
  *    (its own temp dir, same migrations) in this process, one insert per batch.
- * Prints one JSON line {"api_rows_per_s","direct_rows_per_s","ratio"} and stops the app.
+ * 4. The same two paths with metrics-heavy batches: `metric` samples as the agent's prometheus input
+ *    sends them (one node's /_status/vars scrape after the default allowlist: counters, gauges with a
+ *    store label and the sql_service_latency histogram buckets).
+ * Prints one JSON line {"api_rows_per_s","direct_rows_per_s","ratio","api_metric_rows_per_s",
+ * "direct_metric_rows_per_s","metric_ratio"} and stops the app.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { TCgroupUsageSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
+import type { TCgroupUsageSample, TMetricSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
 import { formatTs, openTempClickHouse } from '@clusterscope/tsdb';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 
@@ -116,6 +120,53 @@ function cgroupUsage(i: number): TCgroupUsageSample {
   };
 }
 
+/** The series of one node's scrape: [name, type, labels]. */
+const LE = ['500000', '1e+06', '2e+06', '4e+06', '8e+06', '1.6e+07', '3.2e+07', '6.4e+07', '+Inf'];
+const SCRAPE: [string, TMetricSample['type'], Record<string, string>][] = [
+  ...['select', 'insert', 'update', 'delete', 'misc', 'ddl'].map(
+    (k): [string, TMetricSample['type'], Record<string, string>] => [`sql_${k}_count`, 'counter', {}],
+  ),
+  ['sql_txn_commit_count', 'counter', {}],
+  ['sql_txn_abort_count', 'counter', {}],
+  ['sql_conns', 'gauge', {}],
+  ['sys_rss', 'gauge', {}],
+  ['sys_cpu_combined_percent_normalized', 'gauge', {}],
+  ...[
+    'capacity',
+    'capacity_used',
+    'capacity_available',
+    'livebytes',
+    'replicas',
+    'replicas_leaseholders',
+  ].map((n): [string, TMetricSample['type'], Record<string, string>] => [n, 'gauge', { store: '1' }]),
+  ...LE.map((le): [string, TMetricSample['type'], Record<string, string>] => [
+    'sql_service_latency_bucket',
+    'histogram',
+    { le },
+  ]),
+  ['sql_service_latency_sum', 'histogram', {}],
+  ['sql_service_latency_count', 'histogram', {}],
+];
+
+function metric(i: number): TMetricSample {
+  const scrape = Math.floor(i / SCRAPE.length);
+  const node = (scrape % 50) + 1;
+  const [name, type, labels] = SCRAPE[i % SCRAPE.length];
+  return {
+    kind: 'metric',
+    ts: T0 + Math.floor(scrape / 50) * 10_000,
+    node_id: node,
+    host: `db-${node}`,
+    name,
+    type,
+    labels: { node_id: String(node), ...labels },
+    value: type === 'gauge' ? 1000 + (i % 977) : 10 * scrape + (i % SCRAPE.length),
+  };
+}
+
+const makeMetricBatch = (b: number): TSample[] =>
+  Array.from({ length: BATCH }, (_, k) => metric(b * BATCH + k));
+
 /** Half node_status, half cgroup_usage. */
 function makeBatch(b: number): TSample[] {
   return Array.from({ length: BATCH }, (_, k) => {
@@ -191,6 +242,13 @@ function toRow(s: TSample): [string, Record<string, unknown>] {
       },
     ];
   }
+  if (s.kind === 'metric') {
+    const { kind: _k, ts, node_id, ...rest } = s;
+    return [
+      'metrics',
+      { org_id: orgId, cluster_id: clusterId, ...rest, node_id: node_id ?? 0, ts: formatTs(ts) },
+    ];
+  }
   throw new Error(`bench generates no ${s.kind}`);
 }
 
@@ -244,27 +302,34 @@ async function main() {
     if (!c.ok) throw new Error(`creating the cluster failed: ${c.status} ${await c.text()}`);
 
     const n = Math.ceil(ROWS / BATCH);
-    log(`generating ${n} batches × ${BATCH} samples`);
+    log(`generating ${n} batches × ${BATCH} samples (mixed) and as many metric batches`);
     const batches = Array.from({ length: n }, (_, b) => makeBatch(b));
-    const bodies = batches.map((samples, b) =>
-      gzipSync(JSON.stringify({ batchId: `bench-${Date.now()}-${b}`, cluster: 'bench', samples })),
-    );
-    // Warm-up (JIT, chDB parts) with a batch outside the measured set.
-    await benchApi(base, token, [
-      gzipSync(JSON.stringify({ batchId: `warm-${Date.now()}`, cluster: 'bench', samples: makeBatch(n) })),
-    ]);
+    const metricBatches = Array.from({ length: n }, (_, b) => makeMetricBatch(b));
+    const gz = (samples: TSample[], id: string) =>
+      gzipSync(JSON.stringify({ batchId: `${id}-${Date.now()}`, cluster: 'bench', samples }));
+    const bodies = batches.map((samples, b) => gz(samples, `bench-${b}`));
+    const metricBodies = metricBatches.map((samples, b) => gz(samples, `bench-m-${b}`));
+    // Warm-up (JIT, chDB parts) with batches outside the measured sets.
+    await benchApi(base, token, [gz(makeBatch(n), 'warm'), gz(makeMetricBatch(n), 'warm-m')]);
     log(`API: ${CLIENTS} clients`);
     const api = await benchApi(base, token, bodies);
     log(`API: ${Math.round(api)} rows/s`);
+    const apiMetrics = await benchApi(base, token, metricBodies);
+    log(`API, metrics: ${Math.round(apiMetrics)} rows/s`);
     await stop();
     log('direct: JSONEachRow into a separate chDB');
     const direct = await benchDirect(batches);
     log(`direct: ${Math.round(direct)} rows/s`);
+    const directMetrics = await benchDirect(metricBatches);
+    log(`direct, metrics: ${Math.round(directMetrics)} rows/s`);
     console.log(
       JSON.stringify({
         api_rows_per_s: Math.round(api),
         direct_rows_per_s: Math.round(direct),
         ratio: Number((api / direct).toFixed(2)),
+        api_metric_rows_per_s: Math.round(apiMetrics),
+        direct_metric_rows_per_s: Math.round(directMetrics),
+        metric_ratio: Number((apiMetrics / directMetrics).toFixed(2)),
         clients: CLIENTS,
         batch: BATCH,
       }),

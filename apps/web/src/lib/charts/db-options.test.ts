@@ -4,6 +4,7 @@ import {
   capacityRatioChart,
   hasDbData,
   latencyChart,
+  latestDb,
   pickClientSeries,
   processCpuChart,
   statementsChart,
@@ -76,5 +77,25 @@ describe('run page: database beside the client', () => {
     });
     expect([c.throughput?.[0], c.p99?.[0]]).toEqual(['tps', 'lat_p99_ms']);
     expect(pickClientSeries({}).throughput).toBeNull();
+  });
+});
+
+describe('latestDb', () => {
+  it('sums the newest statement rates and takes the newest non-null quantiles', () => {
+    const two = (name: string, a: number | null, b: number | null) => ({
+      name,
+      node_id: null,
+      data: [
+        [F, a],
+        [F + 30_000, b],
+      ] as [number, number | null][],
+    });
+    const db = {
+      ...empty,
+      statements: [two('select', 100, 120), two('insert', 5, 6)],
+      latency: [two('p50', 1.5, null), two('p99', 9, 12)],
+    };
+    expect(latestDb(db)).toEqual({ statements: 126, p50: 1.5, p99: 12 });
+    expect(latestDb(empty)).toEqual({ statements: null, p50: null, p99: null });
   });
 });

@@ -77,3 +77,22 @@ export function pickClientSeries(series: Record<string, [number, number][]>): {
     p99: pick(/(^|_)p99(_ms)?$|lat_p99_ms$/),
   };
 }
+
+const lastValue = (s: TSeriesIn | undefined): number | null => {
+  for (let i = (s?.data.length ?? 0) - 1; i >= 0; i--) if (s!.data[i][1] !== null) return s!.data[i][1];
+  return null;
+};
+
+/** The newest statements/s (all types) and service latency p50/p99 (ms), for the panel heading. */
+export function latestDb(db: TDbCharts): {
+  statements: number | null;
+  p50: number | null;
+  p99: number | null;
+} {
+  const last = db.statements.map(lastValue).filter((v): v is number => v !== null);
+  return {
+    statements: last.length ? last.reduce((a, v) => a + v, 0) : null,
+    p50: lastValue(db.latency.find((s) => s.name === 'p50')),
+    p99: lastValue(db.latency.find((s) => s.name === 'p99')),
+  };
+}
