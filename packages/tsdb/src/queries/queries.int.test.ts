@@ -9,6 +9,7 @@ import { getEnvironment } from './environment';
 import { getNodeEvents } from './events';
 import { getClusterSummaries, getLatestNodes } from './nodes';
 import { getNodeSeries } from './series';
+import { selectRows } from './util';
 
 let ch: TTsdb;
 let cleanup: () => Promise<void>;
@@ -118,6 +119,38 @@ describe('latest state', () => {
     });
     expect(s.last_ts).toBe(T0 + (STEPS - 1) * STEP + 3);
     expect(empty).toMatchObject({ cluster_id: 'nope', nodes: 0, last_ts: null });
+  });
+});
+
+describe('unknown counts', () => {
+  it('stores what the source did not report as NULL and reads it back as null, never 0', async () => {
+    const w = createWriter(ch);
+    const unknown = {
+      ...nodeSample(9, 1),
+      address: null, // a NULL cell of a dead node
+      replicas: null, replicas_leaders: null, replicas_leaseholders: null, ranges: null, ranges_unavailable: null,
+      ranges_underreplicated: null, live_bytes: null, key_bytes: null, value_bytes: null, intent_bytes: null,
+      system_bytes: null, capacity: null, capacity_available: null, capacity_used: null,
+    } satisfies TNodeStatusSample; // prettier-ignore
+    await w.write(A, 'c9', 'a-unknown', [unknown, { ...nodeSample(8, 1), replicas: 0 }]);
+    await w.close();
+    const [n8, n9] = await getLatestNodes(ch, A, 'c9');
+    expect(n8).toMatchObject({ node_id: 8, replicas: 0, ranges: 100 });
+    expect(n9).toMatchObject({
+      node_id: 9,
+      address: '',
+      replicas: null,
+      ranges: null,
+      capacity: null,
+      live_bytes: null,
+    });
+    // The 1-minute rollup took the row without failing (its -If aggregates skip unknowns).
+    const [{ c }] = await selectRows<{ c: number | string }>(
+      ch,
+      'SELECT count() AS c FROM node_status_1m WHERE cluster_id = {c:String}',
+      { c: 'c9' },
+    );
+    expect(Number(c)).toBe(2);
   });
 });
 
