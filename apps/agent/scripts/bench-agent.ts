@@ -1,7 +1,9 @@
 /**
- * Agent footprint bench: fixture CockroachDB endpoint (9 nodes), a temp v2 cgroup tree (20 cgroups)
- * and a local 202 sink; runs `node dist/agent.js` and samples its RSS/CPU from /proc.
- * Prints ONE JSON line. Env: BENCH_DURATION_S (default 60), BENCH_INTERVAL (default 10s).
+ * Agent footprint bench: 9 fixture CockroachDB nodes (status API + a real 2,951-line v19.2 `/_status/vars` each,
+ * counters advancing, scraped by the prometheus input), a temp v2 cgroup tree (20 cgroups) and a local 202 sink;
+ * runs `node dist/agent.js` and samples its RSS/CPU from /proc.
+ * Prints ONE JSON line. Env: BENCH_DURATION_S (default 60), BENCH_INTERVAL (default 10s), BENCH_PROMETHEUS=0 (baseline
+ * without the prometheus input) or `none` (scrape and parse, keep nothing).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,10 +37,22 @@ const nodes: FixtureNode[] = Array.from({ length: 9 }, (_, i) => ({
   expiresInMs: 4500,
   stores: [storeMetrics(i), storeMetrics(i + 100)],
 }));
-const crdb = await startCockroachFixture(() => ({
-  nodes: makeStatusNodes(nodes, Date.now()),
-  liveness: makeLiveness(nodes, Date.now()),
-}));
+const varsText = readFileSync(join(root, 'src/inputs/prometheus/fixtures/v19.2-status-vars.txt'), 'utf8');
+const crdbs = await Promise.all(
+  nodes.map((n) => {
+    let scrapes = 0;
+    return startCockroachFixture(() => ({
+      nodes: makeStatusNodes(nodes, Date.now()),
+      liveness: makeLiveness(nodes, Date.now()),
+      nodeId: n.id,
+      // Counters advance between scrapes, as on a busy node.
+      vars: varsText.replace(
+        /^(sql_(?:select|insert|update|delete)_count|txn_commits) \S+$/gm,
+        (_, name: string) => `${name} ${(scrapes++ * 137 + n.id * 1000).toFixed(1)}`,
+      ),
+    }));
+  }),
+);
 const cgRoot = makeFakeV2Tree(19); // postgresql.service + 19 services = 20 under system.slice
 const sink = await startFakeIngest({ token: 'bench-token' });
 const work = mkdtempSync(join(tmpdir(), 'agent-bench-'));
@@ -56,8 +70,10 @@ writeFileSync(
     '  listen: 127.0.0.1:0',
     'inputs:',
     '  cockroachdb:',
-    `    urls: [${crdb.url}]`,
+    `    urls: [${crdbs.map((c) => c.url).join(', ')}]`,
     '    cli: { enabled: false }',
+    ...(process.env.BENCH_PROMETHEUS === '0' ? ['  prometheus: false'] : []),
+    ...(process.env.BENCH_PROMETHEUS === 'none' ? ['  prometheus: { default_allowlist: false }'] : []),
     '  cgroup:',
     `    root: ${cgRoot}`,
     '    targets: [{ children_of: /system.slice }]',
@@ -99,8 +115,10 @@ const wallS = (performance.now() - t0) / 1000;
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
 const batches = sink.batches.size;
-const samples = [...sink.batches.values()].reduce((a, b) => a + b.samples.length, 0);
-await Promise.all([sink.close(), crdb.close()]);
+const all = [...sink.batches.values()].flatMap((b) => b.samples as { kind: string }[]);
+const samples = all.length;
+const metricSamples = all.filter((x) => x.kind === 'metric').length;
+await Promise.all([sink.close(), ...crdbs.map((c) => c.close())]);
 rmSync(cgRoot, { recursive: true, force: true });
 rmSync(work, { recursive: true, force: true });
 if (batches === 0) {
@@ -113,6 +131,9 @@ console.log(
     cpu_pct_of_core: Math.round((cpuS / wallS) * 100 * 1000) / 1000,
     batches,
     samples,
+    metric_samples: metricSamples,
+    vars_targets: crdbs.length,
+    vars_lines: varsText.split('\n').length,
     duration_s: Math.round(wallS),
     interval,
     node_flags: nodeFlags.join(' '),

@@ -45,6 +45,10 @@ export class Agent {
   private collecting: Promise<unknown> | undefined;
   private readonly lastError = new Map<string, string>();
   private readonly startedAt = Date.now();
+  /** Shared with the inputs: the heartbeat reports what the prometheus input dropped. */
+  readonly counters = { metricsDropped: 0 };
+  /** Inputs whose last collection failed or, while configured, produced nothing (for `--once`). */
+  readonly failedInputs = new Set<string>();
 
   constructor(private readonly deps: AgentDeps) {
     const { config, logger } = deps;
@@ -68,7 +72,13 @@ export class Agent {
       metrics: this.metrics,
       userAgent: `clusterscope-agent/${AGENT_VERSION}`,
     });
+    const crdb = (config.inputs as Record<string, unknown>).cockroachdb as
+      | { urls: string[]; headers: Record<string, string>; timeout: number }
+      | false
+      | undefined;
     this.inputs = createInputs(config, {
+      cockroachdb: crdb ? { urls: crdb.urls, headers: crdb.headers, timeout: crdb.timeout } : undefined,
+      counters: this.counters,
       host: config.host,
       nodeId: config.node_id,
       version: AGENT_VERSION,
@@ -104,10 +114,13 @@ export class Agent {
           m.inc('clusterscope_agent_samples_collected_total', 'Samples collected per input', samples.length, {
             input: input.name,
           });
+          if (samples.length === 0 && input.active !== false) this.failedInputs.add(input.name);
+          else this.failedInputs.delete(input.name);
           if (this.lastError.delete(input.name)) logger.info('input recovered', { input: input.name });
           return samples;
         } catch (e) {
           const msg = errorMessage(e);
+          this.failedInputs.add(input.name);
           m.inc('clusterscope_agent_collect_errors_total', 'Failed collections per input', 1, {
             input: input.name,
           });

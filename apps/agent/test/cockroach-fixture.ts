@@ -101,9 +101,12 @@ export interface CockroachFixtureServer {
   close(): Promise<void>;
 }
 
-/** Serve `/_status/nodes`, `/_admin/v1/liveness`, `/health` on 127.0.0.1:0; bodies rebuilt per request. */
+/**
+ * Serve `/_status/nodes`, `/_admin/v1/liveness`, `/health` (and `/_status/vars`, `/_status/details/local` when given)
+ * on 127.0.0.1:0; bodies rebuilt per request.
+ */
 export async function startCockroachFixture(
-  bodies: () => { nodes: unknown; liveness: unknown },
+  bodies: () => { nodes: unknown; liveness: unknown; vars?: string; nodeId?: number },
   opts: { healthNodeId?: number } = {},
 ): Promise<CockroachFixtureServer> {
   const requests: string[] = [];
@@ -116,6 +119,11 @@ export async function startCockroachFixture(
     };
     if (req.url === '/_status/nodes') send(200, bodies().nodes);
     else if (req.url === '/_admin/v1/liveness') send(200, bodies().liveness);
+    else if (req.url === '/_status/vars' && bodies().vars !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(bodies().vars);
+    } else if (req.url === '/_status/details/local' && bodies().nodeId !== undefined)
+      send(200, { nodeId: bodies().nodeId, address: { addressField: 'host:26257' } });
     else if (req.url?.startsWith('/health')) {
       if (opts.healthNodeId !== undefined && notReady.has(opts.healthNodeId))
         send(503, { error: 'node is draining' });

@@ -40,6 +40,8 @@ export const ZParseResult = z.object({
   warnings: z.array(z.string()),
   /** True when the output ends before the tool's final summary (interrupted run). */
   incomplete: z.boolean(),
+  /** The output ends in an error (e.g. an `Error: …` line after the last tick): the run failed. */
+  error: z.string().max(4000).optional(),
   histogram: z.array(ZHistogramBucket).optional(),
   statements: z.array(ZStatementLatency).optional(),
 });

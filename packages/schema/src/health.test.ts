@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { QUIET_AFTER_MS, clusterSeverity, orderOncall, type TNodeState } from './health';
+import {
+  QUIET_AFTER_MS,
+  TIME_UNTIL_STORE_DEAD_MS,
+  clusterSeverity,
+  deadFromSilence,
+  orderOncall,
+  type TNodeState,
+} from './health';
 
 const NOW = 10_000_000_000;
 const cluster = (
@@ -86,5 +93,16 @@ describe('orderOncall', () => {
       NOW,
     );
     expect(clusters.map((c) => c.name)).toEqual(['b', 'c', 'a']);
+  });
+});
+
+describe('deadFromSilence', () => {
+  it('is DEAD only after time_until_store_dead of silence by the cluster clock', () => {
+    expect(TIME_UNTIL_STORE_DEAD_MS).toBe(300_000);
+    expect(deadFromSilence(16_000)).toBe(false);
+    expect(deadFromSilence(299_999)).toBe(false);
+    expect(deadFromSilence(300_000)).toBe(true);
+    expect(deadFromSilence(null)).toBe(false); // no timestamps: not live, but not proven dead
+    expect(deadFromSilence(60_000, 30_000)).toBe(true);
   });
 });

@@ -131,6 +131,19 @@ export function orderOncall<T extends TSeverityFacts & { name: string }>(
   };
   for (const c of withSeverity) summary.clusters[c.severity]++;
   return { clusters: withSeverity, summary };
+/**
+ * DEAD only when the data says so. CockroachDB declares a node dead after `server.time_until_store_dead`
+ * (5 minutes by default) without a liveness heartbeat; `is_live=false` + `is_available=false` alone is not proof
+ * (a majority outage marks every node unavailable). The agent judges a node's silence by its `updated_at` against
+ * the newest `updated_at` in the same output (the cluster's own clock, immune to skew between the agent host and the
+ * cluster): silent longer than this → DEAD; shorter, or no timestamps in the output → UNAVAILABLE (not live).
+ * The STALE rule above is the dashboard's, about the agent's own silence.
+ */
+export const TIME_UNTIL_STORE_DEAD_MS = 5 * 60_000;
+
+/** True when a not-live node's silence (ms, null = unknown) proves it DEAD. */
+export function deadFromSilence(silentMs: number | null, deadAfterMs = TIME_UNTIL_STORE_DEAD_MS): boolean {
+  return silentMs !== null && silentMs >= deadAfterMs;
 }
 
 /** Longest time window a chart, event list or page range may cover. */

@@ -16,14 +16,19 @@ const pct = z.number().nonnegative().max(100);
 /** Load average (Float32 column). */
 const load = z.number().nonnegative().max(1e6);
 
+/**
+ * One CockroachDB node. Text fields are null where the source printed NULL (dead or decommissioned nodes); counts
+ * are null when the source does not report them (the default `node status` table has no range columns):
+ * unknown, never 0.
+ */
 export const ZNodeStatusSample = z.object({
   kind: z.literal('node_status'),
   ts: ZEpochMs,
   node_id: nodeId,
-  address: z.string().max(256),
-  sql_address: z.string().max(256).default(''),
-  locality: z.string().max(512).default(''),
-  build: z.string().max(64).default(''),
+  address: z.string().max(256).nullable(),
+  sql_address: z.string().max(256).nullable().default(''),
+  locality: z.string().max(512).nullable().default(''),
+  build: z.string().max(64).nullable().default(''),
   started_at: ZEpochMs.nullable().default(null),
   updated_at: ZEpochMs.nullable().default(null),
   liveness: ZLiveness,
@@ -31,20 +36,20 @@ export const ZNodeStatusSample = z.object({
   is_available: z.boolean(),
   is_draining: z.boolean().default(false),
   membership: z.string().max(32).default('active'),
-  replicas: u32,
-  replicas_leaders: u32,
-  replicas_leaseholders: u32,
-  ranges: u32,
-  ranges_unavailable: u32,
-  ranges_underreplicated: u32,
-  live_bytes: bytes,
-  key_bytes: bytes,
-  value_bytes: bytes,
-  intent_bytes: bytes,
-  system_bytes: bytes,
-  capacity: bytes,
-  capacity_available: bytes,
-  capacity_used: bytes,
+  replicas: u32.nullable(),
+  replicas_leaders: u32.nullable(),
+  replicas_leaseholders: u32.nullable(),
+  ranges: u32.nullable(),
+  ranges_unavailable: u32.nullable(),
+  ranges_underreplicated: u32.nullable(),
+  live_bytes: bytes.nullable(),
+  key_bytes: bytes.nullable(),
+  value_bytes: bytes.nullable(),
+  intent_bytes: bytes.nullable(),
+  system_bytes: bytes.nullable(),
+  capacity: bytes.nullable(),
+  capacity_available: bytes.nullable(),
+  capacity_used: bytes.nullable(),
   uptime_s: z.number().nonnegative().default(0),
 });
 export type TNodeStatusSample = z.infer<typeof ZNodeStatusSample>;

@@ -17,9 +17,14 @@ export const ZGit = z.object({
 export const ZRunCreate = z.object({
   /** Cluster id or name. */
   cluster: z.string().min(1).max(128),
-  /** Workload name; created (with `tool`) when the org has none by that name. */
+  /** Workload name; created (with `tool`, or the tool detected from `output`) when the org has none by that name. */
   workload: z.string().trim().min(1).max(128),
   tool: ZTool.optional(),
+  /** The benchmark's output: when given, the tool is detected from it (if `tool` is omitted) and it is stored as by POST /runs/{id}/output. */
+  output: z
+    .string()
+    .max(8 * 1024 * 1024)
+    .optional(),
   params: ZJsonObject.optional(),
   git: ZGit.optional(),
   labels: ZLabels.optional(),
@@ -124,6 +129,8 @@ export const ZRunOutputResult = z.object({
   incomplete: z.boolean(),
   /** Interval samples stored from the output (0 when live samples were already posted). */
   samples: z.number().int(),
+  /** The output ends in an error: the run finishes as failed. */
+  error: z.string().nullable(),
 });
 export type TRunOutputResult = z.infer<typeof ZRunOutputResult>;
 

@@ -62,16 +62,17 @@ export const ZNodeView = z.object({
   last_ts: z.number(),
   started_at: z.number().nullable(),
   uptime_s: z.number(),
-  replicas: z.number(),
-  leaseholders: z.number(),
-  leaders: z.number(),
-  ranges: z.number(),
-  ranges_underreplicated: z.number(),
-  ranges_unavailable: z.number(),
-  live_bytes: z.number(),
-  capacity: z.number(),
-  capacity_used: z.number(),
-  capacity_available: z.number(),
+  /** Counts below are null when the source did not report them (unknown, shown as —). */
+  replicas: z.number().nullable(),
+  leaseholders: z.number().nullable(),
+  leaders: z.number().nullable(),
+  ranges: z.number().nullable(),
+  ranges_underreplicated: z.number().nullable(),
+  ranges_unavailable: z.number().nullable(),
+  live_bytes: z.number().nullable(),
+  capacity: z.number().nullable(),
+  capacity_used: z.number().nullable(),
+  capacity_available: z.number().nullable(),
   /** Latest cgroup reading tied to this node (null without cgroup data). */
   cgroup: z
     .object({
@@ -207,8 +208,8 @@ export const ZOncallNode = z.object({
   address: z.string(),
   state: ZNodeState,
   last_ts: z.number(),
-  ranges_underreplicated: z.number(),
-  ranges_unavailable: z.number(),
+  ranges_underreplicated: z.number().nullable(),
+  ranges_unavailable: z.number().nullable(),
 });
 
 export const ZClusterSeverity = z.enum(CLUSTER_SEVERITIES);

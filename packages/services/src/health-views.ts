@@ -22,8 +22,8 @@ export type { TClusterStatus, THealthCounts, TNodeState, TStatePeriod };
 export interface TNodeLike {
   state: TNodeState;
   last_ts: number;
-  ranges_underreplicated: number;
-  ranges_unavailable: number;
+  ranges_underreplicated: number | null;
+  ranges_unavailable: number | null;
 }
 
 /** Counts for a cluster's headline; range counts include only nodes that are not STALE. */
@@ -41,8 +41,8 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
     else if (n.state === 'DRAINING' || n.state === 'DECOMMISSIONING') c.draining++;
     if (n.state === 'STALE') c.stale++;
     else {
-      c.ranges_underreplicated += n.ranges_underreplicated;
-      c.ranges_unavailable += n.ranges_unavailable;
+      c.ranges_underreplicated += n.ranges_underreplicated ?? 0;
+      c.ranges_unavailable += n.ranges_unavailable ?? 0;
     }
   }
   return c;

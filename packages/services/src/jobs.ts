@@ -32,7 +32,7 @@ import { getBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
-import { addRunOutput, onRunFinished, toRunDto } from './runs';
+import { addRunOutput, finalStatus, onRunFinished, toRunDto } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
 import { loadRun } from './access';
 
@@ -290,11 +290,13 @@ export async function postJobOutput(
 
 export async function finishJob(deps: TDeps, caller: TCaller, input: TJobFinishIn) {
   const q = ZJobFinishIn.parse(input);
-  const { agent } = await held(deps, caller, q.id, q.agent);
+  const { agent, run } = await held(deps, caller, q.id, q.agent);
   const done = await finishHeldJob(
     deps.db,
     { orgId: caller.orgId, id: q.id, agentId: agent.id },
-    { status: q.status, exitCode: q.exitCode ?? null, error: q.error ?? null },
+    q.status === 'succeeded'
+      ? finalStatus(run, q)
+      : { status: q.status, exitCode: q.exitCode ?? null, error: q.error ?? null },
   );
   if (!done) throw new AppError('CONFLICT', `run '${q.id}' is already finished`);
   await writeAudit(deps.db, caller.orgId, {

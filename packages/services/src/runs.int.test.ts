@@ -223,6 +223,32 @@ describe('runs service', () => {
     }
   });
 
+  it('creates a new workload without tool from posted output (tool detected) and fails a run whose output ends in an error', async () => {
+    const movr = fixture('real/v21.2-workload-movr.txt');
+    const { id, parsed } = await createRun(deps, ci, {
+      cluster: 'prod',
+      workload: 'movr-nightly',
+      output: movr,
+    });
+    expect(parsed).toMatchObject({ tool: 'cockroach-workload', workload: 'movr', error: null });
+    const run = await getRunById(deps, ci, id);
+    expect(run).toMatchObject({
+      tool: 'cockroach-workload',
+      workloadName: 'movr-nightly',
+      toolWorkload: 'movr',
+    });
+    expect(
+      await fail(createRun(deps, ci, { cluster: 'prod', workload: 'mystery', output: 'hello' })),
+    ).toMatch(/UNPROCESSABLE_CONTENT: output: no known tool recognised/);
+
+    const broken = movr.split('\n\n')[0] + '\nError: pq: relation "movr.users" does not exist\n';
+    const r2 = await createRun(deps, ci, { cluster: 'prod', workload: 'movr-nightly', output: broken });
+    expect(r2.parsed?.error).toBe('Error: pq: relation "movr.users" does not exist');
+    const done = await finishRun(deps, ci, { id: r2.id, status: 'succeeded', exitCode: 0 });
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/output ends in an error: Error: pq: relation/);
+  });
+
   it('isolates organizations', async () => {
     const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
     expect(await fail(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);

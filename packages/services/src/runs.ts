@@ -9,7 +9,7 @@ import {
   writeAudit,
   type TRunRow,
 } from '@clusterscope/db';
-import { getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
+import { detectTool, getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
 import {
   TOOLS,
   ZMetric,
@@ -75,20 +75,28 @@ export function toRunDto(r: TRunRow): TRun {
   };
 }
 
-export async function createRun(deps: TDeps, caller: TCaller, input: TRunCreate): Promise<{ id: string }> {
+export async function createRun(
+  deps: TDeps,
+  caller: TCaller,
+  input: TRunCreate,
+): Promise<{ id: string; parsed?: TRunOutputResult }> {
   assertCan(caller, { run: ['write'] });
   const cluster = await resolveOrCreateRunCluster(deps, caller, input.cluster);
-  const workload = await findOrCreateWorkload(deps.db, caller.orgId, input.workload, input.tool ?? null);
+  // Without `tool`, the posted output names it (a new workload needs one).
+  const detected = input.tool ?? (input.output !== undefined ? detectTool(input.output) : null);
+  const workload = await findOrCreateWorkload(deps.db, caller.orgId, input.workload, detected);
   if (!workload)
     throw new AppError(
       'UNPROCESSABLE_CONTENT',
-      `tool: required to create workload '${input.workload}' (one of ${TOOLS.join(', ')})`,
+      input.output !== undefined
+        ? `output: no known tool recognised in it (one of ${TOOLS.join(', ')}); send tool to create workload '${input.workload}'`
+        : `tool: required to create workload '${input.workload}' (one of ${TOOLS.join(', ')}), or send output to detect it`,
     );
   const run = await insertRun(deps.db, caller.orgId, {
     clusterId: cluster.id,
     workloadId: workload.id,
     workloadVersion: workload.version,
-    tool: input.tool ?? workload.tool,
+    tool: detected ?? workload.tool,
     params: input.params ?? asRecord(workload.params),
     gitRepo: input.git?.repo || null,
     gitBranch: input.git?.branch || null,
@@ -104,7 +112,13 @@ export async function createRun(deps: TDeps, caller: TCaller, input: TRunCreate)
     targetId: run.id,
     data: { workload: workload.name, cluster: cluster.name },
   });
-  return { id: run.id };
+  if (input.output === undefined) return { id: run.id };
+  const parsed = await addRunOutput(deps, caller, {
+    id: run.id,
+    output: input.output,
+    tool: detected ?? undefined,
+  });
+  return { id: run.id, parsed };
 }
 
 export async function getRunById(deps: TDeps, caller: TCaller, id: string): Promise<TRunDetail> {
@@ -258,6 +272,7 @@ export async function addRunOutput(
     toolWorkload: run.toolWorkload || parsed.workload,
     summary: mergeSummary(toSummary(run.summary), parsed.summary),
     warnings: [...new Set([...run.warnings, ...warnings])],
+    ...(parsed.error && !run.finishedAt ? { error: parsed.error } : {}),
   });
   return {
     tool: parsed.tool,
@@ -266,6 +281,7 @@ export async function addRunOutput(
     warnings,
     incomplete: parsed.incomplete,
     samples: stored,
+    error: parsed.error ?? null,
   };
 }
 
@@ -321,6 +337,19 @@ export async function onRunFinished(deps: TDeps, run: TRun, orgId: string): Prom
   return res ? { ...run, envHealthy: res.envHealthy } : run;
 }
 
+/** An output that ended in an error (stored as the open run's error) fails a run reported as succeeded. */
+export function finalStatus<S extends string>(
+  run: { error: string | null },
+  input: { status: S; exitCode?: number | null; error?: string | null },
+): { status: S | 'failed'; exitCode: number | null; error: string | null } {
+  const failedOutput = input.status === 'succeeded' && run.error;
+  return {
+    status: failedOutput ? 'failed' : input.status,
+    exitCode: input.exitCode ?? null,
+    error: input.error ?? (failedOutput ? `the output ends in an error: ${run.error}` : (run.error ?? null)),
+  };
+}
+
 export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishIn): Promise<TRun> {
   assertCan(caller, { run: ['write'] });
   const run = await loadRun(deps, caller, input.id);
@@ -331,19 +360,15 @@ export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishI
       'UNPROCESSABLE_CONTENT',
       `finishedAt: before the run's startedAt (${run.startedAt.toISOString()})`,
     );
-  const done = await updateOpenRun(deps.db, run.organizationId, run.id, {
-    status: input.status,
-    exitCode: input.exitCode ?? null,
-    error: input.error ?? null,
-    finishedAt,
-  });
+  const final = finalStatus(run, input);
+  const done = await updateOpenRun(deps.db, run.organizationId, run.id, { ...final, finishedAt });
   if (!done) throw new AppError('CONFLICT', `run '${run.id}' is already finished`);
   await writeAudit(deps.db, caller.orgId, {
     ...actorOf(caller),
     action: 'run.finish',
     targetType: 'run',
     targetId: run.id,
-    data: { status: input.status, exitCode: input.exitCode ?? null },
+    data: { status: final.status, exitCode: final.exitCode },
   });
   return onRunFinished(deps, toRunDto(done), run.organizationId);
 }

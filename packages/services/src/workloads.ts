@@ -268,7 +268,7 @@ export async function checkClusterGate(deps: TDeps, orgId: string, clusterId: st
     };
   const reasons: string[] = [];
   for (const n of active) if (n.liveness !== 'LIVE') reasons.push(`node ${n.node_id} is ${n.liveness}`);
-  const unavailable = active.reduce((s, n) => s + n.ranges_unavailable, 0);
+  const unavailable = active.reduce((s, n) => s + (n.ranges_unavailable ?? 0), 0);
   if (unavailable > 0) reasons.push(`${unavailable} range(s) unavailable`);
   return { ok: reasons.length === 0, reasons, nodes: active.length };
 }

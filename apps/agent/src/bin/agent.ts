@@ -20,7 +20,8 @@ Usage: clusterscope-agent [--config FILE] [--once | --check | --print-config]
 
 Options:
   -c, --config FILE   YAML or TOML config (default: $CLUSTERSCOPE_CONFIG, then ${DEFAULT_CONFIG_PATH} if present)
-      --once          collect once, deliver everything pending, exit (0 = all delivered)
+      --once          collect once, deliver everything pending, exit (0 = all delivered and
+                      every enabled input produced samples)
       --check         validate config, reach the server and every source, print a report (exit 1 on failure)
       --print-config  print the effective config (token redacted) and exit
   -v, --version       print the version
@@ -152,6 +153,10 @@ async function main(): Promise<number> {
       { samples: n, ...s },
     );
     agent.outbox.close();
+    if (agent.failedInputs.size > 0) {
+      logger.error('enabled inputs produced nothing', { inputs: [...agent.failedInputs] });
+      return 1;
+    }
     return done ? 0 : 1;
   }
 

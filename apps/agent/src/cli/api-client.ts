@@ -53,6 +53,8 @@ export interface TOutputResult {
   incomplete: boolean;
   /** Interval samples stored from the output (0 when live samples were posted). */
   samples: number;
+  /** The output ends in an error (older servers omit it). */
+  error?: string | null;
 }
 
 /** GET /runs/{id}/compare answer (ZRunComparison), the fields the CLI reads. */
@@ -106,8 +108,17 @@ export class ApiClient {
   postResults(id: string, metrics: TMetric[]): Promise<unknown> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/results`, { metrics });
   }
-  finishRun(id: string, status: 'succeeded' | 'failed' | 'cancelled', exitCode?: number): Promise<unknown> {
-    return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/finish`, { status, exitCode });
+  finishRun(
+    id: string,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    exitCode?: number,
+    error?: string,
+  ): Promise<unknown> {
+    return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/finish`, {
+      status,
+      exitCode,
+      ...(error ? { error: error.slice(0, 4000) } : {}),
+    });
   }
   compare(id: string, baseline?: string): Promise<TComparison> {
     const q = baseline ? `?baseline=${encodeURIComponent(baseline)}` : '';

@@ -127,9 +127,11 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     await pushSamples(true);
   }
 
+  let outputError: string | undefined;
   if (output.trim()) {
     try {
       const res = await api.postOutput(id, output, opts.tool);
+      if (typeof res?.error === 'string' && res.error) outputError = res.error;
       const summary = Array.isArray(res?.summary) ? res.summary : [];
       if (summary.length)
         note(
@@ -141,9 +143,10 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
       note(io, `posting the output failed: ${(e as Error).message}`);
     }
   }
-  const status = cancelled ? 'cancelled' : exit.code === 0 ? 'succeeded' : 'failed';
+  const status = cancelled ? 'cancelled' : exit.code === 0 && !outputError ? 'succeeded' : 'failed';
+  if (outputError && !cancelled) note(io, `the output ends in an error: ${outputError}`);
   try {
-    await api.finishRun(id, status, exit.code);
+    await api.finishRun(id, status, exit.code, exit.code === 0 ? outputError : undefined);
   } catch (e) {
     note(io, `finishing run ${id} failed: ${(e as Error).message}`);
   }
@@ -167,7 +170,8 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
       return 1;
     }
   }
-  return exit.code;
+  // The tool exited 0 but its output ends in an error: the run failed, and so does this command.
+  return exit.code === 0 && outputError && !cancelled ? 1 : exit.code;
 }
 
 function signalNumber(sig: NodeJS.Signals): number {

@@ -54,15 +54,21 @@ export async function submitOutput(
       throw e;
     }
   }
-  await api.finishRun(id, 'succeeded');
+  // An output that ends in an error (`Error: …` after the last tick) is a failed run.
+  const failure = (typeof server?.error === 'string' && server.error) || local.error;
+  await api.finishRun(id, failure ? 'failed' : 'succeeded', undefined, failure || undefined);
   io.out(
     `run ${id}: ${local.tool} ${local.workload}, ${local.samples.length} samples, ${local.summary.length} metrics\n`,
   );
   // The server's parse is what is stored; show it (ours only when the server could not read the output).
   const summary = Array.isArray(server?.summary) && server.summary.length ? server.summary : local.summary;
   for (const m of summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
-  for (const w of Array.isArray(server?.warnings) ? server.warnings : [])
+  for (const w of Array.isArray(server?.warnings) ? server.warnings : local.warnings)
     io.err(`clusterscope: warning: ${w}\n`);
+  if (failure) {
+    io.err(`clusterscope: run ${id} failed: the output ends in an error: ${failure}\n`);
+    return 1;
+  }
   if (opts.failOnRegression) {
     const cmp = await api.compare(id, opts.baseline);
     io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);

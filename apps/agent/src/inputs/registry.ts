@@ -3,10 +3,12 @@ import { cgroupInput } from './cgroup/index';
 import { cockroachdbInput } from './cockroachdb/index';
 import { heartbeatInput } from './heartbeat/index';
 import { hostInput } from './host/index';
+import { prometheusInput } from './prometheus/index';
 import type { InputDefinition } from './types';
 
 export const INPUTS = [
   cockroachdbInput,
+  prometheusInput,
   cgroupInput,
   hostInput,
   heartbeatInput,

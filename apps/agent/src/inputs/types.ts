@@ -18,6 +18,10 @@ export interface InputContext {
   /** PATH used to find benchmark tools (from the env module). */
   pathEnv?: string;
   outboxStats(): OutboxStats;
+  /** The cockroachdb input's nodes (when enabled): the prometheus input scrapes their `/_status/vars`. */
+  cockroachdb?: { urls: string[]; headers: Record<string, string>; timeout: number };
+  /** Counters shared between inputs (the heartbeat reports them). */
+  counters?: { metricsDropped: number };
   /** Job confinement advertised in the heartbeat (jobs enabled only). */
   jobLimits?: { allowed_dirs: string[]; allowed_hosts: string[]; max_file_bytes: number };
 }
@@ -30,6 +34,8 @@ export interface CheckResult {
 
 export interface Input {
   readonly name: string;
+  /** false when the input has nothing configured to read (it is then not expected to produce samples). */
+  readonly active?: boolean;
   /** One collection; `now` is the batch timestamp (epoch ms). Throws only on total failure. */
   collect(now: number): Promise<TSample[]>;
   /** Reachability/readability checks for `--check`. */

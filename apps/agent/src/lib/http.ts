@@ -14,6 +14,8 @@ export interface HttpRequestOptions {
   timeoutMs?: number;
   /** Response bodies beyond this are truncated (protects memory). */
   maxBodyBytes?: number;
+  /** https only: CA, client certificate, SNI name, verification. */
+  tls?: Pick<https.RequestOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
 }
 
 /** Thrown when the server can't be reached at all (DNS, refused, timeout). */
@@ -41,7 +43,13 @@ export function httpRequest(url: string, opts: HttpRequestOptions = {}): Promise
     if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
     const req = mod.request(
       parsed,
-      { method: opts.method ?? 'GET', headers, agent: false, timeout: opts.timeoutMs ?? 10_000 },
+      {
+        method: opts.method ?? 'GET',
+        headers,
+        agent: false,
+        timeout: opts.timeoutMs ?? 10_000,
+        ...(parsed.protocol === 'https:' ? opts.tls : undefined),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

@@ -62,11 +62,11 @@ export const runsRouter = router({
         tags,
         summary: 'Create a benchmark run',
         description:
-          'Starts a run (status running) on a cluster (id or name) for a workload (by name; created with `tool` when new).',
+          'Starts a run (status running) on a cluster (id or name) for a workload (by name; created with `tool` when new). With `output`, the tool is detected from it when `tool` is omitted (also for a new workload) and the output is stored as by POST /runs/{id}/output (`parsed`).',
       },
     })
     .input(ZRunCreate)
-    .output(z.object({ id: z.string() }))
+    .output(z.object({ id: z.string(), parsed: ZRunOutputResult.optional() }))
     .mutation(async ({ ctx, input }) => {
       const r = await createRun(ctx.deps, ctx.caller, input);
       notifyRun(ctx, ctx.caller.orgId, r.id, null);

@@ -81,4 +81,96 @@ describe('parseCockroachWorkload', () => {
     expect(r.samples[7].values.ops_per_s).toBe(3317.6);
     expect(r.summary).toEqual([]);
   });
+
+  describe('real outputs (fixtures/real, see SOURCES)', () => {
+    it.each([
+      ['v19.2-workload-bank.txt', 'bank', 1407.6],
+      ['v19.2-workload-kv.txt', 'kv', 4601.0],
+      ['v21.2-workload-ycsb.txt', 'ycsb', 7880.2],
+      ['v21.2-workload-movr.txt', 'movr', 1421.6],
+    ])('%s: workload %s from its operation names, ops/s %d', (file, workload, opsPerS) => {
+      const r = parseCockroachWorkload(readFixture(`real/${file}`));
+      expect(r.workload).toBe(workload);
+      expect(r.incomplete).toBe(false);
+      expect(r.error).toBeUndefined();
+      expect(metricOf(r, 'ops_per_s')).toBe(opsPerS);
+      expect(r.samples.length).toBeGreaterThan(1);
+    });
+
+    it('reads tpcc runs (tpmC line) of v19.2 and v21.2', () => {
+      for (const f of ['v19.2-workload-tpcc-10-warehouses.txt', 'v21.2-workload-tpcc-local.txt']) {
+        const r = parseCockroachWorkload(readFixture(`real/${f}`));
+        expect(r.workload).toBe('tpcc');
+        expect(metricOf(r, 'tpmC')).toBe(121.6);
+        expect(metricOf(r, 'efc_pct')).toBe(94.6);
+      }
+    });
+
+    it('keeps an excerpt that stops mid-run as incomplete ycsb', () => {
+      const r = parseCockroachWorkload(readFixture('real/v19.2-workload-ycsb-fault-tolerance.txt'));
+      expect(r.workload).toBe('ycsb');
+      expect(r.incomplete).toBe(true);
+      expect(r.samples[0].values['read.ops_per_s']).toBe(902.8);
+    });
+  });
+
+  describe('workload names and failures', () => {
+    const HEAD = '_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)';
+    const tick = (s: number, op: string, errors = 0) =>
+      `${String(s).padStart(7)}s ${String(errors).padStart(8)}        100.0        100.0      1.0      2.0      3.0      4.0 ${op}`;
+    const RESULT = [
+      '',
+      '_elapsed___errors_____ops(total)___ops/sec(cum)__avg(ms)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)__result',
+      '    2.0s        0            200          100.0      1.0      1.0      2.0      3.0      4.0',
+    ];
+
+    it.each([
+      ['roachmart', ['local', 'remote']],
+      ['sqlsmith', ['generate']],
+      ['tpcc', ['newOrder', 'payment']],
+      ['kv', ['read', 'write']],
+    ])('names %s from its operations', (name, ops) => {
+      const text = [HEAD, ...ops.map((op) => tick(1, op)), ...RESULT].join('\n');
+      expect(parseCockroachWorkload(text).workload).toBe(name);
+    });
+
+    it('names the generator from a roachtest log file name', () => {
+      const text = ['run_165945.744_n2_workload_run_ledger.log:', HEAD, tick(1, 'balance'), ...RESULT].join(
+        '\n',
+      );
+      expect(parseCockroachWorkload(text).workload).toBe('ledger');
+    });
+
+    it('fails the run when the output ends in an error after the last tick', () => {
+      const text = [
+        HEAD,
+        tick(1, 'transfer'),
+        tick(2, 'transfer'),
+        'Error: pq: relation "bank.bank" does not exist',
+        '',
+      ].join('\n');
+      const r = parseCockroachWorkload(text);
+      expect(r.error).toBe('Error: pq: relation "bank.bank" does not exist');
+      expect(r.incomplete).toBe(true);
+    });
+
+    it('keeps an error that ticks continued after as a warning, with E log lines and the errors column', () => {
+      const text = [
+        'E231120 10:00:01.123456 123 workload/cli/run.go:427  ERROR: restart transaction (SQLSTATE 40001)',
+        HEAD,
+        tick(1, 'transfer', 0),
+        'Error: transient failure',
+        tick(2, 'transfer', 3),
+        ...RESULT.slice(0, 2),
+        '    2.0s        3            200          100.0      1.0      1.0      2.0      3.0      4.0',
+      ].join('\n');
+      const r = parseCockroachWorkload(text);
+      expect(r.error).toBeUndefined();
+      expect(r.warnings).toEqual([
+        'E231120 10:00:01.123456 123 workload/cli/run.go:427  ERROR: restart transaction (SQLSTATE 40001)',
+        'Error: transient failure',
+        'the workload reported 3 error(s) (errors column)',
+      ]);
+    });
+  });
 });

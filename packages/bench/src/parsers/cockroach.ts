@@ -19,6 +19,19 @@ const COLUMN_METRIC: Record<string, string> = {
   efc: 'efc_pct',
 };
 const YCSB_OPS = new Set(['read', 'update', 'insert', 'scan', 'readModifyWrite']);
+const TPCC_OPS = new Set(['newOrder', 'payment', 'orderStatus', 'delivery', 'stockLevel']);
+/** Operation names only one `cockroach workload` generator prints (pkg/workload/<name>). */
+const OPS_OF: [string, RegExp][] = [
+  [
+    'movr',
+    /^(addUser|addVehicle|applyPromoCode|createPromoCode|endRide|readVehicles|startRide|updateActiveRides)$/,
+  ],
+  ['roachmart', /^(local|remote)$/],
+  ['sqlsmith', /^generate$/],
+];
+/** CockroachDB log lines: `E230101 12:00:00.000000 …` (error) and `F…` (fatal). */
+const LOG_ERROR = /^[EF]\d{6} \d{2}:\d{2}:\d{2}\.\d+ /;
+const ERROR_LINE = /^(Error|ERROR|error)\b[:\s]/;
 
 function parseHeader(line: string): THeader | null {
   if (!line.startsWith('_elapsed')) return null;
@@ -44,11 +57,13 @@ function parseRow(line: string, header: THeader): TRow | null {
   return { elapsed, op: tokens.slice(header.columns.length).join(' '), values };
 }
 
-function detectWorkload(output: string, ops: Set<string>): string {
-  const cmd = /workload run (\w+)/.exec(output);
+/** The generator's name: from a `workload run <name>` line (roachtest logs), else from its operation names. */
+export function detectWorkload(output: string, ops: Set<string>): string {
+  const cmd = /workload[ _]run[ _]([a-z][a-z0-9_]*)/.exec(output);
   if (cmd) return cmd[1];
-  if (/_tpmC_/.test(output) || ops.has('newOrder')) return 'tpcc';
+  if (/_tpmC_/.test(output) || [...ops].some((op) => TPCC_OPS.has(op))) return 'tpcc';
   if (ops.has('transfer')) return 'bank';
+  for (const [name, re] of OPS_OF) if ([...ops].some((op) => re.test(op))) return name;
   if (ops.has('write')) return 'kv';
   if ([...ops].some((op) => YCSB_OPS.has(op))) return 'ycsb';
   return 'cockroach-workload';
@@ -64,8 +79,16 @@ export function parseCockroachWorkload(output: string): TParseResult {
   let header: THeader | null = null;
   let auditSeen = false;
   let auditFailures = 0;
+  /** The last `Error: …` line and whether a tick row came after it. */
+  let lastError: string | null = null;
+  let logErrors = 0;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (LOG_ERROR.test(line)) {
+      // --tolerate-errors prints the errors it tolerated as log lines: keep the first few as warnings.
+      if (++logErrors <= 5) b.warnings.push(line.slice(0, 300));
+      continue;
+    }
     const h = parseHeader(line);
     if (h) {
       header = h;
@@ -80,10 +103,15 @@ export function parseCockroachWorkload(output: string): TParseResult {
       }
       continue;
     }
-    if (/^(Error|error|ERROR)\b/.test(line)) b.warnings.push(line.slice(0, 300));
+    if (ERROR_LINE.test(line)) {
+      lastError = line.slice(0, 1000);
+      b.warnings.push(line.slice(0, 300));
+      continue;
+    }
     if (!header) continue;
     const row = parseRow(line, header);
     if (!row) continue;
+    lastError = null;
     if (header.kind === 'interval') intervals.push(row);
     else if (header.kind === 'total') totals.push(row);
     else if (header.kind === 'result') result = row;
@@ -128,6 +156,12 @@ export function parseCockroachWorkload(output: string): TParseResult {
     }
   }
   if (auditSeen) b.metric('audit_failures', auditFailures);
+  if (logErrors > 5) b.warnings.push(`${logErrors} error log lines in the output (first 5 shown)`);
+  const errorsTotal = (result ?? (totals.length === 1 ? totals[0] : null))?.values.errors ?? null;
+  const errorsSeen = errorsTotal ?? intervals.reduce((m, r) => Math.max(m, r.values.errors ?? 0), 0);
+  if (errorsSeen && errorsSeen > 0)
+    b.warnings.push(`the workload reported ${errorsSeen} error(s) (errors column)`);
+  if (lastError) b.error = lastError;
   if (auditFailures > 0) b.warnings.push(`${auditFailures} TPC-C audit check(s) failed`);
 
   b.workload = detectWorkload(output, ops);

@@ -35,6 +35,8 @@ export class ResultBuilder {
   statements: TStatementLatency[] | undefined;
   workload = '';
   incomplete = false;
+  /** Set when the output ends in an error: the run failed. */
+  error: string | undefined;
 
   constructor(readonly tool: TTool) {}
 
@@ -84,6 +86,7 @@ export class ResultBuilder {
       warnings: this.warnings,
       incomplete: this.incomplete,
     };
+    if (this.error) result.error = this.error.slice(0, 4000);
     if (this.histogram?.length) result.histogram = this.histogram;
     if (this.statements?.length) result.statements = this.statements;
     return result;

@@ -140,7 +140,14 @@ export async function updateRunResults(
   db: TDb,
   orgId: string,
   id: string,
-  data: { rawOutput?: string; toolWorkload?: string; summary?: unknown; warnings?: string[] },
+  data: {
+    rawOutput?: string;
+    toolWorkload?: string;
+    summary?: unknown;
+    warnings?: string[];
+    /** The output ended in an error: finishing the run as succeeded turns it into failed. */
+    error?: string | null;
+  },
 ): Promise<TRunRow | null> {
   const { summary, ...rest } = data;
   const res = await db.run.updateMany({

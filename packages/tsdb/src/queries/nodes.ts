@@ -17,27 +17,29 @@ export interface TNodeLatest {
   is_available: boolean;
   is_draining: boolean;
   membership: string;
-  replicas: number;
-  replicas_leaders: number;
-  replicas_leaseholders: number;
-  ranges: number;
-  ranges_unavailable: number;
-  ranges_underreplicated: number;
-  live_bytes: number;
-  key_bytes: number;
-  value_bytes: number;
-  intent_bytes: number;
-  system_bytes: number;
-  capacity: number;
-  capacity_available: number;
-  capacity_used: number;
+  replicas: number | null;
+  replicas_leaders: number | null;
+  replicas_leaseholders: number | null;
+  ranges: number | null;
+  ranges_unavailable: number | null;
+  ranges_underreplicated: number | null;
+  live_bytes: number | null;
+  key_bytes: number | null;
+  value_bytes: number | null;
+  intent_bytes: number | null;
+  system_bytes: number | null;
+  capacity: number | null;
+  capacity_available: number | null;
+  capacity_used: number | null;
   uptime_s: number;
 }
 
-const NUMERIC = [
-  'node_id', 'ts', 'replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges', 'ranges_unavailable',
+const NUMERIC = ['node_id', 'ts', 'uptime_s'] as const;
+/** Unknown (NULL) when the source did not report them. */
+const NULLABLE = [
+  'replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges', 'ranges_unavailable',
   'ranges_underreplicated', 'live_bytes', 'key_bytes', 'value_bytes', 'intent_bytes', 'system_bytes', 'capacity',
-  'capacity_available', 'capacity_used', 'uptime_s',
+  'capacity_available', 'capacity_used',
 ] as const; // prettier-ignore
 
 function toNodeLatest(r: Record<string, unknown>): TNodeLatest {
@@ -56,6 +58,7 @@ function toNodeLatest(r: Record<string, unknown>): TNodeLatest {
     membership: String(r.membership),
   } as TNodeLatest;
   for (const k of NUMERIC) out[k] = toNum(r[k === 'ts' ? 'ts_ms' : k]);
+  for (const k of NULLABLE) out[k] = toNumOrNull(r[k]);
   return out;
 }
 

@@ -9,6 +9,7 @@ import { getEnvironment } from './environment';
 import { getNodeEvents } from './events';
 import { getLatestNodes, getLatestNodeStates } from './nodes';
 import { getNodeSeries } from './series';
+import { selectRows } from './util';
 
 let ch: TTsdb;
 let cleanup: () => Promise<void>;
@@ -115,6 +116,38 @@ describe('latest state', () => {
   });
 });
 
+describe('unknown counts', () => {
+  it('stores what the source did not report as NULL and reads it back as null, never 0', async () => {
+    const w = createWriter(ch);
+    const unknown = {
+      ...nodeSample(9, 1),
+      address: null, // a NULL cell of a dead node
+      replicas: null, replicas_leaders: null, replicas_leaseholders: null, ranges: null, ranges_unavailable: null,
+      ranges_underreplicated: null, live_bytes: null, key_bytes: null, value_bytes: null, intent_bytes: null,
+      system_bytes: null, capacity: null, capacity_available: null, capacity_used: null,
+    } satisfies TNodeStatusSample; // prettier-ignore
+    await w.write(A, 'c9', 'a-unknown', [unknown, { ...nodeSample(8, 1), replicas: 0 }]);
+    await w.close();
+    const [n8, n9] = await getLatestNodes(ch, A, 'c9');
+    expect(n8).toMatchObject({ node_id: 8, replicas: 0, ranges: 100 });
+    expect(n9).toMatchObject({
+      node_id: 9,
+      address: '',
+      replicas: null,
+      ranges: null,
+      capacity: null,
+      live_bytes: null,
+    });
+    // The 1-minute rollup took the row without failing (its -If aggregates skip unknowns).
+    const [{ c }] = await selectRows<{ c: number | string }>(
+      ch,
+      'SELECT count() AS c FROM node_status_1m WHERE cluster_id = {c:String}',
+      { c: 'c9' },
+    );
+    expect(Number(c)).toBe(2);
+  });
+});
+
 describe('tenancy', () => {
   it('never shows org A rows to org B', async () => {
     const nodes = await getLatestNodes(ch, B, 'c1');
@@ -203,10 +236,10 @@ function expectedBuckets(bucket: number) {
       return {
         ts, node_id: node,
         values: {
-          ranges_underreplicated: Math.max(...xs.map((x) => x.ranges_underreplicated)),
-          ranges_unavailable: Math.max(...xs.map((x) => x.ranges_unavailable)),
-          replicas: xs.reduce((a, x) => a + x.replicas, 0) / xs.length,
-          capacity_available: Math.min(...xs.map((x) => x.capacity_available)),
+          ranges_underreplicated: Math.max(...xs.map((x) => x.ranges_underreplicated ?? 0)),
+          ranges_unavailable: Math.max(...xs.map((x) => x.ranges_unavailable ?? 0)),
+          replicas: xs.reduce((a, x) => a + (x.replicas ?? 0), 0) / xs.length,
+          capacity_available: Math.min(...xs.map((x) => x.capacity_available ?? 0)),
           not_live: xs.filter((x) => x.liveness !== 'LIVE').length / xs.length,
         },
       }; // prettier-ignore

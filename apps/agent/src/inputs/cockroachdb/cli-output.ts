@@ -1,4 +1,4 @@
-import type { TLiveness, TNodeStatusSample } from '@clusterscope/schema';
+import { TIME_UNTIL_STORE_DEAD_MS, type TLiveness, type TNodeStatusSample } from '@clusterscope/schema';
 
 /** `2022-09-03 16:24:12.001861` (UTC) → epoch ms (µs truncated). */
 export function parseCockroachTimestamp(v: string): number | null {
@@ -44,11 +44,15 @@ export function parseNodeStatusRows(text: string): Row[] {
   const csv = !lines[headerIdx].includes('|');
   const split = (l: string) => (csv ? splitCsvLine(l) : l.split('|')).map((c) => c.trim());
   const header = split(lines[headerIdx]);
+  // Older tables end the header with `|` (an empty last cell): not a column.
+  while (header.length > 1 && header.at(-1) === '') header.pop();
   const rows: Row[] = [];
   for (let i = headerIdx + 1; i < lines.length; i++) {
     const l = lines[i];
-    if (!l.trim() || /^-+\+/.test(l.trim()) || /^\(\d+ rows?\)$/.test(l.trim())) continue;
+    // Separator lines: `-----+----` (v20+) and `+----+----+` (v19 and older); the `(N rows)` footer.
+    if (!l.trim() || /^[-+]+$/.test(l.trim()) || /^\(\d+ rows?\)$/.test(l.trim())) continue;
     const cells = split(l);
+    if (!csv && cells.length === header.length + 1 && cells.at(-1) === '') cells.pop();
     if (cells.length !== header.length) {
       throw new Error(
         `cockroach node status line ${i + 1}: ${cells.length} columns, header has ${header.length}`,
@@ -66,22 +70,34 @@ function deriveLiveness(
   isAvailable: boolean,
   draining: boolean,
   membership: string,
+  silentMs: number | null,
 ): TLiveness {
   if (membership === 'decommissioned') return 'DECOMMISSIONED';
   if (membership === 'decommissioning') return 'DECOMMISSIONING';
-  if (!isLive) return isAvailable ? 'UNAVAILABLE' : 'DEAD';
+  // is_live=false and is_available=false is no proof of death: the rule is in @clusterscope/schema health.ts
+  // (deadFromSilence; the daemon bundle gets its constants only).
+  if (!isLive) return silentMs !== null && silentMs >= TIME_UNTIL_STORE_DEAD_MS ? 'DEAD' : 'UNAVAILABLE';
   if (draining) return 'DRAINING';
   return isAvailable ? 'LIVE' : 'UNAVAILABLE';
 }
 
 /** `cockroach node status [--all|--ranges|--stats|--decommission]` text → node_status samples. */
 export function parseNodeStatusOutput(text: string, now: number): TNodeStatusSample[] {
-  return parseNodeStatusRows(text).map(({ line, cells }) => {
+  const rows = parseNodeStatusRows(text);
+  // The cluster's own clock: the newest updated_at in this output (immune to agent/cluster clock skew).
+  let newest: number | null = null;
+  for (const r of rows) {
+    const v = r.cells.get('updated_at');
+    const ms = isNull(v) ? null : parseCockroachTimestamp(v!);
+    if (ms !== null && (newest === null || ms > newest)) newest = ms;
+  }
+  return rows.map(({ line, cells }) => {
     const where = `cockroach node status line ${line}`;
     const get = (k: string) => cells.get(k);
-    const int = (k: string): number => {
+    /** A column the output lacks (or a NULL cell) is unknown: null, never 0. */
+    const int = (k: string): number | null => {
       const v = get(k);
-      if (isNull(v)) return 0;
+      if (isNull(v)) return null;
       if (!/^\d+$/.test(v!)) throw new Error(`${where}: column ${k} "${v}" is not a non-negative integer`);
       return Number(v);
     };
@@ -99,7 +115,12 @@ export function parseNodeStatusOutput(text: string, now: number): TNodeStatusSam
       return ms;
     };
     const nodeId = int('id');
-    if (nodeId <= 0) throw new Error(`${where}: column id is missing`);
+    if (nodeId === null || nodeId <= 0) throw new Error(`${where}: column id is missing`);
+    /** A NULL cell or an absent column is unknown (null); an empty cell is an empty value (no locality). */
+    const text = (k: string): string | null => {
+      const v = get(k);
+      return v === undefined || v.toUpperCase() === 'NULL' ? null : v;
+    };
     const isLive = bool('is_live');
     const isAvailable = bool('is_available');
     const isDraining = bool('is_draining');
@@ -110,18 +131,20 @@ export function parseNodeStatusOutput(text: string, now: number): TNodeStatusSam
         : 'active'
       : membershipRaw!.toLowerCase();
     const startedAt = ts('started_at');
+    const updatedAt = ts('updated_at');
     const replicas = cells.has('ranges') ? int('ranges') : int('gossiped_replicas');
+    const silentMs = updatedAt !== null && newest !== null ? newest - updatedAt : null;
     return {
       kind: 'node_status',
       ts: now,
       node_id: nodeId,
-      address: get('address') ?? '',
-      sql_address: isNull(get('sql_address')) ? '' : get('sql_address')!,
-      locality: isNull(get('locality')) ? '' : get('locality')!,
-      build: isNull(get('build')) ? '' : get('build')!,
+      address: text('address'),
+      sql_address: text('sql_address'),
+      locality: text('locality'),
+      build: text('build'),
       started_at: startedAt,
-      updated_at: ts('updated_at'),
-      liveness: deriveLiveness(isLive, isAvailable, isDraining, membership),
+      updated_at: updatedAt,
+      liveness: deriveLiveness(isLive, isAvailable, isDraining, membership, silentMs),
       is_live: isLive,
       is_available: isAvailable,
       is_draining: isDraining,
@@ -137,9 +160,10 @@ export function parseNodeStatusOutput(text: string, now: number): TNodeStatusSam
       value_bytes: int('value_bytes'),
       intent_bytes: int('intent_bytes'),
       system_bytes: int('system_bytes'),
-      capacity: 0,
-      capacity_available: 0,
-      capacity_used: 0,
+      // The CLI never prints capacity: unknown.
+      capacity: null,
+      capacity_available: null,
+      capacity_used: null,
       uptime_s: isLive && startedAt !== null ? Math.max(0, (now - startedAt) / 1000) : 0,
     };
   });

@@ -32,7 +32,12 @@ describe('cockroach node status table parser', () => {
       is_live: true,
       liveness: 'LIVE',
       membership: 'active',
-      replicas: 0,
+      // The default table has no range columns: unknown, not 0.
+      replicas: null,
+      ranges: null,
+      replicas_leaseholders: null,
+      live_bytes: null,
+      capacity: null,
     });
     for (const x of s) expect(ZNodeStatusSample.parse(x)).toEqual(x);
   });
@@ -104,11 +109,14 @@ describe('cockroach node status table parser', () => {
     ].join('\n');
     const s = parseNodeStatusOutput(csv, now);
     expect(s[0].locality).toBe('region=eu,zone=a');
+    // Silent 14 min by the cluster's own clock (newest updated_at in the output) → DEAD; NULL cells → null.
     expect(s[1]).toMatchObject({
       is_live: false,
       is_available: false,
       liveness: 'DEAD',
-      ranges: 0,
+      ranges: null,
+      replicas_leaders: null,
+      live_bytes: null,
       uptime_s: 0,
     });
     expect(s[2]).toMatchObject({ is_draining: true, liveness: 'DRAINING' });
@@ -130,6 +138,83 @@ describe('cockroach node status table parser', () => {
     expect(toLiveness('NODE_STATUS_DECOMMISSIONING')).toBe('DECOMMISSIONING');
     expect(toLiveness('3')).toBe('LIVE');
     expect(toLiveness(42)).toBe('UNKNOWN');
+  });
+});
+
+describe('real node status outputs (fixtures/real, see SOURCES)', () => {
+  const now = Date.UTC(2026, 0, 1);
+  const read = (name: string) => {
+    const s = parseNodeStatusOutput(fixture(`real/${name}`), now);
+    for (const x of s) expect(ZNodeStatusSample.parse(x)).toEqual(x);
+    return s;
+  };
+  const states = (name: string) => read(name).map((x) => x.liveness);
+
+  it('reads v19.2 `+----+` tables (old separator and trailing `|`) with unknown range columns', () => {
+    const s = read('v19.2-node-status-single.txt');
+    expect(s).toHaveLength(1);
+    expect(s[0]).toMatchObject({
+      node_id: 1,
+      address: 'localhost:26257',
+      build: 'v19.2.0-alpha.20190606-2479-gd98e0839dc',
+      locality: 'region=us-east,az=1',
+      started_at: Date.UTC(2019, 9, 1, 20, 4, 54, 308),
+      liveness: 'LIVE',
+      replicas: null,
+      ranges: null,
+    });
+    expect(states('v19.2-node-status-follow-the-workload.txt')).toEqual(['LIVE', 'LIVE', 'LIVE']);
+  });
+
+  it('is not DEAD for a node silent 16 s, nor when a majority is down with fresh timestamps', () => {
+    // Node 2 stopped: is_live=false, is_available=false, but updated 16 s before the newest row.
+    expect(states('v19.2-node-status-one-down.txt')).toEqual(['LIVE', 'UNAVAILABLE', 'LIVE']);
+    expect(states('v19.2-node-status-majority-down.txt')).toEqual([
+      'UNAVAILABLE',
+      'UNAVAILABLE',
+      'UNAVAILABLE',
+    ]);
+  });
+
+  it('is DEAD when the cluster clock says it is silent past time_until_store_dead (v21.2)', () => {
+    // Node 1: updated_at 05:32:43, newest 05:42:28 → 9 min 45 s silent.
+    expect(states('v21.2-node-status-dead-draining.txt')).toEqual(['DEAD', 'LIVE', 'LIVE', 'LIVE']);
+    expect(states('v21.2-node-status-decommissioned.txt')).toEqual([
+      'LIVE',
+      'LIVE',
+      'LIVE',
+      'DECOMMISSIONED',
+      'DECOMMISSIONED',
+    ]);
+  });
+
+  it('reads v22.2 draining and decommissioned nodes', () => {
+    const d = read('v22.2-node-status-draining.txt');
+    expect(d.map((x) => x.liveness)).toEqual(['DRAINING', 'LIVE', 'LIVE']);
+    expect(d[0]).toMatchObject({ replicas: 73, is_draining: true, build: 'v22.2.0-alpha.1', locality: '' });
+    expect(states('v22.2-node-status-decommissioned-dead.txt')).toEqual([
+      'DECOMMISSIONED',
+      'LIVE',
+      'LIVE',
+      'LIVE',
+    ]);
+  });
+
+  it('reads the v2.1-era --decommission table (no sql_address column: unknown)', () => {
+    const s = read('v19.2-node-status-decommission.txt');
+    expect(s.map((x) => [x.node_id, x.liveness, x.replicas])).toEqual([
+      [1, 'LIVE', 26],
+      [2, 'LIVE', 26],
+      [3, 'LIVE', 25],
+      [4, 'LIVE', 25],
+      [5, 'DECOMMISSIONING', 0],
+    ]);
+    expect(s[0]).toMatchObject({ address: '165.227.60.76:26257', sql_address: null, build: '91a299d' });
+  });
+
+  it('reports a not-live node without timestamps as UNAVAILABLE, never DEAD', () => {
+    const s = parseNodeStatusOutput('id,is_available,is_live\n1,true,true\n2,false,false\n', now);
+    expect(s.map((x) => x.liveness)).toEqual(['LIVE', 'UNAVAILABLE']);
   });
 });
 

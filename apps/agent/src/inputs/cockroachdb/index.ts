@@ -1,13 +1,18 @@
 import { execFile } from 'node:child_process';
 import type { TNodeStatusSample } from '@clusterscope/schema';
 import { httpRequest } from '../../lib/http';
-import { errorMessage } from '../../lib/log';
+import { errorMessage, type Logger } from '../../lib/log';
 import { defineInput, type CheckResult, type InputContext } from '../types';
 import { parseNodeStatusOutput } from './cli-output';
 import { ZCockroachdbConfig, type TCockroachdbConfig } from './config';
 import { buildNodeStatusSamples } from './wire';
 
-async function getJson(base: string, path: string, cfg: TCockroachdbConfig): Promise<unknown> {
+async function getJson(
+  base: string,
+  path: string,
+  cfg: TCockroachdbConfig,
+  logger?: Pick<Logger, 'warn'>,
+): Promise<unknown> {
   const url = base.replace(/\/+$/, '') + path;
   const res = await httpRequest(url, {
     headers: { accept: 'application/json', ...cfg.headers },
@@ -16,8 +21,19 @@ async function getJson(base: string, path: string, cfg: TCockroachdbConfig): Pro
   if (res.status !== 200) throw new Error(`GET ${url}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
   try {
     return JSON.parse(res.body);
-  } catch {
-    throw new Error(`GET ${url}: response is not JSON`);
+  } catch (e) {
+    // A login page, a proxy's HTML error or a truncated body: say which endpoint and what came back.
+    const detail = {
+      url,
+      content_type: String(res.headers['content-type'] ?? ''),
+      bytes: res.body.length,
+      start: res.body.slice(0, 120),
+      err: errorMessage(e),
+    };
+    logger?.warn('cockroachdb: response is not valid JSON', detail);
+    throw new Error(
+      `GET ${url}: response is not valid JSON (${detail.err}); starts with ${JSON.stringify(detail.start.slice(0, 60))}`,
+    );
   }
 }
 
@@ -59,14 +75,14 @@ export async function collectCockroach(
   for (const base of cfg.urls) {
     let nodes: unknown;
     try {
-      nodes = await getJson(base, '/_status/nodes', cfg);
+      nodes = await getJson(base, '/_status/nodes', cfg, ctx?.logger);
     } catch (e) {
       errors.push(errorMessage(e));
       continue;
     }
     let liveness: unknown;
     try {
-      liveness = await getJson(base, '/_admin/v1/liveness', cfg);
+      liveness = await getJson(base, '/_admin/v1/liveness', cfg, ctx?.logger);
     } catch (e) {
       ctx?.logger.debug('cockroachdb liveness unavailable', { url: base, err: errorMessage(e) });
     }

@@ -37,6 +37,7 @@ describe('heartbeat input', () => {
       logger: silentLogger,
       pathEnv: join(dir, 'bin'),
       outboxStats: () => ({ bytes: 4096, pending: 3, evictions: 7 }),
+      counters: { metricsDropped: 12 },
     });
     const [s] = await input.collect(25_000);
     expect(ZHeartbeatSample.parse(s)).toEqual(s);
@@ -50,6 +51,7 @@ describe('heartbeat input', () => {
       outbox_bytes: 4096,
       outbox_pending: 3,
       outbox_evictions: 7,
+      metrics_dropped: 12, // what the prometheus input dropped (shared counter)
     });
     expect((await input.check())[0].detail).toContain('fio=');
   });

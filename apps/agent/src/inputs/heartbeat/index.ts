@@ -57,8 +57,8 @@ export const heartbeatInput = defineInput({
             outbox_bytes: ob.bytes,
             outbox_pending: ob.pending,
             outbox_evictions: ob.evictions,
-            // The prometheus input (branch ag) reports its dropped series here.
-            metrics_dropped: 0,
+            // Series the prometheus input dropped (series cap, ±Inf values) since start.
+            metrics_dropped: ctx.counters?.metricsDropped ?? 0,
             ...(ctx.jobLimits ? { job_limits: ctx.jobLimits } : {}),
           },
         ];
