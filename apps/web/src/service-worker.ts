@@ -22,11 +22,16 @@ interface TPush {
 }
 
 const str = (v: unknown, max = 2000) => (typeof v === 'string' ? v.slice(0, max) : '');
-/** Only same-origin paths: a push never sends the session cookie or the user elsewhere. */
-const samePath = (v: unknown) => {
-  const s = str(v);
-  return s.startsWith('/') && !s.startsWith('//') && !s.startsWith('/\\') ? s : '';
-};
+/** Only this origin's pages and endpoints: a push never sends the session cookie or the user elsewhere. */
+function samePath(v: unknown): string {
+  if (!str(v)) return '';
+  try {
+    const u = new URL(str(v), sw.location.origin);
+    return u.origin === sw.location.origin && /^https?:$/.test(u.protocol) ? u.pathname + u.search : '';
+  } catch {
+    return '';
+  }
+}
 
 function readPush(data: unknown): TPush {
   const o = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
