@@ -44,7 +44,8 @@ export default defineConfig({
     // Fresh embedded databases per run; the launcher seeds the demo org and writes the admin login to DATA_DIR.
     command: `rm -rf "${DATA_DIR}" && cd ../apps/web && node --import tsx scripts/launch.ts`,
     url: `http://127.0.0.1:${PORT}/api/health`,
-    env: { PORT: String(PORT), DATA_DIR, DEMO: process.env.E2E_DEMO ?? '1' },
+    // Alert rules are evaluated every 2 s here (15 s by default) so alerting specs see firing alerts quickly.
+    env: { PORT: String(PORT), DATA_DIR, DEMO: process.env.E2E_DEMO ?? '1', ALERT_EVAL_INTERVAL_S: '2' },
     timeout: 180_000,
     reuseExistingServer: false,
     stdout: 'pipe',
