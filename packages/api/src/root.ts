@@ -10,6 +10,7 @@ import { thresholdsRouter } from './routers/thresholds';
 import { alertsRouter } from './routers/alerts';
 import { workloadsRouter } from './routers/workloads';
 import { jobsRouter } from './routers/jobs';
+import { alertingRouter } from './routers/alerting';
 
 /** The one router: browser (tRPC) and CI (REST via OpenAPI meta) call the same procedures. */
 export const appRouter = router({
@@ -24,5 +25,6 @@ export const appRouter = router({
   alerts: alertsRouter,
   workloads: workloadsRouter,
   jobs: jobsRouter,
+  alerting: alertingRouter,
 });
 export type AppRouter = typeof appRouter;

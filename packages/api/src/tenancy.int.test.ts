@@ -33,6 +33,10 @@ type TIds = {
   alert: string;
   agent: string;
   email: string;
+  alertRule: string;
+  channel: string;
+  silence: string;
+  instance: string;
 };
 
 type TCase =
@@ -118,6 +122,42 @@ const CASES: Record<string, TCase> = {
   'jobs.finish': denied((a) => ({ id: a.queuedRun, agent: a.agent, status: 'failed' })),
   'jobs.cancel': denied((a) => ({ id: a.queuedRun })),
   'jobs.progress': denied((a) => ({ id: a.run })),
+  'alerting.rules': own(() => ({})),
+  'alerting.rule': denied((a) => ({ id: a.alertRule })),
+  'alerting.createRule': own(() => ({
+    name: `b-${randomUUID().slice(0, 8)}`,
+    series: 'node.down',
+    comparison: 'gt',
+    threshold: 0,
+    severity: 'critical',
+  })),
+  'alerting.updateRule': denied((a) => ({ id: a.alertRule, threshold: 5 })),
+  'alerting.deleteRule': denied((a) => ({ id: a.alertRule })),
+  'alerting.list': own(() => ({})),
+  'alerting.get': denied((a) => ({ id: a.instance })),
+  'alerting.ack': denied((a) => ({ ids: [a.instance] })),
+  'alerting.silences': own(() => ({})),
+  'alerting.createSilence': denied((a) => ({ clusterId: a.cluster, endsAt: new Date(now + 3_600_000) })),
+  'alerting.expireSilence': denied((a) => ({ id: a.silence })),
+  'alerting.channels': own(() => ({})),
+  'alerting.createChannel': own(() => ({
+    name: `b-${randomUUID().slice(0, 8)}`,
+    kind: 'webhook',
+    config: { url: 'http://127.0.0.1:9/' },
+    secret: { hmacSecret: 'b-secret' },
+  })),
+  'alerting.updateChannel': denied((a) => ({ id: a.channel, name: 'taken-over' })),
+  'alerting.deleteChannel': denied((a) => ({ id: a.channel })),
+  'alerting.testChannel': denied((a) => ({ id: a.channel })),
+  'alerting.deliveries': denied((a) => ({ channelId: a.channel })),
+  'alerting.routing': denied((a) => ({ clusterId: a.cluster })),
+  'alerting.setRouting': denied((a) => ({ clusterId: a.cluster, routes: [] })),
+  'alerting.vapidPublicKey': own(() => ({})),
+  'alerting.subscribePush': own(() => ({
+    endpoint: 'https://push.example.com/b',
+    keys: { p256dh: 'B'.repeat(40), auth: 'b'.repeat(16) },
+  })),
+  'alerting.unsubscribePush': own(() => ({ endpoint: 'https://push.example.com/a' })),
 };
 
 /**
@@ -130,9 +170,21 @@ const BOUND: Record<string, TCase['kind']> = {
   'thresholds.list': 'own',
   'compare.history': 'own',
   'workloads.get': 'own',
+  // Channels are org-wide: a bound token may read a channel's delivery log (never its secrets).
+  'alerting.deliveries': 'own',
 };
 /** Ids of cluster A's rows, which a token bound to another cluster must never see. */
-const CLUSTER_SCOPED = ['cluster', 'run', 'run2', 'openRun', 'queuedRun', 'alert'] as const;
+const CLUSTER_SCOPED = [
+  'cluster',
+  'run',
+  'run2',
+  'openRun',
+  'queuedRun',
+  'alert',
+  'alertRule',
+  'instance',
+  'silence',
+] as const;
 
 const procedures = Object.keys(
   (appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures,
@@ -175,6 +227,12 @@ async function snapshotA() {
       db.run.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.threshold.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.alert.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.alertRule.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.alertInstance.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.silence.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.notificationChannel.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.alertRoute.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.pushSubscription.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.run.count(),
     ]),
   );
@@ -248,6 +306,43 @@ beforeAll(async () => {
     id: string;
   };
 
+  const alertRule = (await asA('alerting.createRule', {
+    name: 'a-rule',
+    clusterId: cluster.id,
+    series: 'node.down',
+    comparison: 'gt',
+    threshold: 0,
+    severity: 'critical',
+  })) as { id: string };
+  const channel = (await asA('alerting.createChannel', {
+    name: 'a-hook',
+    kind: 'webhook',
+    config: { url: 'http://127.0.0.1:9/' },
+    secret: { hmacSecret: 'a-secret' },
+  })) as { id: string };
+  await asA('alerting.setRouting', { routes: [{ severity: 'critical', channelIds: [channel.id] }] });
+  const silence = (await asA('alerting.createSilence', {
+    clusterId: cluster.id,
+    endsAt: new Date(Date.now() + 3_600_000),
+  })) as { id: string };
+  await asA('alerting.subscribePush', {
+    endpoint: 'https://push.example.com/a',
+    keys: { p256dh: 'A'.repeat(40), auth: 'a'.repeat(16) },
+  });
+  const instance = await db.alertInstance.create({
+    data: {
+      organizationId: orgA.id,
+      ruleId: alertRule.id,
+      clusterId: cluster.id,
+      key: 'node=2',
+      labels: { node: '2' },
+      state: 'firing',
+      severity: 'critical',
+      activeAt: new Date(),
+      firedAt: new Date(),
+    },
+  });
+
   a = {
     org: orgA.id,
     cluster: cluster.id,
@@ -262,6 +357,10 @@ beforeAll(async () => {
     alert: alert.id,
     agent: agent.name,
     email: ua.email,
+    alertRule: alertRule.id,
+    channel: channel.id,
+    silence: silence.id,
+    instance: instance.id,
   };
 
   const tokenB = await createToken(deps, orgB.id, {

@@ -12,3 +12,5 @@ export * from './repos/thresholds';
 export * from './repos/alerts';
 export * from './repos/workloads';
 export * from './repos/jobs';
+export * from './repos/alerting';
+export * from './advisory-lock';

@@ -7,3 +7,4 @@ export * from './workloads';
 export * from './health';
 export * from './job-limits';
 export * from './views';
+export * from './alerting';

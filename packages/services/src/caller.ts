@@ -26,7 +26,7 @@ const scopePermissions: Record<TScope, TPermission> = {
     token: ['read', 'create', 'revoke'],
     run: ['read', 'write', 'start', 'cancel'],
     workload: ['read', 'write'],
-    alert: ['read', 'ack'],
+    alert: ['read', 'ack', 'silence', 'configure'],
   },
 };
 
@@ -43,6 +43,7 @@ const orgWideWrites: TPermission = {
   token: ['create', 'revoke'],
   cluster: ['create', 'delete'],
   workload: ['write'],
+  alert: ['configure'],
 };
 const isOrgWideWrite = (permission: TPermission): boolean =>
   Object.entries(permission).some(([r, actions]) =>

@@ -13,6 +13,8 @@ export interface TDeps {
   jobBus?: TLiveBus;
   /** SMTP mailer when configured (invitations); without it the UI shows links to copy. */
   mail?: TMailer | null;
-  /** Public origin for links in mail (invitations). */
+  /** Public origin for links in mail (invitations) and alert notifications. */
   origin?: string;
+  /** VAPID keys for Web Push alert notifications (env or generated into the data dir). */
+  vapid?: { publicKey: string; privateKey: string; subject: string };
 }

@@ -27,3 +27,4 @@ export * from './demo';
 export * from './workloads';
 export * from './jobs';
 export * from './demo-runs';
+export * from './alerting';

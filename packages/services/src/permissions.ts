@@ -11,7 +11,8 @@ export const statements = {
   token: ['read', 'create', 'revoke'],
   run: ['read', 'write', 'start', 'cancel'],
   workload: ['read', 'write'],
-  alert: ['read', 'ack'],
+  /** ack: acknowledge; silence: create/expire silences; configure: on-call rules, channels, routing. */
+  alert: ['read', 'ack', 'silence', 'configure'],
 } as const;
 
 export const ac = createAccessControl(statements);
@@ -28,14 +29,14 @@ const write = {
   cluster: ['read', 'create', 'update'],
   run: ['read', 'write', 'start', 'cancel'],
   workload: ['read', 'write'],
-  alert: ['read', 'ack'],
+  alert: ['read', 'ack', 'silence'],
 } as const;
 const admin = {
   cluster: ['read', 'create', 'update', 'delete'],
   token: ['read', 'create', 'revoke'],
   run: ['read', 'write', 'start', 'cancel'],
   workload: ['read', 'write'],
-  alert: ['read', 'ack'],
+  alert: ['read', 'ack', 'silence', 'configure'],
 } as const;
 
 export const roles = {

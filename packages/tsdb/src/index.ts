@@ -12,3 +12,4 @@ export * from './queries/events';
 export * from './queries/bench';
 export * from './queries/environment';
 export * from './testing';
+export * from './queries/alerting';

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import {
+  ackAlertInstances,
+  addAlertRule,
+  addChannel,
+  addSilence,
+  editAlertRule,
+  editChannel,
+  endSilence,
+  findAlertInstances,
+  findAlertRules,
+  findChannels,
+  findDeliveries,
+  findSilences,
+  getAlertDetail,
+  getAlertRuleById,
+  getRouting,
+  getVapidPublicKey,
+  removeAlertRule,
+  removeChannel,
+  sendTestNotification,
+  setRouting,
+  subscribePush,
+  unsubscribePush,
+} from '@clusterscope/services';
+import {
+  ZAlertDetail,
+  ZAlertInstance,
+  ZAlertListInput,
+  ZAlertRule,
+  ZAlertRuleCreate,
+  ZAlertRuleUpdate,
+  ZChannel,
+  ZChannelCreate,
+  ZChannelUpdate,
+  ZDelivery,
+  ZPushSubscribe,
+  ZRouting,
+  ZRoutingSet,
+  ZRuleListInput,
+  ZSilence,
+  ZSilenceCreate,
+} from '@clusterscope/schema';
+import { orgProcedure, router } from '../trpc';
+
+const tags = ['alerting'];
+const ZId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\w-]+$/, 'letters, digits, _ and -');
+const ZDeleted = z.object({ id: z.string(), deleted: z.boolean() });
+
+/** On-call alerting (issue 12): viewers read; members ack and silence; admins edit rules, channels, routing. */
+export const alertingRouter = router({
+  // ---- rules (REST CRUD) ----
+  rules: orgProcedure
+    .meta({ openapi: { method: 'GET', path: '/alerting/rules', tags, summary: 'List alert rules' } })
+    .input(ZRuleListInput)
+    .output(z.array(ZAlertRule))
+    .query(({ ctx, input }) => findAlertRules(ctx.deps, ctx.caller, input)),
+  rule: orgProcedure
+    .meta({ openapi: { method: 'GET', path: '/alerting/rules/{id}', tags, summary: 'Get an alert rule' } })
+    .input(z.object({ id: ZId }))
+    .output(ZAlertRule)
+    .query(({ ctx, input }) => getAlertRuleById(ctx.deps, ctx.caller, input.id)),
+  createRule: orgProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/alerting/rules',
+        tags,
+        summary: 'Create a custom alert rule',
+        description:
+          'series: one of the catalogue (node.*, cgroup.*, agent.*); aggregation node = one alert per node/cgroup/agent, else one per cluster. forS = pending time, keepFiringForS = hysteresis.',
+      },
+    })
+    .input(ZAlertRuleCreate)
+    .output(ZAlertRule)
+    .mutation(({ ctx, input }) => addAlertRule(ctx.deps, ctx.caller, input)),
+  updateRule: orgProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/alerting/rules/{id}', tags, summary: 'Edit an alert rule' } })
+    .input(ZAlertRuleUpdate)
+    .output(ZAlertRule)
+    .mutation(({ ctx, input }) => editAlertRule(ctx.deps, ctx.caller, input)),
+  deleteRule: orgProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/alerting/rules/{id}',
+        tags,
+        summary: 'Delete a custom alert rule (built-in rules: disable them)',
+      },
+    })
+    .input(z.object({ id: ZId }))
+    .output(ZDeleted)
+    .mutation(({ ctx, input }) => removeAlertRule(ctx.deps, ctx.caller, input.id)),
+
+  // ---- alerts ----
+  list: orgProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/alerting/alerts',
+        tags,
+        summary: 'List alerts (firing first, worst first)',
+        description: 'state and severity: comma-separated; from/to: epoch ms.',
+      },
+    })
+    .input(ZAlertListInput)
+    .output(z.array(ZAlertInstance))
+    .query(({ ctx, input }) => findAlertInstances(ctx.deps, ctx.caller, input)),
+  get: orgProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/alerting/alerts/{id}', tags, summary: 'An alert and its history' },
+    })
+    .input(z.object({ id: ZId }))
+    .output(ZAlertDetail)
+    .query(({ ctx, input }) => getAlertDetail(ctx.deps, ctx.caller, input.id)),
+  ack: orgProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/alerting/ack',
+        tags,
+        summary: 'Acknowledge alerts (stops repeat notifications and escalation)',
+      },
+    })
+    .input(z.object({ ids: z.array(ZId).min(1).max(100) }))
+    .output(z.array(ZAlertInstance))
+    .mutation(({ ctx, input }) => ackAlertInstances(ctx.deps, ctx.caller, input.ids)),
+
+  // ---- silences ----
+  silences: orgProcedure
+    .meta({ openapi: { method: 'GET', path: '/alerting/silences', tags, summary: 'List silences' } })
+    .input(z.object({}))
+    .output(z.array(ZSilence))
+    .query(({ ctx }) => findSilences(ctx.deps, ctx.caller)),
+  createSilence: orgProcedure
+    .meta({ openapi: { method: 'POST', path: '/alerting/silences', tags, summary: 'Create a silence' } })
+    .input(ZSilenceCreate)
+    .output(ZSilence)
+    .mutation(({ ctx, input }) => addSilence(ctx.deps, ctx.caller, input)),
+  expireSilence: orgProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/alerting/silences/{id}/expire', tags, summary: 'End a silence now' },
+    })
+    .input(z.object({ id: ZId }))
+    .output(ZSilence)
+    .mutation(({ ctx, input }) => endSilence(ctx.deps, ctx.caller, input.id)),
+
+  // ---- channels (secrets are never returned: shown as ***) ----
+  channels: orgProcedure
+    .input(z.object({}).optional())
+    .output(z.array(ZChannel))
+    .query(({ ctx }) => findChannels(ctx.deps, ctx.caller)),
+  createChannel: orgProcedure
+    .input(ZChannelCreate)
+    .output(ZChannel)
+    .mutation(({ ctx, input }) => addChannel(ctx.deps, ctx.caller, input)),
+  updateChannel: orgProcedure
+    .input(ZChannelUpdate)
+    .output(ZChannel)
+    .mutation(({ ctx, input }) => editChannel(ctx.deps, ctx.caller, input)),
+  deleteChannel: orgProcedure
+    .input(z.object({ id: ZId }))
+    .output(ZDeleted)
+    .mutation(({ ctx, input }) => removeChannel(ctx.deps, ctx.caller, input.id)),
+  testChannel: orgProcedure
+    .input(z.object({ id: ZId }))
+    .output(ZDelivery)
+    .mutation(({ ctx, input }) => sendTestNotification(ctx.deps, ctx.caller, input.id)),
+  deliveries: orgProcedure
+    .input(z.object({ channelId: ZId, limit: z.int().min(1).max(200).default(50) }))
+    .output(z.array(ZDelivery))
+    .query(({ ctx, input }) => findDeliveries(ctx.deps, ctx.caller, input.channelId, input.limit)),
+
+  // ---- routing ----
+  routing: orgProcedure
+    .input(z.object({ clusterId: ZId.nullable().default(null) }))
+    .output(ZRouting)
+    .query(({ ctx, input }) => getRouting(ctx.deps, ctx.caller, input.clusterId)),
+  setRouting: orgProcedure
+    .input(ZRoutingSet)
+    .output(ZRouting)
+    .mutation(({ ctx, input }) => setRouting(ctx.deps, ctx.caller, input)),
+
+  // ---- web push ----
+  vapidPublicKey: orgProcedure
+    .input(z.object({}).optional())
+    .output(z.object({ publicKey: z.string().nullable() }))
+    .query(({ ctx }) => getVapidPublicKey(ctx.deps, ctx.caller)),
+  subscribePush: orgProcedure
+    .input(ZPushSubscribe)
+    .output(z.object({ id: z.string(), endpoint: z.string() }))
+    .mutation(({ ctx, input }) => subscribePush(ctx.deps, ctx.caller, input)),
+  unsubscribePush: orgProcedure
+    .input(z.object({ endpoint: z.string().min(1).max(2048) }))
+    .output(z.object({ removed: z.boolean() }))
+    .mutation(({ ctx, input }) => unsubscribePush(ctx.deps, ctx.caller, input.endpoint)),
+});

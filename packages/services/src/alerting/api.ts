@@ -1,0 +1,419 @@
+/** Procedures' services for alert instances, silences, channels, routing and push subscriptions. */
+import {
+  ackInstances,
+  createChannel,
+  createSilence,
+  deleteChannel,
+  deletePushSubscription,
+  expireSilence,
+  getAlertRule,
+  getAlertSettings,
+  getChannel,
+  getCluster,
+  getSilence,
+  getInstance,
+  listChannels,
+  listDeliveries,
+  listInstanceEvents,
+  listInstances,
+  listRoutes,
+  listSilences,
+  replaceRoutes,
+  saveAlertSettings,
+  savePushSubscription,
+  updateChannel,
+  type TChannelRow,
+  type TInstanceView,
+} from '@clusterscope/db';
+import {
+  DEFAULT_GROUPING,
+  SECRET_MASK,
+  ZAlertListInput,
+  ZChannelCreate,
+  ZChannelSettings,
+  ZChannelUpdate,
+  ZPushSubscribe,
+  ZRoutingSet,
+  ZSilenceCreate,
+  type TAlertDetail,
+  type TAlertEvent,
+  type TAlertInstance,
+  type TAlertState,
+  type TChannel,
+  type TChannelKind,
+  type TDelivery,
+  type TRouting,
+  type TSeverity,
+  type TSilence,
+} from '@clusterscope/schema';
+import type { z } from 'zod';
+import type { TDeps } from '../deps';
+import { assertCan, type TCaller } from '../caller';
+import { boundClusterOf } from '../access';
+import { AppError, notFound } from '../errors';
+import { openSecret, sealSecret, secretKeysOf } from '../secrets';
+import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
+
+/** Validates service input (callers outside tRPC too); a bad field is a 400 naming it. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const i = r.error.issues[0];
+  throw new AppError('BAD_REQUEST', `${i?.path.join('.') || 'input'}: ${i?.message ?? 'invalid'}`);
+}
+
+export const actorName = (c: TCaller) => (c.kind === 'user' ? `user:${c.userId}` : `token:${c.tokenId}`);
+
+export function toAlertInstance(
+  i: TInstanceView,
+  silences: TSilenceMatcher[],
+  now = new Date(),
+): TAlertInstance {
+  const labels = (i.labels ?? {}) as Record<string, string>;
+  return {
+    id: i.id,
+    ruleId: i.ruleId,
+    ruleName: i.rule.name,
+    clusterId: i.clusterId,
+    clusterName: i.cluster.name,
+    key: i.key,
+    labels,
+    state: i.state as TAlertState,
+    severity: i.severity as TSeverity,
+    summary: i.summary,
+    runbookUrl: i.rule.runbookUrl,
+    value: i.value,
+    activeAt: i.activeAt,
+    firedAt: i.firedAt,
+    resolvedAt: i.resolvedAt,
+    ackedBy: i.ackedBy,
+    ackedAt: i.ackedAt,
+    silenced: isSilenced(silences, { clusterId: i.clusterId, ruleId: i.ruleId, labels }, now),
+    updatedAt: i.updatedAt,
+  };
+}
+
+const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+const STATE_RANK: Record<string, number> = { firing: 0, pending: 1, resolved: 2, inactive: 3 };
+
+/** Firing first, worst first, then oldest first (the on-call order). */
+export const compareAlerts = (a: TAlertInstance, b: TAlertInstance) =>
+  (STATE_RANK[a.state] ?? 9) - (STATE_RANK[b.state] ?? 9) ||
+  (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) ||
+  (a.firedAt ?? a.activeAt ?? a.updatedAt).getTime() - (b.firedAt ?? b.activeAt ?? b.updatedAt).getTime();
+
+export async function findAlertInstances(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['read'] });
+  const q = parseInput(ZAlertListInput, input ?? {});
+  const bound = boundClusterOf(caller);
+  if (bound && q.clusterId && q.clusterId !== bound) return [];
+  const now = new Date();
+  const [rows, silences] = await Promise.all([
+    listInstances(deps.db, caller.orgId, {
+      states: q.state,
+      severities: q.severity,
+      clusterId: bound ?? q.clusterId,
+      from: q.from === undefined ? undefined : new Date(q.from),
+      to: q.to === undefined ? undefined : new Date(q.to),
+      limit: q.limit,
+    }),
+    listSilences(deps.db, caller.orgId, { activeAt: now }),
+  ]);
+  return rows.map((r) => toAlertInstance(r, silences, now)).sort(compareAlerts);
+}
+
+async function loadInstance(deps: TDeps, caller: TCaller, id: string) {
+  const i = await getInstance(deps.db, caller.orgId, id);
+  const bound = boundClusterOf(caller);
+  if (!i || (bound && i.clusterId !== bound)) throw notFound(`alert '${id}'`);
+  return i;
+}
+
+export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): Promise<TAlertDetail> {
+  assertCan(caller, { alert: ['read'] });
+  const i = await loadInstance(deps, caller, id);
+  const now = new Date();
+  const [events, silences] = await Promise.all([
+    listInstanceEvents(deps.db, caller.orgId, id),
+    listSilences(deps.db, caller.orgId, { activeAt: now }),
+  ]);
+  return {
+    ...toAlertInstance(i, silences, now),
+    history: events.map(
+      (e): TAlertEvent => ({
+        id: e.id,
+        kind: e.kind as TAlertEvent['kind'],
+        fromState: e.fromState,
+        toState: e.toState,
+        value: e.value,
+        message: e.message,
+        actor: e.actor,
+        at: e.at,
+      }),
+    ),
+  };
+}
+
+/** Acknowledges alerts (idempotent); unknown or foreign ids → NOT_FOUND. Returns the current rows. */
+export async function ackAlertInstances(deps: TDeps, caller: TCaller, ids: string[]) {
+  assertCan(caller, { alert: ['ack'] });
+  const rows = await Promise.all(ids.map((id) => loadInstance(deps, caller, id)));
+  await ackInstances(deps.db, caller.orgId, ids, actorName(caller), boundClusterOf(caller));
+  const now = new Date();
+  const silences = await listSilences(deps.db, caller.orgId, { activeAt: now });
+  const fresh = await Promise.all(rows.map((r) => loadInstance(deps, caller, r.id)));
+  return fresh.map((r) => toAlertInstance(r, silences, now));
+}
+
+// ---- silences ----
+
+const toSilence = (s: Awaited<ReturnType<typeof listSilences>>[number], now = new Date()): TSilence => ({
+  id: s.id,
+  clusterId: s.clusterId,
+  nodeId: s.nodeId,
+  ruleId: s.ruleId,
+  startsAt: s.startsAt,
+  endsAt: s.endsAt,
+  createdBy: s.createdBy,
+  comment: s.comment,
+  active: isSilenceActive(s, now),
+  createdAt: s.createdAt,
+});
+
+export async function findSilences(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { alert: ['read'] });
+  const bound = boundClusterOf(caller);
+  return (await listSilences(deps.db, caller.orgId))
+    .filter((s) => !bound || s.clusterId === bound)
+    .map((s) => toSilence(s));
+}
+
+export async function addSilence(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['silence'] });
+  const v = parseInput(ZSilenceCreate, input);
+  const bound = boundClusterOf(caller);
+  if (bound && v.clusterId !== bound)
+    throw new AppError('FORBIDDEN', 'a cluster-bound token may only silence its cluster');
+  if (v.clusterId && !(await getCluster(deps.db, caller.orgId, v.clusterId)))
+    throw notFound(`cluster '${v.clusterId}'`);
+  if (v.ruleId && !(await getAlertRule(deps.db, caller.orgId, v.ruleId)))
+    throw notFound(`alert rule '${v.ruleId}'`);
+  const s = await createSilence(deps.db, caller.orgId, {
+    clusterId: v.clusterId ?? null,
+    nodeId: v.nodeId ?? null,
+    ruleId: v.ruleId ?? null,
+    startsAt: v.startsAt ?? new Date(),
+    endsAt: v.endsAt,
+    comment: v.comment,
+    createdBy: actorName(caller),
+  });
+  return toSilence(s);
+}
+
+export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['silence'] });
+  const bound = boundClusterOf(caller);
+  const found = await getSilence(deps.db, caller.orgId, id);
+  if (!found || (bound && found.clusterId !== bound)) throw notFound(`silence '${id}'`);
+  const s = await expireSilence(deps.db, caller.orgId, id, new Date());
+  if (!s) throw notFound(`silence '${id}'`);
+  return toSilence(s);
+}
+
+// ---- channels ----
+
+/** A channel for the API: config in clear, each secret field as `***`. */
+export function toChannel(c: TChannelRow): TChannel {
+  const secretKeys: Record<string, string[]> = { webhook: ['hmacSecret'], slack: ['url'], ntfy: ['token'] };
+  const secret: Record<string, typeof SECRET_MASK> = {};
+  if (c.secret) for (const k of secretKeys[c.kind] ?? []) secret[k] = SECRET_MASK;
+  return {
+    id: c.id,
+    name: c.name,
+    kind: c.kind as TChannelKind,
+    config: (c.config ?? {}) as Record<string, unknown>,
+    secret,
+    enabled: c.enabled,
+    createdAt: c.createdAt,
+  };
+}
+
+/** The channel's secret fields, opened (only the dispatcher and the edit merge call this). */
+export function openChannelSecret(deps: TDeps, c: TChannelRow): Record<string, string> {
+  if (!c.secret) return {};
+  return JSON.parse(openSecret(secretKeysOf(deps), c.secret, `${c.organizationId}:channel`)) as Record<
+    string,
+    string
+  >;
+}
+
+function sealChannelSecret(deps: TDeps, orgId: string, secret: Record<string, string>): string | null {
+  const kept = Object.fromEntries(Object.entries(secret).filter(([, v]) => v !== ''));
+  if (Object.keys(kept).length === 0) return null;
+  return sealSecret(secretKeysOf(deps), JSON.stringify(kept), `${orgId}:channel`);
+}
+
+function assertChannelConfig(deps: TDeps, kind: string) {
+  if (kind === 'email' && !deps.mail)
+    throw new AppError('BAD_REQUEST', 'kind: email channels need SMTP_URL to be set on the server');
+}
+
+export async function findChannels(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { alert: ['read'] });
+  return (await listChannels(deps.db, caller.orgId)).map(toChannel);
+}
+
+export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['configure'] });
+  const v = parseInput(ZChannelCreate, input);
+  assertChannelConfig(deps, v.kind);
+  if (Object.values(v.secret).includes(SECRET_MASK))
+    throw new AppError('BAD_REQUEST', 'secret: send the real value when creating a channel');
+  try {
+    const c = await createChannel(deps.db, caller.orgId, {
+      name: v.name,
+      kind: v.kind,
+      config: v.config,
+      secret: sealChannelSecret(deps, caller.orgId, v.secret as Record<string, string>),
+      enabled: v.enabled,
+    });
+    return toChannel(c);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2002')
+      throw new AppError('CONFLICT', `name: a channel named '${v.name}' exists`);
+    throw err;
+  }
+}
+
+async function loadChannel(deps: TDeps, caller: TCaller, id: string) {
+  const c = await getChannel(deps.db, caller.orgId, id);
+  if (!c) throw notFound(`channel '${id}'`);
+  return c;
+}
+
+/** Edits a channel; a secret field sent as `***` (or omitted) keeps the stored value. */
+export async function editChannel(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['configure'] });
+  const v = parseInput(ZChannelUpdate, input);
+  const c = await loadChannel(deps, caller, v.id);
+  const patch: { name?: string; enabled?: boolean; config?: object; secret?: string | null } = {
+    name: v.name,
+    enabled: v.enabled,
+  };
+  if ('kind' in v && v.kind) {
+    if (v.kind !== c.kind) throw new AppError('BAD_REQUEST', 'kind: the kind of a channel cannot change');
+    const settings = parseInput(ZChannelSettings, { kind: v.kind, config: v.config, secret: v.secret });
+    const old = openChannelSecret(deps, c);
+    const merged: Record<string, string> = {};
+    for (const [k, val] of Object.entries(settings.secret as Record<string, string>))
+      merged[k] = val === SECRET_MASK ? (old[k] ?? '') : val;
+    patch.config = settings.config;
+    patch.secret = sealChannelSecret(deps, caller.orgId, merged);
+  }
+  const out = await updateChannel(deps.db, caller.orgId, v.id, patch);
+  if (!out) throw notFound(`channel '${v.id}'`);
+  return toChannel(out);
+}
+
+export async function removeChannel(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['configure'] });
+  if (!(await deleteChannel(deps.db, caller.orgId, id))) throw notFound(`channel '${id}'`);
+  return { id, deleted: true };
+}
+
+export async function findDeliveries(deps: TDeps, caller: TCaller, channelId: string, limit = 50) {
+  assertCan(caller, { alert: ['read'] });
+  await loadChannel(deps, caller, channelId);
+  return (await listDeliveries(deps.db, caller.orgId, channelId, limit)).map(
+    (d): TDelivery => ({
+      id: d.id,
+      channelId: d.channelId,
+      kind: d.kind as TDelivery['kind'],
+      title: d.title,
+      status: d.status as TDelivery['status'],
+      attempts: d.attempts,
+      lastError: d.lastError,
+      nextAttemptAt: d.nextAttemptAt,
+      sentAt: d.sentAt,
+      createdAt: d.createdAt,
+    }),
+  );
+}
+
+export { loadChannel as loadAlertChannel };
+
+// ---- routing ----
+
+export async function getRouting(deps: TDeps, caller: TCaller, clusterId: string | null): Promise<TRouting> {
+  assertCan(caller, { alert: ['read'] });
+  const bound = boundClusterOf(caller);
+  if (clusterId && ((bound && bound !== clusterId) || !(await getCluster(deps.db, caller.orgId, clusterId))))
+    throw notFound(`cluster '${clusterId}'`);
+  const [routes, settings] = await Promise.all([
+    listRoutes(deps.db, caller.orgId),
+    getAlertSettings(deps.db, caller.orgId),
+  ]);
+  return {
+    clusterId,
+    routes: routes
+      .filter((r) => r.clusterId === clusterId)
+      .map((r) => ({
+        severity: r.severity as TSeverity,
+        channelIds: r.channelIds,
+        escalateAfterMin: r.escalateAfterMin,
+        escalationChannelIds: r.escalationChannelIds,
+      })),
+    grouping: settings
+      ? {
+          groupWaitS: settings.groupWaitS,
+          groupIntervalS: settings.groupIntervalS,
+          repeatIntervalS: settings.repeatIntervalS,
+        }
+      : DEFAULT_GROUPING,
+  };
+}
+
+export async function setRouting(deps: TDeps, caller: TCaller, input: unknown): Promise<TRouting> {
+  assertCan(caller, { alert: ['configure'] });
+  const v = parseInput(ZRoutingSet, input);
+  if (v.clusterId && !(await getCluster(deps.db, caller.orgId, v.clusterId)))
+    throw notFound(`cluster '${v.clusterId}'`);
+  const own = new Set((await listChannels(deps.db, caller.orgId)).map((c) => c.id));
+  v.routes.forEach((r, i) => {
+    for (const id of [...r.channelIds, ...r.escalationChannelIds])
+      if (!own.has(id)) throw new AppError('BAD_REQUEST', `routes.${i}: unknown channel '${id}'`);
+  });
+  await replaceRoutes(deps.db, caller.orgId, v.clusterId, v.routes);
+  if (v.grouping && !v.clusterId) await saveAlertSettings(deps.db, caller.orgId, v.grouping);
+  return getRouting(deps, caller, v.clusterId);
+}
+
+// ---- push ----
+
+export function getVapidPublicKey(deps: TDeps, caller: TCaller) {
+  assertCan(caller, { alert: ['read'] });
+  return { publicKey: deps.vapid?.publicKey ?? null };
+}
+
+function assertUser(caller: TCaller): asserts caller is Extract<TCaller, { kind: 'user' }> {
+  if (caller.kind !== 'user')
+    throw new AppError('FORBIDDEN', 'push subscriptions belong to signed-in people');
+}
+
+export async function subscribePush(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['read'] });
+  assertUser(caller);
+  const v = parseInput(ZPushSubscribe, input);
+  const s = await savePushSubscription(deps.db, caller.orgId, caller.userId, {
+    endpoint: v.endpoint,
+    p256dh: v.keys.p256dh,
+    auth: v.keys.auth,
+  });
+  return { id: s.id, endpoint: s.endpoint };
+}
+
+export async function unsubscribePush(deps: TDeps, caller: TCaller, endpoint: string) {
+  assertCan(caller, { alert: ['read'] });
+  assertUser(caller);
+  return { removed: await deletePushSubscription(deps.db, caller.orgId, caller.userId, endpoint) };
+}

@@ -1,0 +1,179 @@
+/** The delivery log: every notification to a channel is a row, sent with retries and exponential backoff. */
+import {
+  createDelivery,
+  getChannel,
+  listDueDeliveries,
+  listRoutes,
+  updateDelivery,
+  type TChannelRow,
+  type TDeliveryRow,
+} from '@clusterscope/db';
+import type { TDelivery } from '@clusterscope/schema';
+import type { TDeps } from '../deps';
+import { assertCan, type TCaller } from '../caller';
+import { loadAlertChannel } from './api';
+import { sendToChannel, type TNotification } from './channels';
+
+export const MAX_ATTEMPTS = 6;
+/** 10 s, 20 s, 40 s, … capped at 10 min. */
+export const backoffMs = (attempts: number) => Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 600_000);
+
+const toDelivery = (d: TDeliveryRow): TDelivery => ({
+  id: d.id,
+  channelId: d.channelId,
+  kind: d.kind as TDelivery['kind'],
+  title: d.title,
+  status: d.status as TDelivery['status'],
+  attempts: d.attempts,
+  lastError: d.lastError,
+  nextAttemptAt: d.nextAttemptAt,
+  sentAt: d.sentAt,
+  createdAt: d.createdAt,
+});
+
+/** One attempt; the row records the outcome (sent, or pending with the next attempt, or failed). */
+export async function attemptDelivery(deps: TDeps, d: TDeliveryRow, channel: TChannelRow, now = new Date()) {
+  const attempts = d.attempts + 1;
+  try {
+    const note = await sendToChannel(deps, channel, d.payload as unknown as TNotification);
+    return updateDelivery(deps.db, d.id, { status: 'sent', attempts, lastError: note, sentAt: new Date() });
+  } catch (err) {
+    const msg = ((err as Error).message || String(err)).slice(0, 500);
+    const failed = attempts >= MAX_ATTEMPTS;
+    return updateDelivery(deps.db, d.id, {
+      status: failed ? 'failed' : 'pending',
+      attempts,
+      lastError: msg,
+      nextAttemptAt: new Date(now.getTime() + backoffMs(attempts)),
+    });
+  }
+}
+
+/** Sends every due delivery (called by the leader each cycle, and right after new ones are queued). */
+export async function deliverDue(deps: TDeps, now = new Date()): Promise<number> {
+  const due = await listDueDeliveries(deps.db, now);
+  await Promise.all(
+    due.map((d) =>
+      d.channel.enabled
+        ? attemptDelivery(deps, d, d.channel, now)
+        : updateDelivery(deps.db, d.id, {
+            status: 'failed',
+            attempts: d.attempts,
+            lastError: 'channel disabled',
+          }),
+    ),
+  );
+  return due.length;
+}
+
+export async function queueDelivery(
+  deps: TDeps,
+  channel: { id: string; organizationId: string },
+  kind: TDelivery['kind'],
+  n: TNotification,
+  groupId: string | null = null,
+) {
+  return createDelivery(deps.db, {
+    organizationId: channel.organizationId,
+    channelId: channel.id,
+    groupId,
+    kind,
+    title: n.title,
+    payload: n as unknown as object,
+  });
+}
+
+/** "Send test": queues and sends one test notification now; the delivery row shows the outcome. */
+export async function sendTestNotification(deps: TDeps, caller: TCaller, channelId: string) {
+  assertCan(caller, { alert: ['configure'] });
+  const channel = await loadAlertChannel(deps, caller, channelId);
+  const origin = deps.origin ?? 'http://127.0.0.1:3000';
+  const now = new Date().toISOString();
+  const n: TNotification = {
+    status: 'test',
+    title: `Test notification from Clusterscope (${channel.name})`,
+    org: caller.orgSlug,
+    orgId: caller.orgId,
+    clusterId: null,
+    clusterName: null,
+    url: `${origin}/${caller.orgSlug}/alerts`,
+    groupKey: `test:${channel.id}`,
+    alerts: [
+      {
+        id: 'test',
+        status: 'firing',
+        severity: 'info',
+        rule: 'Test',
+        ruleId: 'test',
+        summary: 'This is a test: the channel works.',
+        labels: {},
+        value: null,
+        startsAt: now,
+        endsAt: null,
+        runbookUrl: '',
+        acked: false,
+      },
+    ],
+  };
+  const d = await queueDelivery(deps, channel, 'test', n);
+  return toDelivery(await attemptDelivery(deps, d, channel));
+}
+
+/**
+ * Routes a benchmark threshold alert like a warning: to the org's warning channels (no grouping; one
+ * delivery per channel). Never throws (a finished run must not fail on notification trouble).
+ */
+export async function notifyBenchmarkAlert(
+  deps: TDeps,
+  org: { id: string; slug: string },
+  a: { id: string; runId: string; clusterId: string | null; metric: string; message: string; value: number },
+) {
+  try {
+    const routes = await listRoutes(deps.db, org.id);
+    const route =
+      routes.find((r) => r.severity === 'warning' && r.clusterId === a.clusterId && a.clusterId) ??
+      routes.find((r) => r.severity === 'warning' && r.clusterId === null);
+    if (!route) return 0;
+    const origin = deps.origin ?? 'http://127.0.0.1:3000';
+    const n: TNotification = {
+      status: 'benchmark',
+      title: `Benchmark regression: ${a.metric}`,
+      org: org.slug,
+      orgId: org.id,
+      clusterId: a.clusterId,
+      clusterName: null,
+      url: `${origin}/${org.slug}/runs/${a.runId}`,
+      groupKey: `benchmark:${a.id}`,
+      alerts: [
+        {
+          id: a.id,
+          status: 'firing',
+          severity: 'warning',
+          rule: 'Benchmark threshold',
+          ruleId: 'benchmark',
+          summary: a.message,
+          labels: { metric: a.metric, run: a.runId },
+          value: a.value,
+          startsAt: new Date().toISOString(),
+          endsAt: null,
+          runbookUrl: '',
+          acked: false,
+        },
+      ],
+    };
+    let queued = 0;
+    for (const id of route.channelIds) {
+      const ch = await getChannel(deps.db, org.id, id);
+      if (!ch?.enabled) continue;
+      await queueDelivery(deps, ch, 'benchmark', n);
+      queued++;
+    }
+    if (queued) await deliverDue(deps);
+    return queued;
+  } catch (err) {
+    console.error(
+      JSON.stringify({ level: 'warn', msg: 'benchmark alert notification failed', err: String(err) }),
+    );
+    return 0;
+  }
+}

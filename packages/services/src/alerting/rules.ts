@@ -1,0 +1,243 @@
+import {
+  createAlertRule,
+  deleteAlertRule,
+  getAlertRule,
+  getCluster,
+  insertBuiltinRules,
+  listAlertRules,
+  updateAlertRule,
+  type TAlertRuleData,
+  type TAlertRuleRow,
+} from '@clusterscope/db';
+import {
+  ZAlertRuleCreate,
+  ZAlertRuleUpdate,
+  type TAlertRule,
+  type TAggregation,
+  type TBuiltinRule,
+  type TAlertComparison,
+  type TSeverity,
+} from '@clusterscope/schema';
+import type { TDeps } from '../deps';
+import { assertCan, type TCaller } from '../caller';
+import { boundClusterOf } from '../access';
+import { AppError, notFound } from '../errors';
+import { parseInput } from './api';
+
+type TRuleDef = Omit<TAlertRuleData, 'clusterId' | 'builtin' | 'labels'> & { builtin: TBuiltinRule };
+
+/** The built-in rules every cluster gets (one editable row per cluster, created on first evaluation). */
+export const BUILTIN_RULE_DEFS: TRuleDef[] = [
+  {
+    builtin: 'node_down',
+    name: 'Node down',
+    series: 'node.down',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 60,
+    severity: 'critical',
+    summary: 'Node {{node}} of {{cluster}} is {{liveness}}',
+  },
+  {
+    builtin: 'node_draining',
+    name: 'Node draining or decommissioning',
+    series: 'node.draining',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 0,
+    severity: 'info',
+    summary: 'Node {{node}} of {{cluster}} is {{liveness}}',
+  },
+  {
+    builtin: 'node_stale',
+    name: 'Node stale',
+    series: 'node.stale',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 0,
+    severity: 'warning',
+    summary: 'No data from node {{node}} of {{cluster}} for 3 agent intervals',
+  },
+  {
+    builtin: 'ranges_unavailable',
+    name: 'Unavailable ranges',
+    series: 'node.ranges_unavailable',
+    aggregation: 'sum',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 60,
+    severity: 'critical',
+    summary: '{{value}} unavailable ranges in {{cluster}}',
+  },
+  {
+    builtin: 'ranges_underreplicated',
+    name: 'Under-replicated ranges',
+    series: 'node.ranges_underreplicated',
+    aggregation: 'sum',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 300,
+    severity: 'warning',
+    summary: '{{value}} under-replicated ranges in {{cluster}}',
+  },
+  {
+    builtin: 'capacity_warning',
+    name: 'Store capacity above 80 %',
+    series: 'node.capacity_pct',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 80,
+    forS: 60,
+    severity: 'warning',
+    summary: 'Node {{node}} of {{cluster}} uses {{value}} % of its store capacity',
+  },
+  {
+    builtin: 'capacity_critical',
+    name: 'Store capacity above 90 %',
+    series: 'node.capacity_pct',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 90,
+    forS: 60,
+    severity: 'critical',
+    summary: 'Node {{node}} of {{cluster}} uses {{value}} % of its store capacity',
+  },
+  {
+    builtin: 'cgroup_throttled',
+    name: 'cgroup CPU throttled',
+    series: 'cgroup.throttled_pct',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 25,
+    forS: 300,
+    severity: 'warning',
+    summary: 'cgroup {{cgroup}} on {{host}} throttled in {{value}} % of CPU periods',
+  },
+  {
+    builtin: 'cgroup_memory',
+    name: 'cgroup memory near limit',
+    series: 'cgroup.mem_pct',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 90,
+    forS: 300,
+    severity: 'warning',
+    summary: 'cgroup {{cgroup}} on {{host}} uses {{value}} % of its memory limit',
+  },
+  {
+    builtin: 'outbox_evicting',
+    name: 'Agent outbox evicting data',
+    series: 'agent.outbox_evictions',
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 0,
+    forS: 0,
+    keepFiringForS: 600,
+    severity: 'warning',
+    summary: 'Agent {{agent}} in {{cluster}} evicted {{value}} outbox batches (data lost)',
+  },
+];
+
+export function toAlertRule(r: TAlertRuleRow): TAlertRule {
+  return {
+    id: r.id,
+    clusterId: r.clusterId,
+    builtin: r.builtin,
+    name: r.name,
+    series: r.series,
+    aggregation: r.aggregation as TAggregation,
+    comparison: r.comparison as TAlertComparison,
+    threshold: r.threshold,
+    forS: r.forS,
+    keepFiringForS: r.keepFiringForS,
+    severity: r.severity as TSeverity,
+    labels: (r.labels ?? {}) as Record<string, string>,
+    summary: r.summary,
+    runbookUrl: r.runbookUrl,
+    enabled: r.enabled,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+/** Built-in rows missing for the given clusters (the evaluator calls this every cycle; cheap when none). */
+export async function ensureBuiltinRules(
+  deps: TDeps,
+  clusters: { id: string; organizationId: string }[],
+): Promise<number> {
+  const rows = clusters.flatMap((c) =>
+    BUILTIN_RULE_DEFS.map((d) => ({ ...d, organizationId: c.organizationId, clusterId: c.id, labels: {} })),
+  );
+  return insertBuiltinRules(deps.db, rows);
+}
+
+async function assertClusterVisible(deps: TDeps, caller: TCaller, clusterId: string | null | undefined) {
+  const bound = boundClusterOf(caller);
+  if (!clusterId) {
+    if (bound) throw new AppError('FORBIDDEN', 'a cluster-bound token may only manage its cluster');
+    return;
+  }
+  if ((bound && bound !== clusterId) || !(await getCluster(deps.db, caller.orgId, clusterId)))
+    throw notFound(`cluster '${clusterId}'`);
+}
+
+async function loadRule(deps: TDeps, caller: TCaller, id: string) {
+  const r = await getAlertRule(deps.db, caller.orgId, id);
+  const bound = boundClusterOf(caller);
+  if (!r || (bound && r.clusterId !== bound)) throw notFound(`alert rule '${id}'`);
+  return r;
+}
+
+export async function findAlertRules(deps: TDeps, caller: TCaller, q: { clusterId?: string }) {
+  assertCan(caller, { alert: ['read'] });
+  const bound = boundClusterOf(caller);
+  if (q.clusterId) await assertClusterVisible(deps, caller, q.clusterId);
+  if (q.clusterId) {
+    const c = await getCluster(deps.db, caller.orgId, q.clusterId);
+    if (c) await ensureBuiltinRules(deps, [c]);
+  }
+  const rows = await listAlertRules(deps.db, caller.orgId, q.clusterId ?? bound);
+  return rows.filter((r) => !bound || r.clusterId === bound || r.clusterId === null).map(toAlertRule);
+}
+
+export async function getAlertRuleById(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['read'] });
+  return toAlertRule(await loadRule(deps, caller, id));
+}
+
+export async function addAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['configure'] });
+  const v = parseInput(ZAlertRuleCreate, input);
+  await assertClusterVisible(deps, caller, v.clusterId);
+  const r = await createAlertRule(deps.db, caller.orgId, {
+    ...v,
+    clusterId: v.clusterId ?? null,
+    builtin: null,
+  });
+  return toAlertRule(r);
+}
+
+export async function editAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['configure'] });
+  const { id, ...patch } = parseInput(ZAlertRuleUpdate, input);
+  await loadRule(deps, caller, id);
+  const r = await updateAlertRule(deps.db, caller.orgId, id, patch);
+  if (!r) throw notFound(`alert rule '${id}'`);
+  return toAlertRule(r);
+}
+
+/** Deletes a custom rule; built-in rules are disabled instead (they would come back). */
+export async function removeAlertRule(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['configure'] });
+  const r = await loadRule(deps, caller, id);
+  if (r.builtin)
+    throw new AppError(
+      'BAD_REQUEST',
+      `id: built-in rule '${r.builtin}' cannot be deleted; disable it instead`,
+    );
+  await deleteAlertRule(deps.db, caller.orgId, id);
+  return { id, deleted: true };
+}
