@@ -105,6 +105,7 @@ async function main() {
     ...process.env,
     DATABASE_URL: pg.url,
     CLICKHOUSE_PATH: path.join(env.DATA_DIR, 'clickhouse'),
+    DATA_DIR: env.DATA_DIR,
     BETTER_AUTH_SECRET: secret,
     SECRETS_KEY: secretsKey,
     ORIGIN: origin,

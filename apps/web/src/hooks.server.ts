@@ -7,6 +7,7 @@ import { getServer, shutdown } from '$lib/server/deps';
 import { startDemo } from '$lib/server/demo';
 import { kb, maxBodyBytes } from '$lib/server/json-body';
 import { startJobSweeperOnce } from '$lib/server/job-sweeper';
+import { startAlertingOnce } from '$lib/server/alerting';
 import { getSignInLimiter, tooManySignIns } from '$lib/server/sign-in-limit';
 
 export const init: ServerInit = async () => {
@@ -27,6 +28,7 @@ export const init: ServerInit = async () => {
   }
   startDemo();
   await startJobSweeperOnce();
+  await startAlertingOnce();
 };
 
 const json = (status: number, body: unknown) =>

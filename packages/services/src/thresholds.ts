@@ -21,6 +21,7 @@ import {
   type TThresholdTest,
 } from '@clusterscope/schema';
 import type { TDeps } from './deps';
+import { notifyBenchmarkAlert } from './alerting/deliveries';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { loadRunData, toRunBrief, type TRunRow } from './compare';
 import { refreshRunEnvironment } from './environment';
@@ -161,6 +162,8 @@ export async function evaluateRunThresholds(
         message: `${t.metric} ${mine.value.toPrecision(4)}${mine.unit ? ` ${mine.unit}` : ''} vs baseline ${res.baseline_mean?.toPrecision(4)} on ${t.branch}: ${res.reason}`,
       });
       alertId = a.id;
+      // Same notification routing as on-call alerts (the org's warning channels).
+      await notifyBenchmarkAlert(deps, orgId, { ...a, clusterId: run.clusterId });
     }
     out.push({ thresholdId: t.id, metric: t.metric, status: res.status, reason, alertId });
   }

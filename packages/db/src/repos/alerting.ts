@@ -160,7 +160,7 @@ export async function saveEvaluation(
 
 const instanceInclude = {
   include: {
-    rule: { select: { name: true, runbookUrl: true } },
+    rule: { select: { name: true, runbookUrl: true, builtin: true } },
     cluster: { select: { name: true } },
   },
 } as const;
@@ -195,6 +195,14 @@ export async function listInstances(
 
 export async function getInstance(db: TDb, orgId: string, id: string) {
   return db.alertInstance.findFirst({ where: { id, organizationId: orgId }, ...instanceInclude });
+}
+
+/** Firing instances of every org, plus the given ids (previously notified ones), with rule and cluster. */
+export async function listNotifiableInstances(db: TDb, alsoIds: string[]) {
+  return db.alertInstance.findMany({
+    where: { OR: [{ state: 'firing' }, ...(alsoIds.length ? [{ id: { in: alsoIds } }] : [])] },
+    ...instanceInclude,
+  });
 }
 
 export async function getInstancesByIds(db: TDb, ids: string[]) {

@@ -2,6 +2,7 @@
 import {
   createDelivery,
   getChannel,
+  getOrgById,
   listDueDeliveries,
   listRoutes,
   updateDelivery,
@@ -125,10 +126,11 @@ export async function sendTestNotification(deps: TDeps, caller: TCaller, channel
  */
 export async function notifyBenchmarkAlert(
   deps: TDeps,
-  org: { id: string; slug: string },
+  orgId: string,
   a: { id: string; runId: string; clusterId: string | null; metric: string; message: string; value: number },
 ) {
   try {
+    const org = { id: orgId, slug: (await getOrgById(deps.db, orgId))?.slug ?? '' };
     const routes = await listRoutes(deps.db, org.id);
     const route =
       routes.find((r) => r.severity === 'warning' && r.clusterId === a.clusterId && a.clusterId) ??

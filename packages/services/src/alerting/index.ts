@@ -3,3 +3,8 @@ export * from './api';
 export * from './silences-match';
 export * from './channels';
 export * from './deliveries';
+export * from './state';
+export * from './series';
+export * from './evaluator';
+export * from './notify';
+export * from './runner';

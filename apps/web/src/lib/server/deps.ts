@@ -13,6 +13,7 @@ import {
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
+import { loadVapid } from './vapid';
 
 interface TServer {
   deps: TDeps;
@@ -51,7 +52,7 @@ export function getServer(): Promise<TServer> {
     onShutdown(() => jobBus.close());
     const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
     const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
-    const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN };
+    const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN, vapid: loadVapid(env) };
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
     if (sealed.sealed || sealed.failed.length)

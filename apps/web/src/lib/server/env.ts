@@ -49,6 +49,15 @@ const ZEnv = z.object({
   /** Open live (SSE) streams allowed per user and per organization, per web instance; 429 past them. */
   LIVE_MAX_PER_USER: z.coerce.number().int().positive().default(10),
   LIVE_MAX_PER_ORG: z.coerce.number().int().positive().default(500),
+  /** On-call alert evaluation period in seconds (0 = no evaluator in this process). */
+  ALERT_EVAL_INTERVAL_S: z.coerce.number().min(0).max(3600).default(15),
+  /** Web Push VAPID keys (URL-safe base64); unset = generated once into DATA_DIR/vapid.json. */
+  VAPID_PUBLIC_KEY: z.string().min(1).optional(),
+  VAPID_PRIVATE_KEY: z.string().min(1).optional(),
+  /** mailto: or https: contact sent to push services. */
+  VAPID_SUBJECT: z.string().min(1).optional(),
+  /** The launcher's data directory (VAPID keys live there); default: the parent of CLICKHOUSE_PATH. */
+  DATA_DIR: z.string().optional(),
   APP_VERSION: z.string().default('0.1.0'),
   NODE_ENV: z.string().default('production'),
 });

@@ -1,0 +1,33 @@
+import { startAlertingLeader } from '@clusterscope/services';
+import { getServer, onShutdown } from './deps';
+import { getEnv } from './env';
+
+const g = globalThis as unknown as { __csAlerting?: boolean };
+
+/**
+ * Starts the on-call alert evaluator + notifier in this web process (every ALERT_EVAL_INTERVAL_S, 0 = off).
+ * Every instance runs the loop, but only the holder of the PostgreSQL advisory lock evaluates.
+ */
+export async function startAlertingOnce(): Promise<void> {
+  if (g.__csAlerting) return;
+  g.__csAlerting = true;
+  const env = getEnv();
+  if (env.ALERT_EVAL_INTERVAL_S === 0) return;
+  const { deps } = await getServer();
+  let leader = false;
+  const stop = startAlertingLeader(deps, {
+    databaseUrl: env.DATABASE_URL,
+    intervalMs: env.ALERT_EVAL_INTERVAL_S * 1000,
+    onCycle: (c) => {
+      if (c.leader !== leader)
+        console.error(
+          JSON.stringify({
+            level: 'info',
+            msg: c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower',
+          }),
+        );
+      leader = c.leader;
+    },
+  });
+  onShutdown(stop);
+}
