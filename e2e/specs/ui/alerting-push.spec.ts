@@ -1,8 +1,12 @@
 import { createDecipheriv, createECDH, createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
+import fs from 'node:fs';
+import type http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
+import { ensurePushCa } from '../../fixtures/push-ca';
+import { PORT } from '../../playwright.config';
 import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
 
 /** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
@@ -56,7 +60,10 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
 
   // Push-service stand-in: receives what the server's web-push sender POSTs.
   const pushes: { body: Buffer; headers: http.IncomingHttpHeaders }[] = [];
-  const service = http.createServer((req, res) => {
+  // Push services speak HTTPS only; the e2e server trusts this certificate (playwright.config.ts).
+  const ca = ensurePushCa(PORT);
+  const tls = { key: fs.readFileSync(ca.key), cert: fs.readFileSync(ca.cert) };
+  const service = https.createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
@@ -65,7 +72,7 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
     });
   });
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
-  const endpoint = `http://127.0.0.1:${(service.address() as AddressInfo).port}/push/${randomBytes(8).toString('hex')}`;
+  const endpoint = `https://127.0.0.1:${(service.address() as AddressInfo).port}/push/${randomBytes(8).toString('hex')}`;
 
   // The user agent's keys (RFC 8291 ua_public/auth), known to the test so it can decrypt like a browser.
   const ecdh = createECDH('prime256v1');
