@@ -1,4 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
+import { ensurePushCa } from './fixtures/push-ca';
 
 export const PORT = Number(process.env.E2E_PORT ?? 3100);
 /** Fresh per run; E2E_DATA_DIR lets parallel runs use separate directories. */
@@ -44,7 +45,15 @@ export default defineConfig({
     // Fresh embedded databases per run; the launcher seeds the demo org and writes the admin login to DATA_DIR.
     command: `rm -rf "${DATA_DIR}" && cd ../apps/web && node --import tsx scripts/launch.ts`,
     url: `http://127.0.0.1:${PORT}/api/health`,
-    env: { PORT: String(PORT), DATA_DIR, DEMO: process.env.E2E_DEMO ?? '1' },
+    // Alert rules are evaluated every 2 s here (15 s by default) so alerting specs see firing alerts quickly.
+    // NODE_EXTRA_CA_CERTS: the server's web-push sender trusts the push-service stand-in of alerting-push.spec.
+    env: {
+      PORT: String(PORT),
+      DATA_DIR,
+      DEMO: process.env.E2E_DEMO ?? '1',
+      ALERT_EVAL_INTERVAL_S: '2',
+      NODE_EXTRA_CA_CERTS: ensurePushCa(PORT).cert,
+    },
     timeout: 180_000,
     reuseExistingServer: false,
     stdout: 'pipe',

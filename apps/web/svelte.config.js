@@ -29,5 +29,7 @@ export default {
       },
     },
     version: { pollInterval: 0 },
+    // src/service-worker.ts (alert pushes) is registered only when someone enables notifications.
+    serviceWorker: { register: false },
   },
 };

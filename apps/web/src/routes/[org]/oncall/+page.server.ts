@@ -1,9 +1,10 @@
 import { getCaller, load as call } from '$lib/server/caller';
 import { LIVE_HEALTH } from '$lib/live';
+import { loadOncallAlerts } from '$lib/components/alerting/load';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   event.depends(LIVE_HEALTH);
   const api = await getCaller(event, event.params.org);
-  return { oncall: await call(() => api.dashboard.oncall()) };
+  return { oncall: await call(() => api.dashboard.oncall()), alerting: await loadOncallAlerts(api) };
 };

@@ -1,6 +1,7 @@
 import { getCaller, load as call } from '$lib/server/caller';
 import { parseRange } from '$lib/components/time/range';
 import { LIVE_HEALTH } from '$lib/live';
+import { loadClusterAlerts } from '$lib/components/alerting/load';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -10,5 +11,5 @@ export const load: PageServerLoad = async (event) => {
   const view = await call(() =>
     api.dashboard.clusterView({ id: event.params.id, from: range.from, to: range.to }),
   );
-  return { range, view };
+  return { range, view, alerts: await loadClusterAlerts(api, event.params.id, range) };
 };

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { actorLabel, filterQuery, parseFilters, sortAlerts, subject } from './format';
+
+const t = (m: number) => new Date(Date.UTC(2026, 10, 23, 10, m));
+
+describe('sortAlerts', () => {
+  it('puts firing first, worst severity first, oldest first; resolved newest first', () => {
+    const alerts = [
+      { id: 'r-old', state: 'resolved', severity: 'critical', resolvedAt: t(1) },
+      { id: 'p', state: 'pending', severity: 'critical', activeAt: t(2) },
+      { id: 'f-warn', state: 'firing', severity: 'warning', firedAt: t(0) },
+      { id: 'f-crit-new', state: 'firing', severity: 'critical', firedAt: t(9) },
+      { id: 'f-crit-old', state: 'firing', severity: 'critical', firedAt: t(3).toISOString() },
+      { id: 'r-new', state: 'resolved', severity: 'info', resolvedAt: t(8) },
+    ];
+    expect(sortAlerts(alerts).map((a) => a.id)).toEqual([
+      'f-crit-old',
+      'f-crit-new',
+      'f-warn',
+      'p',
+      'r-old',
+      'r-new',
+    ]);
+  });
+});
+
+describe('actorLabel', () => {
+  const members = [
+    { user: { id: 'u1', name: 'Ada', email: 'ada@x.io' } },
+    { user: { id: 'u2', email: 'b@x.io' } },
+  ];
+  it('names members, tokens and unknown users', () => {
+    expect(actorLabel('user:u1', members)).toBe('Ada');
+    expect(actorLabel('user:u2', members)).toBe('b@x.io');
+    expect(actorLabel('user:gone', members)).toBe('a former member');
+    expect(actorLabel('token:t1', members)).toBe('an API token');
+    expect(actorLabel(null, members)).toBe('');
+  });
+});
+
+describe('subject', () => {
+  it('names the node, cgroup or agent', () => {
+    expect(subject({ labels: { node: '2' } })).toBe('node 2');
+    expect(subject({ labels: { host: 'h', cgroup: 'db' } })).toBe('h / db');
+    expect(subject({ labels: {}, key: '' })).toBe('cluster');
+  });
+});
+
+describe('URL filters', () => {
+  it('round-trips and drops unknown values', () => {
+    const f = parseFilters(
+      new URLSearchParams('state=firing,bogus,firing,resolved&severity=critical&cluster=c_1'),
+    );
+    expect(f).toEqual({ state: ['firing', 'resolved'], severity: ['critical'], clusterId: 'c_1' });
+    expect(filterQuery(f)).toBe('?state=firing%2Cresolved&severity=critical&cluster=c_1');
+    expect(parseFilters(new URLSearchParams('cluster=../x')).clusterId).toBe('');
+    expect(filterQuery({ state: [], severity: [], clusterId: '' })).toBe('');
+  });
+});
