@@ -36,7 +36,8 @@ export const ZMetricVerdict = z.object({
   change_pct: z.number().nullable(),
   ci95: z.tuple([z.number(), z.number()]).nullable(),
   p_value: z.number().nullable(),
-  test: z.enum(['welch', 'mann-whitney', 'none']),
+  /** The one test behind ci95 and p_value (none: summary values only). */
+  test: z.enum(['welch', 'bootstrap', 'none']),
   verdict: ZVerdict,
   source: z.enum(['samples', 'summary']),
   n_baseline: z.number().int(),
