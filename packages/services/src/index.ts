@@ -17,6 +17,7 @@ export * from './ingest-prep';
 export * from './ingest-pool';
 export * from './runs';
 export * from './compare';
+export * from './verdict';
 export * from './environment';
 export * from './thresholds';
 export * from './alerts';
