@@ -158,7 +158,7 @@ describe('buildTimeOption', () => {
     // 0, 1, 2; 140 and 160 find none (hover label only); 500 reuses lane 0.
     const m = (ts: number) => ({ ts, label: `m${ts}` });
     expect(stackMarkers([m(100), m(120), m(140), m(160), m(500), m(130)], 0, 1000)).toEqual([
-      0, 1, 2, -1, 0, -1,
+      0, 1, -1, -1, 0, 2,
     ]);
     const o = buildTimeOption({
       ...rangesChart(charts()),
