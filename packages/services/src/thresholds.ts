@@ -204,7 +204,7 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
     });
     const first = runs.map((r) => values.get(r.id)?.get(metric)).find(Boolean);
     const threshold = thresholds.find((t) => t.metric === metric) ?? null;
-    let band: { lo: number; hi: number; mean: number; branch: string } | null = null;
+    let band: { lo: number; hi: number; mean: number; branch: string; runs: number } | null = null;
     if (threshold) {
       const window = points
         .filter((p) => p.branch === threshold.branch && p.envHealthy !== false)
@@ -217,7 +217,7 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
         first?.direction ?? directionOf(metric),
       );
       if (r.boundary && r.baseline_mean !== null)
-        band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch };
+        band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch, runs: window.length };
     }
     const cps = detectChangePoints(points.map((p) => p.value));
     return {

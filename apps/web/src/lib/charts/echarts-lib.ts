@@ -2,6 +2,7 @@
 import * as echarts from 'echarts/core';
 import { LineChart } from 'echarts/charts';
 import {
+  BrushComponent,
   DataZoomComponent,
   GridComponent,
   LegendComponent,
@@ -19,6 +20,7 @@ echarts.use([
   MarkLineComponent,
   MarkAreaComponent,
   DataZoomComponent,
+  BrushComponent,
   CanvasRenderer,
 ]);
 

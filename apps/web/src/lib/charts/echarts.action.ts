@@ -5,6 +5,13 @@ export interface TChartParams {
   option: EChartsCoreOption;
   /** Charts in one group share the tooltip / axis pointer. */
   group?: string;
+  /**
+   * Drag-to-zoom: with a `brush` in the option, dragging across the plot selects an x range and calls
+   * this with it (ms or axis units, from < to); the selection is then cleared.
+   */
+  onRange?: (from: number, to: number) => void;
+  /** Click on a data point: called with the data item (e.g. `{ value, runId }`). */
+  onPoint?: (data: unknown) => void;
 }
 
 const themeName = () =>
@@ -13,7 +20,8 @@ const themeName = () =>
 /**
  * The one owner of the ECharts lifecycle: lazy-loads ECharts (so routes without charts never ship it),
  * inits on the node, applies options, follows the node's size (ResizeObserver) and the app theme
- * (`themechange` window event), and disposes on destroy. Components only build options.
+ * (`themechange` window event), wires drag-to-zoom and point clicks, and disposes on destroy. Components
+ * only build options.
  */
 export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) => {
   let params = initial;
@@ -21,10 +29,19 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
   let destroyed = false;
   let ro: ResizeObserver | null = null;
 
+  const armBrush = () => {
+    if (!chart || !params.onRange) return;
+    chart.dispatchAction({
+      type: 'takeGlobalCursor',
+      key: 'brush',
+      brushOption: { brushType: 'lineX', brushMode: 'single' },
+    });
+  };
   const apply = () => {
     if (!chart) return;
     chart.setOption(params.option, { notMerge: true, lazyUpdate: true });
     if (params.group) chart.group = params.group;
+    armBrush();
   };
   const onTheme = () => chart?.setTheme(themeName());
 
@@ -33,6 +50,16 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
     chart = echarts.init(node, themeName(), { renderer: 'canvas' });
     apply();
     if (params.group) echarts.connect(params.group);
+    chart.on('brushEnd', (e: unknown) => {
+      const area = (e as { areas?: { coordRange?: unknown }[] }).areas?.[0];
+      const r = area?.coordRange;
+      chart?.dispatchAction({ type: 'brush', areas: [] });
+      if (Array.isArray(r) && r.length === 2 && typeof r[0] === 'number' && typeof r[1] === 'number') {
+        const [a, b] = r[0] <= r[1] ? [r[0], r[1]] : [r[1], r[0]];
+        if (b > a) params.onRange?.(Math.round(a), Math.round(b));
+      }
+    });
+    chart.on('click', (e: unknown) => params.onPoint?.((e as { data?: unknown }).data));
     ro = new ResizeObserver(() => chart?.resize());
     ro.observe(node);
     window.addEventListener('themechange', onTheme);
