@@ -10,7 +10,7 @@ import {
   MarkLineComponent,
   TooltipComponent,
 } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
+import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 
 echarts.use([
   LineChart,
@@ -22,6 +22,7 @@ echarts.use([
   DataZoomComponent,
   BrushComponent,
   CanvasRenderer,
+  SVGRenderer,
 ]);
 
 export { echarts };

@@ -12,6 +12,8 @@ export interface TChartParams {
   onRange?: (from: number, to: number) => void;
   /** Click on a data point: called with the data item (e.g. `{ value, runId }`). */
   onPoint?: (data: unknown) => void;
+  /** Renderer, fixed at init: canvas (default) or svg (axis labels become DOM text). */
+  renderer?: 'canvas' | 'svg';
 }
 
 const themeName = () =>
@@ -47,7 +49,7 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
 
   void import('./echarts-lib').then(({ echarts }) => {
     if (destroyed) return;
-    chart = echarts.init(node, themeName(), { renderer: 'canvas' });
+    chart = echarts.init(node, themeName(), { renderer: params.renderer ?? 'canvas' });
     apply();
     if (params.group) echarts.connect(params.group);
     chart.on('brushEnd', (e: unknown) => {
