@@ -41,7 +41,8 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
   };
   const apply = () => {
     if (!chart) return;
-    chart.setOption(params.option, { notMerge: true, lazyUpdate: true });
+    // With drag-to-zoom the option must be in place before the brush cursor is taken (no lazy update).
+    chart.setOption(params.option, { notMerge: true, lazyUpdate: !params.onRange });
     if (params.group) chart.group = params.group;
     armBrush();
   };
