@@ -2,7 +2,6 @@
 import * as echarts from 'echarts/core';
 import { LineChart } from 'echarts/charts';
 import {
-  BrushComponent,
   DataZoomComponent,
   GridComponent,
   LegendComponent,
@@ -20,7 +19,6 @@ echarts.use([
   MarkLineComponent,
   MarkAreaComponent,
   DataZoomComponent,
-  BrushComponent,
   CanvasRenderer,
   SVGRenderer,
 ]);

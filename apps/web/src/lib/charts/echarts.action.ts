@@ -6,8 +6,8 @@ export interface TChartParams {
   /** Charts in one group share the tooltip / axis pointer. */
   group?: string;
   /**
-   * Drag-to-zoom: with a `brush` in the option, dragging across the plot selects an x range and calls
-   * this with it (ms or axis units, from < to); the selection is then cleared.
+   * Drag-to-zoom: dragging across the plot (more than 8 px) shades the span and calls this with its x
+   * range in axis units (ms on a time axis), from < to.
    */
   onRange?: (from: number, to: number) => void;
   /** Click on a data point: called with the data item (e.g. `{ value, runId }`). */
@@ -31,20 +31,41 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
   let destroyed = false;
   let ro: ResizeObserver | null = null;
 
-  const armBrush = () => {
-    if (!chart || !params.onRange) return;
-    chart.dispatchAction({
-      type: 'takeGlobalCursor',
-      key: 'brush',
-      brushOption: { brushType: 'lineX', brushMode: 'single' },
-    });
+  let dragFrom: number | null = null;
+  let shade: HTMLDivElement | null = null;
+  const xOf = (e: PointerEvent) => e.clientX - node.getBoundingClientRect().left;
+  const onDown = (e: PointerEvent) => {
+    if (!params.onRange || e.button !== 0 || !chart) return;
+    if (!chart.containPixel({ gridIndex: 0 }, [xOf(e), e.clientY - node.getBoundingClientRect().top])) return;
+    dragFrom = xOf(e);
+    shade ??= Object.assign(document.createElement('div'), { className: 'zoom-shade' });
+    Object.assign(shade.style, {
+      position: 'absolute', top: '0', bottom: '0', left: `${dragFrom}px`, width: '0px',
+      background: 'rgba(37,99,235,0.15)', borderInline: '1px solid rgba(37,99,235,0.6)', pointerEvents: 'none',
+    }); // prettier-ignore
+    node.appendChild(shade);
+  };
+  const onMove = (e: PointerEvent) => {
+    if (dragFrom === null || !shade) return;
+    const x = xOf(e);
+    shade.style.left = `${Math.min(x, dragFrom)}px`;
+    shade.style.width = `${Math.abs(x - dragFrom)}px`;
+  };
+  const onUp = (e: PointerEvent) => {
+    if (dragFrom === null) return;
+    const x0 = dragFrom;
+    const x1 = xOf(e);
+    dragFrom = null;
+    shade?.remove();
+    if (!chart || Math.abs(x1 - x0) < 8) return;
+    const a = Number(chart.convertFromPixel({ xAxisIndex: 0 }, Math.min(x0, x1)));
+    const b = Number(chart.convertFromPixel({ xAxisIndex: 0 }, Math.max(x0, x1)));
+    if (Number.isFinite(a) && Number.isFinite(b) && b > a) params.onRange?.(Math.round(a), Math.round(b));
   };
   const apply = () => {
     if (!chart) return;
-    // With drag-to-zoom the option must be in place before the brush cursor is taken (no lazy update).
-    chart.setOption(params.option, { notMerge: true, lazyUpdate: !params.onRange });
+    chart.setOption(params.option, { notMerge: true, lazyUpdate: true });
     if (params.group) chart.group = params.group;
-    armBrush();
   };
   const onTheme = () => chart?.setTheme(themeName());
 
@@ -53,15 +74,9 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
     chart = echarts.init(node, themeName(), { renderer: params.renderer ?? 'canvas' });
     apply();
     if (params.group) echarts.connect(params.group);
-    chart.on('brushEnd', (e: unknown) => {
-      const area = (e as { areas?: { coordRange?: unknown }[] }).areas?.[0];
-      const r = area?.coordRange;
-      chart?.dispatchAction({ type: 'brush', areas: [] });
-      if (Array.isArray(r) && r.length === 2 && typeof r[0] === 'number' && typeof r[1] === 'number') {
-        const [a, b] = r[0] <= r[1] ? [r[0], r[1]] : [r[1], r[0]];
-        if (b > a) params.onRange?.(Math.round(a), Math.round(b));
-      }
-    });
+    node.addEventListener('pointerdown', onDown);
+    window.addEventListener('pointermove', onMove);
+    window.addEventListener('pointerup', onUp);
     chart.on('click', (e: unknown) => params.onPoint?.((e as { data?: unknown }).data));
     ro = new ResizeObserver(() => chart?.resize());
     ro.observe(node);
@@ -77,6 +92,9 @@ export const echartsAction: Action<HTMLElement, TChartParams> = (node, initial) 
       destroyed = true;
       ro?.disconnect();
       window.removeEventListener('themechange', onTheme);
+      node.removeEventListener('pointerdown', onDown);
+      window.removeEventListener('pointermove', onMove);
+      window.removeEventListener('pointerup', onUp);
       chart?.dispose();
       chart = null;
     },

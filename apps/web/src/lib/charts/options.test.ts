@@ -132,10 +132,6 @@ describe('buildTimeOption', () => {
     };
     expect(o.xAxis.axisLabel.formatter.day).toBe('{MMM} {d}');
   });
-  it('sets up drag-to-zoom only when asked', () => {
-    expect(buildTimeOption(cpuChart(charts()), { zoom: true })).toHaveProperty('brush.brushType', 'lineX');
-    expect(buildTimeOption(cpuChart(charts()))).not.toHaveProperty('brush');
-  });
   it('puts liveness transitions as markers on the ranges chart', () => {
     const markers = eventMarkers([
       { ts: F + 5, node_id: 3, to: 'DEAD' },

@@ -46,7 +46,7 @@ export interface TTimeOptionOpts {
   utc?: boolean;
   /** Lines left out (toggled off in the legend); default: limits far above the data (defaultHidden). */
   hidden?: ReadonlySet<string>;
-  /** Drag across the plot selects a time range (the action reports it; see echarts.action onRange). */
+  /** The panel lets a drag select a time range (handled by echarts.action onRange). */
   zoom?: boolean;
 }
 
@@ -265,19 +265,7 @@ export function buildTimeOption(c: TTimeChart, o: TTimeOptionOpts = {}): ECharts
       valueFormatter: fmt,
       axisPointer: { type: 'line' },
     },
-    ...(o.zoom
-      ? {
-          brush: {
-            xAxisIndex: 0,
-            brushType: 'lineX',
-            brushMode: 'single',
-            transformable: false,
-            brushStyle: { color: 'rgba(37,99,235,0.15)', borderColor: 'rgba(37,99,235,0.6)' },
-            outOfBrush: { colorAlpha: 1 },
-          },
-          toolbox: { show: false },
-        }
-      : {}),
+    // Drag-to-zoom (o.zoom) is handled and drawn by the action (echarts.action onRange).
     xAxis: {
       type: 'time',
       min: c.from,
