@@ -243,6 +243,7 @@ test('dragging across a time chart zooms: the range goes into the URL', async ({
   await page.goto(`${path}?range=6h`);
   const canvas = page.getByRole('region', { name: 'CPU vs limit' }).getByTestId('chart-canvas');
   await expect(canvas.locator('svg')).toBeVisible();
+  await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width * 0.35, y);
