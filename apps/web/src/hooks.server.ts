@@ -89,8 +89,7 @@ function secure(res: Response, authenticated: boolean): Response {
 
 export const handle: Handle = async ({ event, resolve }) => {
   if (building) return resolve(event);
-  if (isCrossSiteForm(event.request, event.url))
-    return secure(crossSiteFormResponse(event.request), false);
+  if (isCrossSiteForm(event.request, event.url)) return secure(crossSiteFormResponse(event.request), false);
   const ip = clientAddress(event);
   const { pathname } = event.url;
   const declared = Number(event.request.headers.get('content-length') ?? 0);

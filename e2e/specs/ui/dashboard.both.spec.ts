@@ -30,7 +30,9 @@ test('clusters → demo cluster → node, with state badges, charts and the rang
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
 
   // Charts render (ECharts canvas) and the default 1 h range reads raw samples.
-  await expect(page.getByRole('region', { name: 'CPU vs limit' }).locator('canvas')).toBeVisible();
+  await expect(
+    page.getByRole('region', { name: 'CPU vs limit' }).locator('canvas, svg').first(),
+  ).toBeVisible();
   await expect(page.getByTestId('resolution')).toHaveText('raw');
 
   // 24 h and 30 d switch to rollups; the choice is kept in the URL.

@@ -12,6 +12,6 @@ export * from './stats/compare-runs';
 export * from './stats/threshold';
 export * from './stats/change-points';
 export { createRng, drawNormal, drawAr1 } from './stats/prng';
-export { getWelchPValue, getMannWhitneyPValue, normalCdf } from './stats/tests';
+export { getWelchPValue, getWelchChangeTest, getMannWhitneyPValue, normalCdf } from './stats/tests';
 export { getLag1Autocorrelation, chooseBlockSize, getBlockMeans } from './stats/describe';
-export { getBootstrapChangeCi } from './stats/bootstrap';
+export { getBootstrapChangeCi, getBootstrapChangeTest } from './stats/bootstrap';

@@ -5,8 +5,32 @@ import { ZThresholdTest } from './bench';
 export const ZVerdict = z.enum(['improvement', 'regression', 'noise']);
 export type TVerdict = z.infer<typeof ZVerdict>;
 
-/** Verdict shown for a whole run against its baseline. */
-export const ZRunVerdict = z.enum(['regression', 'improvement', 'noise', 'unhealthy_env', 'no_baseline']);
+/** Default branch window when a workload has no threshold: main, last 3 runs. */
+export const DEFAULT_BASELINE_BRANCH = 'main';
+export const DEFAULT_BASELINE_WINDOW = 3;
+/** The statistics every verdict uses (run page, list, compare, CLI, REST). */
+export const ALPHA = 0.05;
+export const MIN_EFFECT_PCT = 9;
+export const SUMMARY_THRESHOLD_PCT = 10;
+
+/** The rule behind every verdict (shown as a tooltip wherever a verdict appears). */
+export const VERDICT_RULE =
+  `A metric regresses or improves when its change against the baseline is significant (p < ${ALPHA}, ` +
+  `i.e. the 95% CI excludes 0; both from the same test: Welch's t on block means, or a bootstrap when ` +
+  `they are not normal) and at least ${MIN_EFFECT_PCT}%; with summary values only, when they differ by ` +
+  `${SUMMARY_THRESHOLD_PCT}% or more. A run is a regression when any metric regressed, an improvement ` +
+  `when any improved and none regressed, otherwise no change. Runs with an unhealthy environment, ` +
+  `without a baseline, or of another tool or workload than the baseline get no verdict.`;
+
+/** Verdict shown for a whole run against its baseline (incomparable: another tool or workload). */
+export const ZRunVerdict = z.enum([
+  'regression',
+  'improvement',
+  'noise',
+  'unhealthy_env',
+  'no_baseline',
+  'incomparable',
+]);
 export type TRunVerdict = z.infer<typeof ZRunVerdict>;
 
 /** Filters of the run list (kept in the page URL; the same for CSV/JSON export). */
@@ -46,7 +70,8 @@ export const ZMetricVerdict = z.object({
   change_pct: z.number().nullable(),
   ci95: z.tuple([z.number(), z.number()]).nullable(),
   p_value: z.number().nullable(),
-  test: z.enum(['welch', 'mann-whitney', 'none']),
+  /** The one test behind ci95 and p_value (none: summary values only). */
+  test: z.enum(['welch', 'bootstrap', 'none']),
   verdict: ZVerdict,
   source: z.enum(['samples', 'summary']),
   n_baseline: z.number().int(),
@@ -59,7 +84,11 @@ export const ZBaselineRef = z.object({
   kind: z.enum(['run', 'branch']),
   /** The run id or branch name asked for. */
   ref: z.string(),
+  /** How the baseline is shown everywhere: "main (last 3 runs)", "run 1a2b3c4d". */
+  name: z.string(),
   branch: z.string().nullable(),
+  /** Branch window: how many latest runs are pooled (null for a run baseline). */
+  window: z.number().int().nullable(),
   /** Runs whose samples form the baseline (pooled, newest first). */
   run_ids: z.array(z.string()),
 });
@@ -74,6 +103,12 @@ export const ZRunComparison = z.object({
   envHealthy: z.boolean().nullable(),
   env_reasons: z.array(z.string()),
   verdict: ZRunVerdict,
+  /** One line: which metrics regressed/improved, or why there is no verdict. */
+  reason: z.string(),
+  /** The verdict rule (shown as a tooltip wherever a verdict appears). */
+  rule: z.string(),
+  /** Set when the runs cannot be compared (different tool or workload). */
+  warning: z.string().nullable(),
 });
 export type TRunComparison = z.infer<typeof ZRunComparison>;
 
@@ -95,16 +130,32 @@ export const ZRunBrief = z.object({
 });
 export type TRunBrief = z.infer<typeof ZRunBrief>;
 
-/** Multi-run comparison: first run is the baseline. */
+/** A run's verdict against the comparison's baseline. */
+export const ZRunJudgement = z.object({
+  run_id: z.string(),
+  verdict: ZRunVerdict,
+  reason: z.string(),
+  warning: z.string().nullable(),
+});
+export type TRunJudgement = z.infer<typeof ZRunJudgement>;
+
+/**
+ * Multi-run comparison: the baseline is the first run, or (with `baseline`) a branch window of the first
+ * run, whose runs come first in `runs` (`baseline.run_ids`).
+ */
 export const ZComparison = z.object({
   runs: z.array(ZRunBrief),
+  baseline: ZBaselineRef,
+  /** One per compared (non-baseline) run. */
+  judgements: z.array(ZRunJudgement),
+  rule: z.string(),
   metrics: z.array(
     z.object({
       metric: z.string(),
       unit: z.string(),
       direction: ZDirection,
       baseline: z.number(),
-      /** One entry per non-baseline run, in the order of `runs.slice(1)`. */
+      /** One entry per compared run, in the order of `judgements`. */
       deltas: z.array(ZMetricVerdict.extend({ run_id: z.string() })),
     }),
   ),

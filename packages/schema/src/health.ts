@@ -131,6 +131,8 @@ export function orderOncall<T extends TSeverityFacts & { name: string }>(
   };
   for (const c of withSeverity) summary.clusters[c.severity]++;
   return { clusters: withSeverity, summary };
+}
+
 /**
  * DEAD only when the data says so. CockroachDB declares a node dead after `server.time_until_store_dead`
  * (5 minutes by default) without a liveness heartbeat; `is_live=false` + `is_available=false` alone is not proof

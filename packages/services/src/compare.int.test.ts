@@ -111,8 +111,16 @@ afterAll(async () => {
 describe('compareRunWithBaseline', () => {
   it('flags a 20% slower run as a tps regression against the pooled main baseline', async () => {
     const c = await compareRunWithBaseline(deps, caller, ids.slow);
-    expect(c.baseline).toMatchObject({ kind: 'branch', branch: 'main' });
-    expect(c.baseline.run_ids).toEqual([ids.m4, ids.m3, ids.m2]);
+    // The workload's threshold (main, window 20) names the default baseline; 4 main runs precede it.
+    expect(c.baseline).toMatchObject({
+      kind: 'branch',
+      branch: 'main',
+      window: 20,
+      name: 'main (last 4 runs)',
+    });
+    expect(c.baseline.run_ids).toEqual([ids.m4, ids.m3, ids.m2, ids.m1]);
+    expect(c.reason).toMatch(/^regressed: tps -\d+\.\d%/);
+    expect(c.rule).toMatch(/p < 0.05/);
     const tps = c.verdicts.find((v) => v.metric === 'tps' && v.source === 'samples')!;
     expect(tps.verdict).toBe('regression');
     expect(tps.change_pct).toBeLessThan(-15);
@@ -142,9 +150,65 @@ describe('compareRunWithBaseline', () => {
     expect(env.env?.max_ranges_unavailable).toBe(3);
   });
 
+  it('gives the same run the same verdict and baseline on every path (page, list, compare, alert)', async () => {
+    const page = await compareRunWithBaseline(deps, caller, ids.slow);
+    const list = (await listRunsWithVerdicts(deps, caller, { branch: 'feature' })).find(
+      (r) => r.id === ids.slow,
+    )!;
+    const cmp = await compareRunIds(deps, caller, ids.slow, `main:${page.baseline.window}`);
+    const alert = (await getWorkloadHistory(deps, caller, ids.workload)).alerts.find(
+      (a) => a.runId === ids.slow,
+    )!;
+    const seen = [
+      { verdict: page.verdict, baseline: page.baseline.name, reason: page.reason },
+      { verdict: list.verdict, baseline: list.baselineName, reason: list.verdictReason },
+      { verdict: cmp.judgements[0].verdict, baseline: cmp.baseline.name, reason: cmp.judgements[0].reason },
+      {
+        verdict: alert.runVerdict?.verdict,
+        baseline: alert.runVerdict?.baselineName,
+        reason: alert.runVerdict?.reason,
+      },
+    ];
+    for (const x of seen) expect(x).toEqual(seen[0]);
+    expect(seen[0]).toMatchObject({ verdict: 'regression', baseline: 'main (last 4 runs)' });
+    expect(cmp.baseline.run_ids).toEqual(page.baseline.run_ids);
+    expect(cmp.runs.map((r) => r.id)).toEqual([ids.m1, ids.m2, ids.m3, ids.m4, ids.slow]);
+    // The alert's baseline value and window are the verdict's.
+    expect(alert.message).toMatch(
+      /^tps [\d,.]+ tx\/s is \d+\.\d % below the baseline [\d,.]+ tx\/s \(main, last 4 runs; limit 10 %\)$/,
+    );
+    const tps = page.verdicts.find((v) => v.metric === 'tps')!;
+    expect(alert.baseline).toBeCloseTo(tps.baseline, 6);
+    expect(alert.value).toBeCloseTo(tps.value, 6);
+  });
+
+  it('warns and gives no verdict for runs of different tools', async () => {
+    const { id } = await createRun(deps, caller, {
+      cluster: 'prod',
+      workload: 'fio-rand',
+      tool: 'fio',
+      startedAt: new Date(T0 - HOUR).toISOString(),
+    });
+    await addRunResults(deps, caller, { id, metrics: [{ name: 'tps', value: 10 }] });
+    await finishRun(deps, caller, { id, status: 'succeeded' });
+    const c = await compareRunWithBaseline(deps, caller, id, ids.m4);
+    expect(c).toMatchObject({ verdict: 'incomparable', regression: false, verdicts: [] });
+    expect(c.warning).toBe('different tools (pgbench vs fio)');
+    const multi = await compareRunIds(deps, caller, [ids.m4, id]);
+    expect(multi.judgements).toEqual([
+      {
+        run_id: id,
+        verdict: 'incomparable',
+        reason: 'not comparable: different tools (pgbench vs fio)',
+        warning: 'different tools (pgbench vs fio)',
+      },
+    ]);
+  });
+
   it('has no baseline on an unknown branch and hides other orgs', async () => {
     const c = await compareRunWithBaseline(deps, caller, ids.slow, 'nope');
     expect(c).toMatchObject({ verdict: 'no_baseline', regression: false, verdicts: [] });
+    expect(c.baseline.name).toBe('nope (no earlier runs)');
     await expect(compareRunWithBaseline(deps, other, ids.slow)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(compareRunWithBaseline(deps, caller, ids.slow, ids.slow)).rejects.toMatchObject({
       code: 'BAD_REQUEST',
@@ -240,8 +304,9 @@ describe('multi-run comparison, list and export', () => {
       [ids.m1, ids.slow].sort(),
     );
     expect((await listRunsWithVerdicts(deps, caller, { label: 'env' })).length).toBe(2);
+    // 7 pgbench runs + the fio run of the "different tools" test.
     expect((await listRunsWithVerdicts(deps, caller, { cluster: 'prod', status: 'succeeded' })).length).toBe(
-      7,
+      8,
     );
     expect(await listRunsWithVerdicts(deps, caller, { cluster: 'nope' })).toEqual([]);
     const d = new Date(T0 + 4 * HOUR).toISOString();

@@ -16,6 +16,8 @@ import {
   ZMetric,
   ZRunFilter,
   parseDay,
+  type TBaselineRef,
+  type TDirection,
   type TComparison,
   type TIntervalSample,
   type TMetric,
@@ -32,12 +34,22 @@ import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
 import { boundClusterOf, loadRun, loadRuns } from './access';
 import { AppError, notFound } from './errors';
+import {
+  ALPHA,
+  DEFAULT_BASELINE_BRANCH,
+  DEFAULT_BASELINE_WINDOW,
+  MIN_EFFECT_PCT,
+  SUMMARY_THRESHOLD_PCT,
+  VERDICT_RULE,
+  decideRunVerdict,
+  findMismatch,
+  nameBaseline,
+  parseBranchRef,
+  type TBaselineSpec,
+} from './verdict';
 
 export type TRunRow = Awaited<ReturnType<typeof findRunsByIds>>[number];
 
-/** Runs pooled into a branch baseline (their trimmed samples are concatenated). */
-export const BASELINE_POOL = 3;
-export const DEFAULT_BASELINE_BRANCH = 'main';
 /** Throughput metrics in order of preference for the run list's key metric. */
 const THROUGHPUT = ['tps', 'ops_per_s', 'qps', 'rps', 'events_per_s', 'tpmC', 'read_iops', 'write_iops'];
 const LATENCY = ['lat_p95_ms', 'lat_p99_ms', 'lat_avg_ms', 'lat_p50_ms'];
@@ -117,6 +129,35 @@ export function trimWarmup(d: TRunData): TRunData {
   return { samples: d.samples.slice(n), summary: d.summary };
 }
 
+export type TMetricValue = { value: number; unit: string; direction: TDirection };
+
+/**
+ * A run's value per metric, as verdicts see it: the mean of its interval samples after the 10% warm-up
+ * when it has ≥ 5, else its summary value, else the mean of its few samples.
+ */
+export function getRunValues(d: TRunData): Map<string, TMetricValue> {
+  const trimmed = trimWarmup(d).samples;
+  const series = (xs: readonly TIntervalSample[]) => {
+    const acc = new Map<string, { s: number; n: number }>();
+    for (const x of xs)
+      for (const [k, v] of Object.entries(x.values)) {
+        const a = acc.get(k) ?? { s: 0, n: 0 };
+        a.s += v;
+        a.n++;
+        acc.set(k, a);
+      }
+    return acc;
+  };
+  const all = series(d.samples);
+  const cut = series(trimmed);
+  const out = new Map<string, TMetricValue>();
+  const info = (k: string) => ({ unit: getMetricInfo(k)?.unit ?? '', direction: directionOf(k) });
+  for (const [k, a] of all) out.set(k, { value: a.s / a.n, ...info(k) });
+  for (const m of d.summary) out.set(m.name, { value: m.value, unit: m.unit, direction: m.direction });
+  for (const [k, a] of cut) if (a.n >= 5) out.set(k, { ...(out.get(k) ?? info(k)), value: a.s / a.n });
+  return out;
+}
+
 /** One baseline out of several runs: trimmed samples concatenated, summary values averaged. */
 export function poolRunData(ds: readonly TRunData[]): TRunData {
   const samples = ds.flatMap((d) => trimWarmup(d).samples);
@@ -157,50 +198,125 @@ export function summarizeVerdicts(
   envHealthy: boolean | null,
   hasBaseline: boolean,
 ): { verdict: TRunVerdict; regression: boolean } {
-  if (envHealthy === false) return { verdict: 'unhealthy_env', regression: false };
-  if (!hasBaseline) return { verdict: 'no_baseline', regression: false };
-  const regressed = verdicts.some((v) => v.verdict === 'regression');
-  if (regressed) return { verdict: 'regression', regression: true };
-  if (verdicts.some((v) => v.verdict === 'improvement')) return { verdict: 'improvement', regression: false };
-  return { verdict: 'noise', regression: false };
+  const { verdict, regression } = decideRunVerdict({
+    verdicts,
+    envHealthy,
+    baselineRuns: hasBaseline ? 1 : 0,
+  });
+  return { verdict, regression };
 }
 
-/** Baseline branch of a workload: the branch of its thresholds, else main. */
-async function getBaselineBranch(deps: TDeps, orgId: string, workloadId: string | null): Promise<string> {
-  if (!workloadId) return DEFAULT_BASELINE_BRANCH;
-  const ts = await listThresholds(deps.db, orgId, workloadId);
-  return ts[0]?.branch ?? DEFAULT_BASELINE_BRANCH;
+/** Longest branch window pooled for a verdict (a threshold may ask for up to 1000 runs). */
+const MAX_POOL = 50;
+
+/** A workload's default baseline: the branch and window of its first threshold, else main, last 3 runs. */
+export async function getDefaultBaseline(
+  deps: TDeps,
+  orgId: string,
+  workloadId: string | null,
+): Promise<{ branch: string; window: number }> {
+  const ts = workloadId ? await listThresholds(deps.db, orgId, workloadId) : [];
+  return ts[0]
+    ? { branch: ts[0].branch, window: Math.min(MAX_POOL, ts[0].windowSize) }
+    : { branch: DEFAULT_BASELINE_BRANCH, window: DEFAULT_BASELINE_WINDOW };
 }
 
 async function findBranchBaseline(
   deps: TDeps,
   caller: TCaller,
   run: TRunRow,
-  branch: string,
+  spec: { branch: string; window: number },
 ): Promise<TRunRow[]> {
   return findBaselineRuns(deps.db, caller.orgId, {
     clusterId: boundClusterOf(caller),
     workloadId: run.workloadId,
     tool: run.tool,
     toolWorkload: run.toolWorkload,
-    branch,
+    branch: spec.branch,
     before: run.startedAt,
     excludeId: run.id,
-    limit: BASELINE_POOL,
+    limit: spec.window,
   });
 }
 
-function compareData(base: TRunData, run: TRunData, resamples?: number) {
-  return compareRuns(base, trimWarmup(run), { warmup: 0, ...(resamples ? { resamples } : {}) }).map(
-    toMetricVerdict,
-  );
+function compareData(base: TRunData, run: TRunData) {
+  return compareRuns(base, trimWarmup(run), {
+    warmup: 0,
+    alpha: ALPHA,
+    minEffectPct: MIN_EFFECT_PCT,
+    summaryThresholdPct: SUMMARY_THRESHOLD_PCT,
+  }).map(toMetricVerdict);
 }
 
 /**
- * Compares a run with a baseline: `baseline` is a run id, or a branch name (default: the workload's
- * threshold branch, else main). A branch baseline pools the interval samples of the latest
- * BASELINE_POOL succeeded runs of the same workload on that branch that started before the run
- * (env-unhealthy runs skipped), each with its first 10% dropped as warm-up.
+ * THE verdict of a run against its resolved baseline runs (pure given the loaded data). Every page, the
+ * CLI and REST compare get their run verdict from here.
+ */
+export function judgeRun(
+  run: TRunRow,
+  baseRuns: readonly TRunRow[],
+  data: ReadonlyMap<string, TRunData>,
+): {
+  verdicts: TMetricVerdict[];
+  verdict: TRunVerdict;
+  regression: boolean;
+  reason: string;
+  warning: string | null;
+} {
+  const warning = findMismatch(run, baseRuns);
+  const verdicts =
+    baseRuns.length && !warning
+      ? compareData(poolRunData(baseRuns.map((r) => data.get(r.id)!)), data.get(run.id)!)
+      : [];
+  const v = decideRunVerdict({
+    verdicts,
+    envHealthy: run.envHealthy,
+    baselineRuns: baseRuns.length,
+    mismatch: warning,
+  });
+  return { verdicts, ...v, warning };
+}
+
+type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[] };
+
+/** A baseline ref (run id, `branch` or `branch:N`; default: the workload's) resolved for one run. */
+async function resolveBaseline(
+  deps: TDeps,
+  caller: TCaller,
+  run: TRunRow,
+  baseline?: string,
+): Promise<TResolved> {
+  const asRun = baseline ? (await loadRuns(deps, caller, [baseline]))[0] : undefined;
+  if (asRun) {
+    if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
+    return { spec: { kind: 'run', runId: asRun.id }, ref: asRun.id, runs: [asRun] };
+  }
+  const def = await getDefaultBaseline(deps, caller.orgId, run.workloadId);
+  const parsed = baseline ? parseBranchRef(baseline) : null;
+  const spec = {
+    kind: 'branch' as const,
+    branch: parsed?.branch ?? def.branch,
+    window: Math.min(MAX_POOL, parsed?.window ?? def.window),
+  };
+  return { spec, ref: baseline ?? spec.branch, runs: await findBranchBaseline(deps, caller, run, spec) };
+}
+
+function toBaselineRef(b: TResolved): TBaselineRef {
+  return {
+    kind: b.spec.kind,
+    ref: b.ref,
+    name: nameBaseline(b.spec, b.spec.kind === 'branch' ? b.runs.length : undefined),
+    branch: b.spec.kind === 'branch' ? b.spec.branch : null,
+    window: b.spec.kind === 'branch' ? b.spec.window : null,
+    run_ids: b.runs.map((r) => r.id),
+  };
+}
+
+/**
+ * Compares a run with a baseline: `baseline` is a run id, a branch, or `branch:N` (default: the
+ * workload's first threshold branch and window, else main, last 3 runs). A branch baseline pools the
+ * interval samples of the latest N succeeded runs of the same workload on that branch that started before
+ * the run (env-unhealthy runs skipped), each with its first 10% dropped as warm-up.
  */
 export async function compareRunWithBaseline(
   deps: TDeps,
@@ -210,67 +326,69 @@ export async function compareRunWithBaseline(
 ): Promise<TRunComparison> {
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, runId);
-  let kind: 'run' | 'branch' = 'branch';
-  let branch: string | null = null;
-  let baseRuns: TRunRow[];
-  const asRun = baseline ? (await loadRuns(deps, caller, [baseline]))[0] : undefined;
-  if (asRun) {
-    if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
-    kind = 'run';
-    baseRuns = [asRun];
-  } else {
-    branch = baseline ?? (await getBaselineBranch(deps, caller.orgId, run.workloadId));
-    baseRuns = await findBranchBaseline(deps, caller, run, branch);
-  }
-  const data = await loadRunData(deps, caller.orgId, [run, ...baseRuns]);
-  const verdicts = baseRuns.length
-    ? compareData(
-        kind === 'run'
-          ? trimWarmup(data.get(baseRuns[0].id)!)
-          : poolRunData(baseRuns.map((r) => data.get(r.id)!)),
-        data.get(run.id)!,
-      )
-    : [];
+  const b = await resolveBaseline(deps, caller, run, baseline);
+  const data = await loadRunData(deps, caller.orgId, [run, ...b.runs]);
+  const j = judgeRun(run, b.runs, data);
   const env = run.env as { reasons?: unknown } | null;
   return {
     run_id: run.id,
-    baseline: { kind, ref: baseline ?? branch ?? '', branch, run_ids: baseRuns.map((r) => r.id) },
-    verdicts,
+    baseline: toBaselineRef(b),
+    verdicts: j.verdicts,
     envHealthy: run.envHealthy,
     env_reasons: Array.isArray(env?.reasons) ? env.reasons.map(String) : [],
-    ...summarizeVerdicts(verdicts, run.envHealthy, baseRuns.length > 0),
+    verdict: j.verdict,
+    regression: j.regression,
+    reason: j.reason,
+    rule: VERDICT_RULE,
+    warning: j.warning,
   };
 }
 
-/** Parses `a,b,c` or an array into 2–8 distinct run ids. */
-export function parseRunIds(input: string | readonly string[]): string[] {
+/** Parses `a,b,c` or an array into `min`–8 distinct run ids. */
+export function parseRunIds(input: string | readonly string[], min = 2): string[] {
   const ids = (typeof input === 'string' ? input.split(',') : [...input])
     .map((s) => s.trim())
     .filter(Boolean);
   const uniq = [...new Set(ids)];
-  if (uniq.length < 2 || uniq.length > 8)
-    throw new AppError('BAD_REQUEST', `runs: give 2 to 8 distinct run ids, got ${uniq.length}`);
+  if (uniq.length < min || uniq.length > 8)
+    throw new AppError('BAD_REQUEST', `runs: give ${min} to 8 distinct run ids, got ${uniq.length}`);
   return uniq;
 }
 
-/** 2–8 runs; the first is the baseline. Each other run is compared with it metric by metric. */
+/**
+ * 2–8 runs, the first is the baseline; or, with `baseline` (a branch, `branch:N` or run id), 1–8 runs
+ * compared with that baseline resolved for the first run (its runs come first in `runs`). Each compared
+ * run gets metric deltas and its run verdict from judgeRun.
+ */
 export async function compareRunIds(
   deps: TDeps,
   caller: TCaller,
   input: string | readonly string[],
+  baseline?: string,
 ): Promise<TComparison & { samples: Record<string, TIntervalSample[]> }> {
   assertCan(caller, { run: ['read'] });
-  const ids = parseRunIds(input);
+  const ids = parseRunIds(input, baseline ? 1 : 2);
   const rows = await loadRuns(deps, caller, ids);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) throw notFound(`run ${missing.join(', ')}`);
-  const runs = ids.map((id) => byId.get(id)!);
+  const given = ids.map((id) => byId.get(id)!);
+  let b: TResolved;
+  let compared: TRunRow[];
+  if (baseline) {
+    b = await resolveBaseline(deps, caller, given[0], baseline);
+    const inBase = new Set(b.runs.map((r) => r.id));
+    compared = given.filter((r) => !inBase.has(r.id));
+  } else {
+    b = { spec: { kind: 'run', runId: given[0].id }, ref: given[0].id, runs: [given[0]] };
+    compared = given.slice(1);
+  }
+  const runs = [...[...b.runs].reverse(), ...compared];
   const data = await loadRunData(deps, caller.orgId, runs);
-  const base = trimWarmup(data.get(ids[0])!);
   const metrics = new Map<string, TComparison['metrics'][number]>();
-  for (const r of runs.slice(1)) {
-    for (const v of compareData(base, data.get(r.id)!)) {
+  const judgements = compared.map((r) => {
+    const j = judgeRun(r, b.runs, data);
+    for (const v of j.verdicts) {
       let m = metrics.get(v.metric);
       if (!m)
         metrics.set(
@@ -279,11 +397,15 @@ export async function compareRunIds(
         );
       m.deltas.push({ ...v, run_id: r.id });
     }
-  }
+    return { run_id: r.id, verdict: j.verdict, reason: j.reason, warning: j.warning };
+  });
   return {
     runs: runs.map(toRunBrief),
+    baseline: toBaselineRef(b),
+    judgements,
+    rule: VERDICT_RULE,
     metrics: [...metrics.values()],
-    samples: Object.fromEntries(ids.map((id) => [id, data.get(id)!.samples])),
+    samples: Object.fromEntries(runs.map((r) => [r.id, data.get(r.id)!.samples])),
   };
 }
 
@@ -291,6 +413,8 @@ export type TRunListRow = TRunBrief & {
   key: { metric: string; unit: string; value: number | null; spark: number[] }[];
   verdict: TRunVerdict | null;
   verdictReason: string;
+  /** The baseline the verdict is against ("main (last 3 runs)"); null without a verdict. */
+  baselineName: string | null;
 };
 
 /** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
@@ -341,27 +465,64 @@ function pickKeyMetrics(names: Set<string>): string[] {
   return [t, l].filter((x): x is string => !!x);
 }
 
-/** Run list rows: key metrics with sparkline series and a verdict against the run's baseline. */
+export type TRunJudged = {
+  verdict: TRunVerdict;
+  reason: string;
+  warning: string | null;
+  baselineName: string;
+};
+
+/**
+ * Verdicts of many runs, each against its workload's default baseline (one batched data load); the runs
+ * list and the workload page's alerts use it. Runs that did not succeed get none. `data` receives the
+ * loaded run data (for callers that need more from it).
+ */
+export async function judgeRunsByDefault(
+  deps: TDeps,
+  caller: TCaller,
+  rows: readonly TRunRow[],
+  data: Map<string, TRunData> = new Map(),
+): Promise<Map<string, TRunJudged>> {
+  const defaults = new Map<string | null, Promise<{ branch: string; window: number }>>();
+  const baselines = await Promise.all(
+    rows.map(async (r) => {
+      if (r.status !== 'succeeded') return null;
+      if (!defaults.has(r.workloadId))
+        defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r.workloadId));
+      const spec = { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
+      const runs = r.envHealthy === false ? [] : await findBranchBaseline(deps, caller, r, spec);
+      return { spec, runs };
+    }),
+  );
+  const all = new Map<string, TRunRow>();
+  for (const r of [...rows, ...baselines.flatMap((b) => b?.runs ?? [])]) all.set(r.id, r);
+  const need = [...all.values()].filter((r) => !data.has(r.id));
+  for (const [id, d] of await loadRunData(deps, caller.orgId, need)) data.set(id, d);
+  const out = new Map<string, TRunJudged>();
+  rows.forEach((r, i) => {
+    const b = baselines[i];
+    if (!b) return;
+    const j = judgeRun(r, b.runs, data);
+    out.set(r.id, {
+      verdict: j.verdict,
+      reason: j.reason,
+      warning: j.warning,
+      baselineName: nameBaseline(b.spec, b.runs.length),
+    });
+  });
+  return out;
+}
+
+/** Run list rows: key metrics with sparkline series and the run verdict against its default baseline. */
 export async function listRunsWithVerdicts(
   deps: TDeps,
   caller: TCaller,
   filter: TRunFilter,
 ): Promise<TRunListRow[]> {
   const rows = await findRunRows(deps, caller, filter);
-  const keys = [...THROUGHPUT, ...LATENCY];
-  const branchOf = new Map<string | null, Promise<string>>();
-  const baselines = await Promise.all(
-    rows.map(async (r) => {
-      if (r.status !== 'succeeded' || r.envHealthy === false) return [];
-      if (!branchOf.has(r.workloadId))
-        branchOf.set(r.workloadId, getBaselineBranch(deps, caller.orgId, r.workloadId));
-      return findBranchBaseline(deps, caller, r, await branchOf.get(r.workloadId)!);
-    }),
-  );
-  const all = new Map<string, TRunRow>();
-  for (const r of [...rows, ...baselines.flat()]) all.set(r.id, r);
-  const data = await loadRunData(deps, caller.orgId, [...all.values()], { metrics: keys });
-  return rows.map((r, i) => {
+  const data = await loadRunData(deps, caller.orgId, rows);
+  const judged = await judgeRunsByDefault(deps, caller, rows, data);
+  return rows.map((r) => {
     const d = data.get(r.id)!;
     const names = new Set([
       ...d.samples.flatMap((s) => Object.keys(s.values)),
@@ -373,30 +534,45 @@ export async function listRunsWithVerdicts(
       const value = s?.value ?? (spark.length ? spark.reduce((a, b) => a + b, 0) / spark.length : null);
       return { metric, unit: s?.unit ?? getMetricInfo(metric)?.unit ?? '', value, spark };
     });
-    let verdict: TRunVerdict | null = null;
-    let verdictReason = '';
-    if (r.status === 'succeeded') {
-      if (r.envHealthy === false) {
-        verdict = 'unhealthy_env';
-        verdictReason = 'environment unhealthy during the run';
-      } else if (baselines[i].length === 0) {
-        verdict = 'no_baseline';
-        verdictReason = 'no earlier succeeded run on the baseline branch';
-      } else {
-        const base = poolRunData(baselines[i].map((b) => data.get(b.id)!));
-        const wanted = new Set(key.map((k) => k.metric));
-        const vs = compareData(base, d, 500).filter((v) => wanted.has(v.metric));
-        verdict = summarizeVerdicts(vs, r.envHealthy, true).verdict;
-        verdictReason = vs
-          .map(
-            (v) =>
-              `${v.metric}: ${v.verdict}${v.change_pct === null ? '' : ` (${v.change_pct.toFixed(1)}%)`}`,
-          )
-          .join('; ');
-      }
-    }
-    return { ...toRunBrief(r), key, verdict, verdictReason };
+    const j = judged.get(r.id);
+    return {
+      ...toRunBrief(r),
+      key,
+      verdict: j?.verdict ?? null,
+      verdictReason: j?.reason ?? '',
+      baselineName: j?.baselineName ?? null,
+    };
   });
+}
+
+const RATE_PAIRS: [string, string][] = [
+  ['ops', 'ops_per_s'],
+  ['transactions', 'tps'],
+  ['requests', 'rps'],
+];
+
+/**
+ * How long a run took: the wall clock (start → finish) when it is at least a second; else what its output
+ * implies (a submitted run is created and finished in one go): the tool's own duration, the span of its
+ * interval samples, or a count over its rate (ops ÷ ops/s). null while running or when nothing says.
+ */
+export function getRunDuration(
+  run: { startedAt: Date; finishedAt: Date | null },
+  d: TRunData,
+): { seconds: number; source: 'clock' | 'output' } | null {
+  const clock = run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
+  if (clock !== null && clock >= 1) return { seconds: clock, source: 'clock' };
+  const value = (n: string) => d.summary.find((m) => m.name === n)?.value;
+  const own = value('duration_s');
+  if (own !== undefined && own > 0) return { seconds: own, source: 'output' };
+  const span = d.samples.length ? Math.max(...d.samples.map((s) => s.elapsed_s)) : 0;
+  if (span > 0) return { seconds: span, source: 'output' };
+  for (const [count, rate] of RATE_PAIRS) {
+    const c = value(count);
+    const r = value(rate);
+    if (c !== undefined && r !== undefined && c > 0 && r > 0) return { seconds: c / r, source: 'output' };
+  }
+  return clock === null ? null : { seconds: clock, source: 'clock' };
 }
 
 /** One run for its page: brief, params, git, summary with units and interval series by metric. */
@@ -419,5 +595,6 @@ export async function getRunDetail(deps: TDeps, caller: TCaller, id: string) {
     summary: data.summary.map((m) => ({ ...m, label: getMetricInfo(m.name)?.label ?? m.name })),
     series,
     direction: Object.fromEntries(Object.keys(series).map((k) => [k, directionOf(k)])),
+    duration: getRunDuration(run, data),
   };
 }

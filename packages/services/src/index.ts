@@ -18,6 +18,7 @@ export * from './ingest-pool';
 export * from './runs';
 export * from './compare';
 export * from './run-list';
+export * from './verdict';
 export * from './environment';
 export * from './thresholds';
 export * from './alerts';

@@ -15,7 +15,6 @@ import {
 } from '@clusterscope/db';
 import {
   ZThresholdInput,
-  type TDirection,
   type TThreshold,
   type TThresholdInput,
   type TThresholdTest,
@@ -23,7 +22,8 @@ import {
 import type { TDeps } from './deps';
 import { notifyBenchmarkAlert } from './alerting/deliveries';
 import { actorOf, assertCan, type TCaller } from './caller';
-import { loadRunData, toRunBrief, type TRunRow } from './compare';
+import { getRunValues, judgeRunsByDefault, loadRunData, toRunBrief, type TRunRow } from './compare';
+import { formatAlertText } from './verdict';
 import { refreshRunEnvironment } from './environment';
 import { toAlert } from './alerts';
 import { notFound } from './errors';
@@ -70,29 +70,10 @@ export async function deleteThreshold(deps: TDeps, caller: TCaller, id: string) 
   return { id, deleted: true };
 }
 
-type TValue = { value: number; unit: string; direction: TDirection };
-
-/** Per-run metric values: the summary, else the mean of the interval samples. */
+/** Per-run metric values, the same ones the verdicts use (compare.ts getRunValues). */
 async function getMetricValues(deps: TDeps, orgId: string, runs: readonly TRunRow[]) {
   const data = await loadRunData(deps, orgId, runs);
-  const out = new Map<string, Map<string, TValue>>();
-  for (const r of runs) {
-    const d = data.get(r.id)!;
-    const m = new Map<string, TValue>();
-    const sums = new Map<string, { s: number; n: number }>();
-    for (const s of d.samples)
-      for (const [k, v] of Object.entries(s.values)) {
-        const a = sums.get(k) ?? { s: 0, n: 0 };
-        a.s += v;
-        a.n++;
-        sums.set(k, a);
-      }
-    for (const [k, a] of sums)
-      m.set(k, { value: a.s / a.n, unit: getMetricInfo(k)?.unit ?? '', direction: directionOf(k) });
-    for (const x of d.summary) m.set(x.name, { value: x.value, unit: x.unit, direction: x.direction });
-    out.set(r.id, m);
-  }
-  return out;
+  return new Map(runs.map((r) => [r.id, getRunValues(data.get(r.id)!)]));
 }
 
 export type TThresholdEvaluation = {
@@ -159,7 +140,16 @@ export async function evaluateRunThresholds(
         metric: t.metric,
         value: mine.value,
         baseline: res.baseline_mean,
-        message: `${t.metric} ${mine.value.toPrecision(4)}${mine.unit ? ` ${mine.unit}` : ''} vs baseline ${res.baseline_mean?.toPrecision(4)} on ${t.branch}: ${res.reason}`,
+        message: formatAlertText({
+          metric: t.metric,
+          unit: mine.unit,
+          value: mine.value,
+          baseline: res.baseline_mean ?? NaN,
+          branch: t.branch,
+          runs: xs.length,
+          test: t.test as TThresholdTest,
+          limit: t.limit,
+        }),
       });
       alertId = a.id;
       // Same notification routing as on-call alerts (the org's warning channels).
@@ -217,7 +207,7 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
     });
     const first = runs.map((r) => values.get(r.id)?.get(metric)).find(Boolean);
     const threshold = thresholds.find((t) => t.metric === metric) ?? null;
-    let band: { lo: number; hi: number; mean: number; branch: string } | null = null;
+    let band: { lo: number; hi: number; mean: number; branch: string; runs: number } | null = null;
     if (threshold) {
       const window = points
         .filter((p) => p.branch === threshold.branch && p.envHealthy !== false)
@@ -230,7 +220,7 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
         first?.direction ?? directionOf(metric),
       );
       if (r.boundary && r.baseline_mean !== null)
-        band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch };
+        band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch, runs: window.length };
     }
     const cps = detectChangePoints(points.map((p) => p.value));
     return {
@@ -254,8 +244,23 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
     runs: runs.map(toRunBrief),
     metrics,
     thresholds: thresholds.map(toThreshold),
-    alerts: alerts.map(toAlert),
+    alerts: await withRunVerdicts(deps, caller, alerts.map(toAlert), runs),
   };
+}
+
+/** Alerts with their run's verdict (against the same default baseline the run page and list show). */
+async function withRunVerdicts(
+  deps: TDeps,
+  caller: TCaller,
+  alerts: ReturnType<typeof toAlert>[],
+  known: readonly TRunRow[],
+) {
+  const byId = new Map(known.map((r) => [r.id, r]));
+  const missing = [...new Set(alerts.map((a) => a.runId))].filter((id) => !byId.has(id));
+  if (missing.length) for (const r of await findRunsByIds(deps.db, caller.orgId, missing)) byId.set(r.id, r);
+  const rows = [...new Set(alerts.slice(0, 50).map((a) => a.runId))].flatMap((id) => byId.get(id) ?? []);
+  const judged = await judgeRunsByDefault(deps, caller, rows);
+  return alerts.map((a) => ({ ...a, runVerdict: judged.get(a.runId) ?? null }));
 }
 
 /** Workloads with run counts (workload list page). */

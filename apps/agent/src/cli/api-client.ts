@@ -64,7 +64,17 @@ export interface TComparison {
   verdict?: string;
   envHealthy?: boolean | null;
   env_reasons?: string[];
-  baseline?: { kind: 'run' | 'branch'; ref: string; branch: string | null; run_ids: string[] };
+  baseline?: {
+    kind: 'run' | 'branch';
+    ref: string;
+    /** "main (last 3 runs)" (servers before the one-verdict change omit it). */
+    name?: string;
+    branch: string | null;
+    run_ids: string[];
+  };
+  /** The run verdict's one-line reason, and a warning when the runs are not comparable. */
+  reason?: string;
+  warning?: string | null;
 }
 
 export class ApiClient {

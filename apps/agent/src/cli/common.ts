@@ -96,9 +96,13 @@ export function describeComparison(cmp: TComparison): string[] {
   const out: string[] = [];
   const b = cmp.baseline;
   if (b) {
-    const what = b.kind === 'run' ? `run ${b.ref}` : `branch ${b.ref} (${b.run_ids.length} run(s))`;
+    const what =
+      b.kind === 'run' ? `run ${b.ref}` : (b.name ?? `branch ${b.ref} (${b.run_ids.length} run(s))`);
     out.push(`baseline: ${what}`);
   }
+  if (cmp.verdict && cmp.reason)
+    out.push(`verdict: ${cmp.verdict.replace('noise', 'no change')} (${cmp.reason})`);
+  if (cmp.warning) out.push(`warning: ${cmp.warning}; no verdict`);
   if (cmp.verdict === 'no_baseline') out.push('no baseline to compare with: nothing was judged');
   if (cmp.verdict === 'unhealthy_env' || cmp.envHealthy === false) {
     const why = cmp.env_reasons?.length ? `: ${cmp.env_reasons.join('; ')}` : '';

@@ -18,8 +18,10 @@ import { ZComparison, ZRunComparison, ZRunFilter, ZRunListMeta } from '@clusters
 import { orgProcedure, router } from '../trpc';
 
 const tags = ['compare'];
+const ZBaselineIn = z.string().min(1).max(256).optional();
 const ZRunIdsIn = z.object({
-  runs: z.union([z.string().min(1).max(600), z.array(z.string().min(1).max(64)).min(2).max(8)]),
+  runs: z.union([z.string().min(1).max(600), z.array(z.string().min(1).max(64)).min(1).max(8)]),
+  baseline: ZBaselineIn,
 });
 
 export const compareRouter = router({
@@ -32,7 +34,7 @@ export const compareRouter = router({
         tags,
         summary: 'Compare a run with its baseline',
         description:
-          'baseline = a run id, or a branch (default: the workload threshold branch, else main). A branch baseline pools the interval samples of the latest 3 succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `regression` is false when the run environment was unhealthy.',
+          'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy.',
       },
     })
     .input(z.object({ id: z.string().min(1).max(64), baseline: z.string().min(1).max(256).optional() }))
@@ -44,17 +46,18 @@ export const compareRouter = router({
         method: 'GET',
         path: '/compare',
         tags,
-        summary: 'Compare 2-8 runs (first = baseline)',
-        description: 'runs = comma-separated run ids.',
+        summary: 'Compare 2-8 runs (first = baseline), or 1-8 runs with a baseline',
+        description:
+          'runs = comma-separated run ids. Without `baseline` the first run is the baseline; with it (a run id, branch or `branch:N`, resolved for the first run) every given run is compared with that baseline. Each compared run gets a verdict in `judgements`.',
       },
     })
-    .input(z.object({ runs: z.string().min(1).max(600) }))
+    .input(z.object({ runs: z.string().min(1).max(600), baseline: ZBaselineIn }))
     .output(ZComparison)
-    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs)),
+    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs, input.baseline)),
   /** Compare page: the comparison plus every run's interval samples. */
   view: orgProcedure
     .input(ZRunIdsIn)
-    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs)),
+    .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs, input.baseline)),
   runList: orgProcedure
     .input(ZRunFilter)
     .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),

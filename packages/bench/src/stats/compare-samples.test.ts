@@ -71,12 +71,35 @@ describe('compareSamples', () => {
     expect(compareSamples(a, b, 'higher', { seed: 3 }).ci95).toEqual(r.ci95);
   });
 
-  it('switches to Mann-Whitney for heavy-tailed samples', () => {
+  it('switches to a bootstrap test (CI and p from the same resamples) for heavy-tailed samples', () => {
     const rng = createRng(16);
     const spiky = () => Array.from({ length: 40 }, () => Math.exp(drawNormal(rng) * 1.2) * 10);
     const r = compareSamples(spiky(), spiky(), 'lower', FAST);
-    expect(r.test).toBe('mann-whitney');
-    expect(r.p_value).toBe(r.p_mann_whitney);
+    expect(r.test).toBe('bootstrap');
+    expect(r.p_value).not.toBe(r.p_welch);
+    expect(r.ci95).not.toBeNull();
+  });
+
+  it('never shows a CI excluding 0 next to p ≥ 0.05, or the reverse (one test for both)', () => {
+    const rng = createRng(21);
+    let checked = 0;
+    for (let i = 0; i < 300; i++) {
+      // Shifts around the edge of significance, normal and heavy-tailed.
+      const shift = 1 - (i % 10) * 0.01;
+      const heavy = i % 3 === 0;
+      const draw = (m: number) =>
+        Array.from({ length: 30 }, () => (heavy ? Math.exp(drawNormal(rng)) * m : m + drawNormal(rng) * 40));
+      const r = compareSamples(draw(1000), draw(1000 * shift), 'higher', { ...FAST, seed: i });
+      if (!r.ci95 || r.p_value === null) continue;
+      checked++;
+      const excludes = r.ci95[0] > 0 || r.ci95[1] < 0;
+      expect({ i, excludes, significant: r.p_value < 0.05 }).toEqual({
+        i,
+        excludes,
+        significant: excludes,
+      });
+    }
+    expect(checked).toBeGreaterThan(250);
   });
 
   it('calls a significant but tiny change noise', () => {

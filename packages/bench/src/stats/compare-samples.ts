@@ -1,12 +1,12 @@
 import type { TDirection } from '@clusterscope/schema';
 import { mean, sampleKurtosis, sampleSkewness } from 'simple-statistics';
-import { getBootstrapChangeCi } from './bootstrap';
+import { getBootstrapChangeTest } from './bootstrap';
 import { chooseBlockSize, getBlockMeans } from './describe';
 import { createRng } from './prng';
-import { getMannWhitneyPValue, getWelchPValue } from './tests';
+import { getMannWhitneyPValue, getWelchChangeTest } from './tests';
 
 export type TVerdict = 'improvement' | 'regression' | 'noise';
-export type TTestName = 'welch' | 'mann-whitney' | 'none';
+export type TTestName = 'welch' | 'bootstrap' | 'none';
 
 export type TCompareOptions = {
   /** Significance level of the test (default 0.05). */
@@ -28,9 +28,9 @@ export type TCompareResult = {
   mean_b: number;
   /** (mean_b − mean_a) / |mean_a| · 100; null when mean_a is 0. */
   change_pct: number | null;
-  /** Bootstrap 95% CI of change_pct. */
+  /** 95% CI of change_pct from `test`: Welch t-interval, or bootstrap percentile interval. */
   ci95: [number, number] | null;
-  /** p-value of `test`. */
+  /** p-value of the same `test`: p < alpha exactly when ci95 excludes 0. */
   p_value: number | null;
   test: TTestName;
   p_welch: number | null;
@@ -61,11 +61,12 @@ function directionalVerdict(change: number, direction: TDirection): TVerdict {
 /**
  * Compares interval samples of run A (baseline) and run B for one metric.
  *
- * Interval samples are autocorrelated, so the tests run on block means (block length from the
- * lag-1 autocorrelation) and the CI comes from a moving-block bootstrap. The test is Welch's t on
- * the block means, or Mann-Whitney U when they look non-normal (|skew| > 1 or |excess kurtosis| > 3,
- * judged from 8 blocks up). Verdict: regression or improvement only when p < alpha, the CI
- * excludes 0 and |change| ≥ minEffectPct; otherwise noise.
+ * Interval samples are autocorrelated, so the test runs on block means (block length from the lag-1
+ * autocorrelation). One test gives both the 95% CI of the % change and the p-value, so they cannot
+ * disagree: Welch's t (t-interval of the difference of block means, over the baseline mean), or, when
+ * the block means look non-normal (|skew| > 1 or |excess kurtosis| > 3, judged from 8 blocks up), a
+ * moving-block bootstrap (percentile CI and bootstrap p). Verdict: regression or improvement only when
+ * p < alpha (the CI excludes 0) and |change| ≥ minEffectPct; otherwise noise.
  */
 export function compareSamples(
   a: number[],
@@ -105,30 +106,39 @@ export function compareSamples(
   const block = Math.max(1, Math.floor(opts.blockSize ?? chooseBlockSize(xa, xb)));
   const ba = getBlockMeans(xa, block);
   const bb = getBlockMeans(xb, block);
-  const p_welch = ba.length >= 2 && bb.length >= 2 ? getWelchPValue(ba, bb) : null;
+  const welch = ba.length >= 2 && bb.length >= 2 ? getWelchChangeTest(ba, bb, o.alpha) : null;
   const p_mann_whitney = getMannWhitneyPValue(ba, bb);
-  const test: TTestName =
-    p_welch !== null && isRoughlyNormal(ba) && isRoughlyNormal(bb) ? 'welch' : 'mann-whitney';
-  const p_value = test === 'welch' ? p_welch : p_mann_whitney;
-  const ci95 = getBootstrapChangeCi(xa, xb, { block, resamples: o.resamples, rng: createRng(o.seed) });
+  let test: TTestName = 'welch';
+  let p_value: number | null = welch?.p ?? null;
+  let ci95: [number, number] | null = welch?.ci ?? null;
+  if (!welch || !isRoughlyNormal(ba) || !isRoughlyNormal(bb)) {
+    test = 'bootstrap';
+    const boot = getBootstrapChangeTest(xa, xb, {
+      block,
+      resamples: o.resamples,
+      rng: createRng(o.seed),
+      alpha: o.alpha,
+    });
+    p_value = boot?.p ?? null;
+    ci95 = boot?.ci ?? null;
+  }
 
   let verdict: TVerdict = 'noise';
   let reason: string;
   const significant = p_value !== null && p_value < o.alpha;
+  const ciText = ci95 ? `95% CI [${ci95[0].toFixed(2)}, ${ci95[1].toFixed(2)}]%` : 'no CI';
   if (change_pct === null) {
     // Baseline mean 0 (e.g. errors/s): no relative change, decide on the test alone.
     verdict = significant ? directionalVerdict(mean_b - mean_a, direction) : 'noise';
     reason = significant
       ? `baseline mean is 0 and p=${p_value?.toPrecision(3)} < ${o.alpha}`
       : 'baseline mean is 0 and the difference is not significant';
-  } else if (!significant) reason = `p=${p_value?.toPrecision(3)} ≥ ${o.alpha}`;
-  else if (ci95 && ci95[0] <= 0 && ci95[1] >= 0)
-    reason = `95% CI [${ci95[0].toFixed(2)}, ${ci95[1].toFixed(2)}]% includes 0`;
+  } else if (!significant) reason = `p=${p_value?.toPrecision(3)} ≥ ${o.alpha}: ${ciText} includes 0`;
   else if (Math.abs(change_pct) < o.minEffectPct)
     reason = `|change| ${Math.abs(change_pct).toFixed(2)}% < ${o.minEffectPct}% minimum effect`;
   else {
     verdict = directionalVerdict(change_pct, direction);
-    reason = `${change_pct.toFixed(2)}% (p=${p_value?.toPrecision(3)}, ${test}, CI excludes 0)`;
+    reason = `${change_pct.toFixed(2)}% (p=${p_value?.toPrecision(3)}, ${test}, ${ciText} excludes 0)`;
   }
   return {
     ...base,
@@ -136,7 +146,7 @@ export function compareSamples(
     ci95,
     p_value,
     test,
-    p_welch,
+    p_welch: welch?.p ?? null,
     p_mann_whitney,
     block_size: block,
     verdict,

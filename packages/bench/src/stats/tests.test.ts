@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng, drawNormal } from './prng';
-import { getMannWhitneyPValue, getWelchPValue, normalCdf } from './tests';
+import { getMannWhitneyPValue, getWelchChangeTest, getWelchPValue, normalCdf } from './tests';
 
 describe('two-sample tests', () => {
   it('Welch p matches R t.test (unequal variances)', () => {
@@ -42,5 +42,17 @@ describe('two-sample tests', () => {
     expect(normalCdf(1.959964)).toBeCloseTo(0.975, 6);
     expect(normalCdf(-1)).toBeCloseTo(0.1586553, 6);
     expect(normalCdf(-8) / 6.220961e-16).toBeCloseTo(1, 5);
+  });
+
+  it('gives the Welch t-interval of the % change from the same statistic as p', () => {
+    // a: mean 3, var 2.5; b: mean 6, var 10 (n = 5). se = √(2.5/5 + 10/5) = √2.5;
+    // df = 2.5² / (0.5²/4 + 2²/4) = 5.8824; t(0.975, 5.8824) = 2.45882.
+    // CI of mean(b) − mean(a) = 3 ± 2.45882·√2.5 = [−0.8877, 6.8877] → over 3: [−29.59, 229.59] %.
+    const r = getWelchChangeTest([1, 2, 3, 4, 5], [2, 4, 6, 8, 10]);
+    expect(r.p).toBeCloseTo(0.1075312, 6);
+    expect(r.ci![0]).toBeCloseTo(-29.591, 2);
+    expect(r.ci![1]).toBeCloseTo(229.591, 2);
+    expect(getWelchChangeTest([3, 3, 3], [4, 4, 4])).toEqual({ p: 0, ci: [100 / 3, 100 / 3] });
+    expect(getWelchChangeTest([0, 0, 0], [1, 2, 3]).ci).toBeNull();
   });
 });

@@ -30,6 +30,31 @@ export function normalCdf(z: number): number {
   return 0.5 * erfc(-z / Math.SQRT2);
 }
 
+/**
+ * Welch's t-test of b against a as a % change: the two-sided p-value and the (1 − alpha) t-interval of
+ * mean(b) − mean(a), both over |mean(a)| · 100, from the same statistic and degrees of freedom (so the
+ * interval excludes 0 exactly when p < alpha). CI null when mean(a) is 0. Needs ≥ 2 values each.
+ */
+export function getWelchChangeTest(
+  a: number[],
+  b: number[],
+  alpha = 0.05,
+): { p: number; ci: [number, number] | null } {
+  const ma = mean(a);
+  const scale = ma === 0 ? null : 100 / Math.abs(ma);
+  const va = sampleVariance(a);
+  const vb = sampleVariance(b);
+  if (va === 0 && vb === 0) {
+    const d = mean(b) - ma;
+    return { p: d === 0 ? 1 : 0, ci: scale === null ? null : [d * scale, d * scale] };
+  }
+  const r = ttest2(b, a, { variance: 'unequal', alpha });
+  const p = Number.isFinite(r.pValue) ? r.pValue : 1;
+  const ci: [number, number] | null =
+    scale === null || !r.ci.every(Number.isFinite) ? null : [r.ci[0] * scale, r.ci[1] * scale];
+  return { p, ci };
+}
+
 /** Two-sided Welch t-test p-value; handles zero variance (equal means: 1, else 0). Needs ≥ 2 values each. */
 export function getWelchPValue(a: number[], b: number[]): number {
   const va = sampleVariance(a);

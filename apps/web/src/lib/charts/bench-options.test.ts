@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildElapsedOption,
   buildHistoryOption,
+  legendRows,
   describeHistoryPoint,
   formatNum,
   sparklinePath,
@@ -46,7 +47,21 @@ describe('buildElapsedOption', () => {
     ]);
     expect(o.series[0].color).not.toBe(o.series[1].color);
     expect(o.series[1].lineStyle.type).toBe('dashed');
+    // A one-sample line draws its point; the legend wraps (plain), it never pages.
+    expect(o.series.map((x: TAny) => x.showSymbol)).toEqual([false, true]);
+    expect(o.legend.type).toBe('plain');
     expect((o.tooltip.valueFormatter as unknown as (v: number) => string)(1234.5)).toBe('1,235 tx/s');
+  });
+});
+
+describe('legendRows', () => {
+  it('leaves room for every full name (no paging, no truncation)', () => {
+    // Each item is 34 px + 6.5 px per character: 10 names of 20 characters = 164 px each, 2 per 420 px row.
+    expect(legendRows(Array.from({ length: 10 }, (_, i) => `#${i} main@abc1234 r${i}`.padEnd(20, 'x')))).toBe(
+      5,
+    );
+    expect(legendRows(['a', 'b', 'c'])).toBe(1);
+    expect(legendRows([])).toBe(0);
   });
 });
 
@@ -72,6 +87,9 @@ describe('buildHistoryOption', () => {
     expect(s.markArea.data[0][0].yAxis).toBe(90);
     expect(s.markArea.data[0][1].yAxis).toBe(110);
     expect(s.markLine.data).toEqual([{ xAxis: pts[1].t }]);
+    // Points carry their run for click-through.
+    expect(s.data.map((d: TAny) => d.runId)).toEqual(['r1', 'r2']);
+    expect(o.useUTC).toBe(true);
     const fmt = o.tooltip.formatter as unknown as (p: unknown) => string;
     expect(fmt({ value: [pts[0].t, 100] })).toContain('main @ abcdef1234');
     expect(fmt({ value: [pts[1].t, 80] })).toContain('environment unhealthy');
@@ -96,6 +114,14 @@ describe('formatting', () => {
     expect(formatNum(null)).toBe('—');
     expect(
       describeHistoryPoint({ runId: 'r', t: 0, value: 5, sha: null, branch: null, envHealthy: null }, 'ms'),
-    ).toBe('1970-01-01 00:00<br />5.00 ms');
+    ).toBe('1970-01-01 00:00 UTC<br />5.00 ms<br />Click to open the run');
+    // The same instant in New York (the page's zone when the browser is there).
+    expect(
+      describeHistoryPoint(
+        { runId: 'r', t: Date.UTC(2026, 10, 23, 7, 5), value: 5, sha: null, branch: null, envHealthy: null },
+        '',
+        'America/New_York',
+      ),
+    ).toBe('2026-11-23 02:05<br />5.00<br />Click to open the run');
   });
 });

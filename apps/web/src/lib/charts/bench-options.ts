@@ -4,6 +4,8 @@
  */
 import type { EChartsCoreOption } from 'echarts/core';
 import { html } from './escape';
+import { timeAxisLabels } from './axes';
+import { formatInstant } from './time';
 
 export const RUN_PALETTE = [
   '#2563eb',
@@ -34,13 +36,33 @@ export interface TElapsedLine {
   dashed?: boolean;
 }
 
+/**
+ * Rows a wrapping legend needs at `width` px (≈ 6.5 px per character at 11 px, plus the swatch); used to
+ * leave room above the grid so full names fit without paging.
+ */
+export function legendRows(names: readonly string[], width = 420): number {
+  let rows = 1;
+  let x = 0;
+  for (const n of names) {
+    const w = 34 + n.length * 6.5;
+    if (x > 0 && x + w > width) {
+      rows++;
+      x = 0;
+    }
+    x += w;
+  }
+  return names.length ? rows : 0;
+}
+
 /** Interval chart with x = elapsed seconds: one run's metrics, or several runs overlaid (aligned by elapsed time). */
 export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): EChartsCoreOption {
   const unit = a.unit ? ` ${a.unit}` : '';
+  const rows = legendRows(a.lines.map((l) => l.name));
   return {
     animation: false,
-    grid: { left: 8, right: 16, top: 28, bottom: 24, containLabel: true },
-    legend: { top: 0, type: 'scroll', textStyle: { fontSize: 11 } },
+    grid: { left: 8, right: 16, top: 10 + 18 * rows, bottom: 24, containLabel: true },
+    // Plain legend: wraps onto more rows instead of paging, names are never cut.
+    legend: { top: 0, type: 'plain', itemGap: 8, itemWidth: 14, itemHeight: 8, textStyle: { fontSize: 11 } },
     tooltip: {
       trigger: 'axis',
       valueFormatter: (v: unknown) => (typeof v === 'number' ? `${formatNum(v)}${unit}` : '—'),
@@ -56,7 +78,8 @@ export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): 
     series: a.lines.map((l, i) => ({
       name: l.name,
       type: 'line',
-      showSymbol: false,
+      showSymbol: l.data.length === 1,
+      symbolSize: 6,
       data: l.data,
       lineStyle: { width: 1.5, type: l.dashed ? 'dashed' : 'solid' },
       color: l.color ?? RUN_PALETTE[i % RUN_PALETTE.length],
@@ -77,32 +100,44 @@ export interface THistoryChart {
   label: string;
   unit: string;
   points: THistoryPoint[];
-  band: { lo: number; hi: number; mean: number; branch: string } | null;
+  band: { lo: number; hi: number; mean: number; branch: string; runs?: number } | null;
   direction: 'higher' | 'lower';
   changePoints: { t: number }[];
 }
 
 /** Tooltip markup of one history point (branch and sha come from CI: escaped through `html`). */
-export function describeHistoryPoint(p: THistoryPoint, unit: string): string {
-  const when = new Date(p.t).toISOString().slice(0, 16).replace('T', ' ');
+export function describeHistoryPoint(p: THistoryPoint, unit: string, zone = 'UTC'): string {
+  const when = `${formatInstant(p.t, zone, false)}${zone === 'UTC' ? ' UTC' : ''}`;
   const git = [p.branch, p.sha?.slice(0, 10)].filter(Boolean).join(' @ ');
   const env = p.envHealthy === false ? ' · environment unhealthy' : '';
   return html`${when}<br />${formatNum(p.value)}${unit ? ` ${unit}` : ''}${git
       ? html`<br />${git}`
-      : ''}${env}`.toString();
+      : ''}${env}<br />Click to open the run`.toString();
 }
 
 /**
- * Metric history over time (x = run start): the value per run, the threshold's baseline band
- * (only its worse side can be crossed) and change points as vertical lines.
+ * Metric history over time (x = run start): the value per run (a data item carries its `runId`, so a
+ * click opens the run), the threshold's baseline band (only its worse side can be crossed) and change
+ * points as vertical lines. Times in `zone` (UTC, or the browser's zone).
  */
-export function buildHistoryOption(h: THistoryChart): EChartsCoreOption {
+export function buildHistoryOption(h: THistoryChart, o: { zone?: string } = {}): EChartsCoreOption {
+  const zone = o.zone ?? 'UTC';
+  const ts = h.points.map((p) => p.t);
+  const span = ts.length ? Math.max(...ts) - Math.min(...ts) : 0;
   const byT = new Map(h.points.map((p) => [p.t, p]));
   const markArea = h.band
     ? {
         silent: true,
         itemStyle: { color: 'rgba(22,163,74,0.10)' },
-        data: [[{ yAxis: h.band.lo, name: `baseline (${h.band.branch})` }, { yAxis: h.band.hi }]],
+        data: [
+          [
+            {
+              yAxis: h.band.lo,
+              name: `baseline ${h.band.branch}${h.band.runs ? ` (last ${h.band.runs === 1 ? 'run' : `${h.band.runs} runs`})` : ''}`,
+            },
+            { yAxis: h.band.hi },
+          ],
+        ],
       }
     : undefined;
   const markLine = {
@@ -114,15 +149,16 @@ export function buildHistoryOption(h: THistoryChart): EChartsCoreOption {
   };
   return {
     animation: false,
+    useUTC: zone === 'UTC',
     grid: { left: 8, right: 16, top: 24, bottom: 24, containLabel: true },
     tooltip: {
       trigger: 'item',
       formatter: (p: { value?: [number, number] }) => {
         const pt = p.value ? byT.get(p.value[0]) : undefined;
-        return pt ? describeHistoryPoint(pt, h.unit) : '';
+        return pt ? describeHistoryPoint(pt, h.unit, zone) : '';
       },
     },
-    xAxis: { type: 'time' },
+    xAxis: { type: 'time', axisLabel: { hideOverlap: true, formatter: timeAxisLabels(span) } },
     yAxis: {
       type: 'value',
       scale: true,
@@ -135,10 +171,12 @@ export function buildHistoryOption(h: THistoryChart): EChartsCoreOption {
         type: 'line',
         data: h.points.map((p) => ({
           value: [p.t, p.value],
+          runId: p.runId,
           itemStyle: p.envHealthy === false ? { color: '#94a3b8' } : undefined,
         })),
         showSymbol: true,
-        symbolSize: 6,
+        symbolSize: 7,
+        cursor: 'pointer',
         color: RUN_PALETTE[0],
         markLine,
         ...(markArea ? { markArea } : {}),

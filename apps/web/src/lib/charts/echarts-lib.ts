@@ -9,7 +9,7 @@ import {
   MarkLineComponent,
   TooltipComponent,
 } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
+import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 
 echarts.use([
   LineChart,
@@ -20,6 +20,7 @@ echarts.use([
   MarkAreaComponent,
   DataZoomComponent,
   CanvasRenderer,
+  SVGRenderer,
 ]);
 
 export { echarts };

@@ -3,7 +3,11 @@ import {
   buildTimeOption,
   colorOf,
   cpuChart,
+  defaultHidden,
   eventMarkers,
+  leaseholdersChart,
+  legendOf,
+  stackMarkers,
   formatValue,
   hasData,
   ioChart,
@@ -81,15 +85,52 @@ describe('buildTimeOption', () => {
     const o = buildTimeOption(cpuChart(charts())) as unknown as TOpt;
     expect(o.xAxis).toMatchObject({ min: F, max: T });
     expect(o.series.map((x) => x.name)).toEqual(['n1', 'n2', 'limit']);
-    expect(o.series[2].lineStyle.type).toBe('dashed');
+    // Limits: long dash, thicker, their value at the line end (more than a dash tells them from data).
+    expect(o.series[2].lineStyle).toMatchObject({ type: [10, 5], width: 2.5 });
+    expect((o.series[2] as unknown as { endLabel: { formatter: () => string } }).endLabel.formatter()).toBe(
+      'limit 4.00 cores',
+    );
     expect(o.tooltip.valueFormatter(2)).toBe('2.00 cores');
     expect(o.tooltip.valueFormatter(null)).toBe('—');
-    expect(o.yAxis.axisLabel.formatter(4)).toBe('4.00 cores');
+    expect(o.yAxis.axisLabel.formatter(4)).toBe('4 cores');
+    expect(o.yAxis).toMatchObject({ min: 0, max: 4, interval: 1 });
   });
   it('labels memory in bytes with per-node limits when they differ', () => {
     const o = buildTimeOption(memoryChart(charts())) as unknown as TOpt;
     expect(o.series.map((x) => x.name)).toEqual(['n1', 'n2', 'n1 limit', 'n2 limit']);
-    expect(o.yAxis.axisLabel.formatter(8 * 1024 ** 3)).toBe('8.0 GiB');
+    // Top 16e9 B = 14.9 GiB → ticks every 5 GiB up to 15 GiB, labelled in GiB.
+    expect(o.yAxis).toMatchObject({ min: 0, max: 15 * 1024 ** 3, interval: 5 * 1024 ** 3 });
+    expect(o.yAxis.axisLabel.formatter(10 * 1024 ** 3)).toBe('10 GiB');
+  });
+  it('hides a limit far above the data (toggle in the legend) and keeps the data full-height', () => {
+    const c = memoryChart(charts({ mem: [s(1, [1.5e9])], mem_limit: [s(1, [64e9])] }));
+    expect([...defaultHidden(c)]).toEqual(['limit']);
+    const o = buildTimeOption(c) as unknown as TOpt;
+    expect(o.series.map((x) => x.name)).toEqual(['n1']);
+    expect(o.yAxis.max).toBe(1.5 * 1024 ** 3); // 1.4 GiB → 0.5 GiB steps
+    expect(legendOf(c).find((l) => l.name === 'limit')).toMatchObject({
+      hidden: true,
+      value: '59.6 GiB',
+      style: 'limit',
+    });
+    const shown = buildTimeOption(c, { hidden: new Set() }) as unknown as TOpt;
+    expect(shown.series.map((x) => x.name)).toEqual(['n1', 'limit']);
+    expect(shown.yAxis.max).toBe(60 * 1024 ** 3);
+  });
+  it('gives counts integer ticks, draws a lone sample as a point, and follows the zone', () => {
+    const c = leaseholdersChart(charts({ leaseholders: [s(1, [1, 2, 3]), s(2, [2])] }));
+    const o = buildTimeOption(c, { utc: true }) as unknown as TOpt & { useUTC: boolean };
+    expect(o.yAxis).toMatchObject({ min: 0, max: 3, interval: 1 });
+    expect(o.series.map((x) => (x as unknown as { showSymbol: boolean }).showSymbol)).toEqual([false, true]);
+    expect(o.useUTC).toBe(true);
+    expect((buildTimeOption(c) as unknown as { useUTC: boolean }).useUTC).toBe(false);
+  });
+  it('shows month and day on a 7-day axis', () => {
+    const week = { ...cpuChart(charts()), from: 0, to: 7 * 86_400_000 };
+    const o = buildTimeOption(week) as unknown as {
+      xAxis: { axisLabel: { formatter: Record<string, string> } };
+    };
+    expect(o.xAxis.axisLabel.formatter.day).toBe('{MMM} {d}');
   });
   it('puts liveness transitions as markers on the ranges chart', () => {
     const markers = eventMarkers([
@@ -108,6 +149,26 @@ describe('buildTimeOption', () => {
     const crowded = buildTimeOption(rangesChart(charts(), many)) as unknown as TOpt;
     expect((crowded.series[0].markLine as unknown as { label: { show: boolean } }).label.show).toBe(false);
   });
+  it('stacks close marker labels in lanes instead of overprinting them', () => {
+    // Window 1000 ms → markers closer than 80 ms share no lane; in time order 100, 120, 130 take lanes
+    // 0, 1, 2; 140 and 160 find none (hover label only); 500 reuses lane 0.
+    const m = (ts: number) => ({ ts, label: `m${ts}` });
+    expect(stackMarkers([m(100), m(120), m(140), m(160), m(500), m(130)], 0, 1000)).toEqual([
+      0, 1, -1, -1, 0, 2,
+    ]);
+    const o = buildTimeOption({
+      ...rangesChart(charts()),
+      from: 0,
+      to: 1000,
+      markers: [m(100), m(120)],
+    }) as unknown as {
+      series: { markLine: { data: { label: { show: boolean; distance: number[] } }[] } }[];
+    };
+    expect(o.series[0].markLine.data.map((d) => d.label)).toEqual([
+      { show: true, distance: [0, 4] },
+      { show: true, distance: [0, 17] },
+    ]);
+  });
   it('names read and write lines per node for IO', () => {
     const o = buildTimeOption(ioChart(charts())) as unknown as TOpt;
     expect(o.series.map((x) => x.name)).toEqual(['n1 write', 'n1 read']);
@@ -123,7 +184,8 @@ describe('buildTimeOption', () => {
       [F, 5e6],
       [T, 5e6],
     ]);
-    expect(limit.lineStyle.type).toBe('dashed');
+    expect(limit.lineStyle.type).toEqual([10, 5]);
+    expect(same.series[1].lineStyle.type).toBe('dotted'); // reads: dotted, writes solid, limits long-dash
     const differ = buildTimeOption(
       ioChart(charts({ io_read_limit: [s(1, [1e6]), s(2, [2e6])] })),
     ) as unknown as TOpt;

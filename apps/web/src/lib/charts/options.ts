@@ -5,6 +5,7 @@
 import type { EChartsCoreOption } from 'echarts/core';
 import type { TChartSeries, TClusterCharts } from '@clusterscope/schema';
 import { bytes } from '../format';
+import { byteAxis, isOffScale, timeAxisLabels, valueAxis } from './axes';
 
 export type TUnit = 'count' | 'cores' | 'bytes' | 'ratio' | 'Bps';
 export type TPoint = [number, number | null];
@@ -20,6 +21,8 @@ export interface TLine {
   area?: boolean;
   /** Draws steps (state-like counts). */
   step?: boolean;
+  /** limit: thick long-dash line with its value at the end; read: dotted (writes are solid). */
+  role?: 'limit' | 'read';
 }
 
 export interface TMarker {
@@ -34,8 +37,17 @@ export interface TTimeChart {
   from: number;
   to: number;
   markers?: TMarker[];
-  /** Fixed y max (e.g. 1 for ratios); default: auto. */
+  /** Fixed y max (e.g. 1 for ratios); default: round ticks over the visible lines. */
   yMax?: number;
+}
+
+export interface TTimeOptionOpts {
+  /** Axis and tooltip times in UTC (else the browser's zone). */
+  utc?: boolean;
+  /** Lines left out (toggled off in the legend); default: limits far above the data (defaultHidden). */
+  hidden?: ReadonlySet<string>;
+  /** The panel lets a drag select a time range (handled by echarts.action onRange). */
+  zoom?: boolean;
 }
 
 /** Node colours: the same node has the same colour on every chart. */
@@ -45,6 +57,9 @@ export const PALETTE = [
 ]; // prettier-ignore
 /** Above this many markers a chart draws their lines without labels. */
 export const MAX_MARKER_LABELS = 6;
+/** Marker labels closer than this share of the window go to the next lane (stacked, not overprinted). */
+export const MARKER_GAP = 0.08;
+export const MARKER_LANES = 3;
 const TONE = { bad: '#dc2626', warn: '#d97706', ok: '#16a34a' } as const;
 
 export const colorOf = (s: { node_id: number | null; name: string }, i = 0): string =>
@@ -90,6 +105,7 @@ export function limitLines(limits: readonly TSeriesIn[], from: number, to: numbe
         ],
         color: TONE.bad,
         dashed: true,
+        role: 'limit',
       },
     ];
   }
@@ -99,62 +115,169 @@ export function limitLines(limits: readonly TSeriesIn[], from: number, to: numbe
     color: colorOf(s, i),
     dashed: true,
     step: true,
+    role: 'limit' as const,
   }));
 }
 
-/** The shared time chart: x = time, one line per series, tooltips and axis labels in `unit`. */
-export function buildTimeOption(c: TTimeChart): EChartsCoreOption {
-  const fmt = (v: unknown) => formatValue(typeof v === 'number' ? v : null, c.unit);
-  const markers = c.markers ?? [];
-  const series: Record<string, unknown>[] = c.lines.map((l) => ({
-    type: 'line',
+const maxOf = (lines: readonly TLine[]): number =>
+  lines.reduce((m, l) => l.data.reduce((mm, p) => (p[1] !== null && p[1] > mm ? p[1] : mm), m), 0);
+
+/** Limit lines far above the data (they would squash it): hidden until toggled on in the legend. */
+export function defaultHidden(c: TTimeChart): Set<string> {
+  const dataMax = maxOf(c.lines.filter((l) => l.role !== 'limit'));
+  return new Set(
+    c.lines.filter((l) => l.role === 'limit' && isOffScale(maxOf([l]), dataMax)).map((l) => l.name),
+  );
+}
+
+export interface TLegendItem {
+  name: string;
+  color: string;
+  style: 'solid' | 'dotted' | 'limit';
+  /** Limits: their value ("8.0 GiB"); hidden ones are off the scale. */
+  value: string | null;
+  hidden: boolean;
+}
+
+/** The chart's legend (an HTML list next to the canvas: wraps and scrolls, never pages or truncates). */
+export function legendOf(c: TTimeChart, hidden: ReadonlySet<string> = defaultHidden(c)): TLegendItem[] {
+  return c.lines.map((l, i) => ({
     name: l.name,
-    data: l.data,
-    showSymbol: false,
-    connectNulls: false,
-    step: l.step ? 'end' : false,
-    sampling: 'lttb',
-    lineStyle: { width: 1.5, type: l.dashed ? 'dashed' : 'solid' },
-    itemStyle: l.color ? { color: l.color } : undefined,
-    areaStyle: l.area ? { opacity: 0.15 } : undefined,
-    emphasis: { focus: 'series' },
+    color: l.color ?? PALETTE[i % PALETTE.length],
+    style: l.role === 'limit' ? 'limit' : l.role === 'read' || l.dashed ? 'dotted' : 'solid',
+    value: l.role === 'limit' ? formatValue(maxOf([l]), c.unit) : null,
+    hidden: hidden.has(l.name),
   }));
+}
+
+/** Label lanes of markers: 0, 1, 2 for crowded neighbours; -1 = no room (label on hover only). */
+export function stackMarkers(markers: readonly TMarker[], from: number, to: number): number[] {
+  const gap = Math.max(1, (to - from) * MARKER_GAP);
+  const order = markers.map((m, i) => [m.ts, i] as const).sort((a, b) => a[0] - b[0]);
+  const laneEnd: number[] = [];
+  const lanes = new Array<number>(markers.length).fill(-1);
+  for (const [ts, i] of order) {
+    const lane = laneEnd.findIndex((end) => ts - end >= gap);
+    const pick = lane === -1 ? laneEnd.length : lane;
+    if (pick >= MARKER_LANES) continue;
+    laneEnd[pick] = ts;
+    lanes[i] = pick;
+  }
+  return lanes;
+}
+
+function yAxisOf(c: TTimeChart, visible: readonly TLine[]) {
+  const top = c.yMax ?? maxOf(visible);
+  const fmt = (v: number) => formatValue(v, c.unit);
+  switch (c.unit) {
+    case 'bytes':
+    case 'Bps': {
+      const a = byteAxis(top, c.unit === 'Bps');
+      return { min: a.min, max: a.max, interval: a.interval, formatter: a.format };
+    }
+    case 'count':
+      return { ...valueAxis(top, { integer: true }), formatter: (v: number) => fmt(v) };
+    case 'cores':
+      return { ...valueAxis(top), formatter: (v: number) => `${Number(v.toFixed(3))} cores` };
+    case 'ratio':
+      return { ...valueAxis(top), formatter: (v: number) => `${Number((v * 100).toFixed(1))}%` };
+  }
+}
+
+/**
+ * The shared time chart: x = time, one line per visible series, round y ticks in the display unit,
+ * tooltips and axis labels in `unit`, liveness markers in label lanes, limit lines told apart from data.
+ */
+export function buildTimeOption(c: TTimeChart, o: TTimeOptionOpts = {}): EChartsCoreOption {
+  const fmt = (v: unknown) => formatValue(typeof v === 'number' ? v : null, c.unit);
+  const hidden = o.hidden ?? defaultHidden(c);
+  const markers = c.markers ?? [];
+  const visible = c.lines.filter((l) => !hidden.has(l.name));
+  const limitLabels = visible.filter((l) => l.role === 'limit').length <= 3;
+  const series: Record<string, unknown>[] = c.lines.flatMap((l, i) => {
+    if (hidden.has(l.name)) return [];
+    const points = l.data.filter((p) => p[1] !== null).length;
+    const limit = l.role === 'limit';
+    return [
+      {
+        type: 'line',
+        name: l.name,
+        data: l.data,
+        // A lone sample has no segment to draw: show it as a point.
+        showSymbol: points === 1,
+        symbolSize: 6,
+        connectNulls: false,
+        step: l.step ? 'end' : false,
+        sampling: 'lttb',
+        z: limit ? 1 : 2,
+        lineStyle: {
+          width: limit ? 2.5 : 1.5,
+          type: limit ? [10, 5] : l.role === 'read' || l.dashed ? 'dotted' : 'solid',
+          opacity: limit ? 0.85 : 1,
+        },
+        itemStyle: { color: l.color ?? PALETTE[i % PALETTE.length] },
+        areaStyle: l.area ? { opacity: 0.15 } : undefined,
+        emphasis: { focus: 'series' },
+        ...(limit && limitLabels
+          ? {
+              endLabel: {
+                show: true,
+                formatter: () => `${l.name} ${formatValue(maxOf([l]), c.unit)}`,
+                fontSize: 10,
+                color: l.color ?? TONE.bad,
+                position: 'insideEndTop',
+                align: 'right',
+                offset: [0, -2],
+              },
+            }
+          : {}),
+      },
+    ];
+  });
   if (markers.length > 0 && series.length > 0) {
+    const lanes = stackMarkers(markers, c.from, c.to);
+    const labelled = markers.length <= MAX_MARKER_LABELS;
     series[0].markLine = {
       symbol: 'none',
-      silent: true,
       animation: false,
-      // Many transitions: lines only (labels would overlap); the events list names them.
-      label: {
-        show: markers.length <= MAX_MARKER_LABELS,
-        formatter: '{b}',
-        fontSize: 10,
-        position: 'insideEndTop',
-      },
-      data: markers.map((m) => ({
+      // Crowded markers stack in lanes; the rest (or all, when many) show their label on hover.
+      label: { show: labelled, formatter: '{b}', fontSize: 10, position: 'insideEndTop' },
+      emphasis: { label: { show: true, formatter: '{b}', fontSize: 10 } },
+      data: markers.map((m, i) => ({
         name: m.label,
         xAxis: m.ts,
-        lineStyle: { color: TONE[m.tone ?? 'warn'], type: 'dotted' },
+        lineStyle: { color: TONE[m.tone ?? 'warn'], type: 'dotted', width: 1.5 },
+        label: { show: labelled && lanes[i] >= 0, distance: [0, 4 + 13 * Math.max(0, lanes[i])] },
       })),
     };
   }
+  const y = yAxisOf(c, visible);
   return {
     backgroundColor: 'transparent',
     animation: false,
-    grid: { left: 8, right: 12, top: 28, bottom: 24, containLabel: true },
-    legend: { type: 'scroll', top: 0, left: 0, itemWidth: 14, itemHeight: 8, textStyle: { fontSize: 11 } },
+    useUTC: !!o.utc,
+    grid: { left: 8, right: 12, top: 12, bottom: 24, containLabel: true },
+    // The legend is HTML next to the canvas (ChartPanel); the component stays for toggling.
+    legend: { show: false },
     tooltip: {
       trigger: 'axis',
       confine: true,
       valueFormatter: fmt,
       axisPointer: { type: 'line' },
     },
-    xAxis: { type: 'time', min: c.from, max: c.to, axisLabel: { hideOverlap: true } },
+    // Drag-to-zoom (o.zoom) is handled and drawn by the action (echarts.action onRange).
+    xAxis: {
+      type: 'time',
+      min: c.from,
+      max: c.to,
+      axisLabel: { hideOverlap: true, formatter: timeAxisLabels(c.to - c.from) },
+    },
     yAxis: {
       type: 'value',
-      min: 0,
-      max: c.yMax,
-      axisLabel: { formatter: (v: number) => fmt(v) },
+      min: y.min,
+      max: y.max,
+      interval: y.interval,
+      axisLabel: { formatter: y.formatter },
       splitLine: { lineStyle: { opacity: 0.4 } },
     },
     series,
@@ -221,7 +344,7 @@ export function ioChart(c: TChartsIn): TTimeChart {
     name: `${s.name} read`,
     data: s.data,
     color: colorOf(s, i),
-    dashed: true,
+    role: 'read' as const,
   }));
   const limits = [
     ...limitLines(c.io_write_limit ?? [], c.from, c.to, 'write limit'),
