@@ -139,10 +139,13 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
   const latest = page.getByTestId('db-latest');
   await expect(latest).toBeVisible();
   const figures = async () => {
-    const nums = [...(await latest.innerText()).matchAll(/([\d,.]+)/g)].map((m) =>
-      Number(m[1].replace(/,/g, '')),
-    );
-    return { statements: nums[0], p99: nums[1], p50: nums[2] };
+    const text = await latest.innerText();
+    const num = (re: RegExp) => Number(re.exec(text)?.[1]?.replace(/,/g, '') ?? NaN);
+    return {
+      statements: num(/([\d,.]+) statements\/s/),
+      p99: num(/p99 ([\d,.]+) ms/),
+      p50: num(/p50 ([\d,.]+) ms/),
+    };
   };
   const got = await figures();
   // Readings are stamped when scraped: a few ms of jitter over 1 s scrapes moves a rate by < 1.5 %.
