@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createConnectionGate } from './live';
+import { createConnectionGate } from './live-gate';
 
 describe('live connection gate', () => {
   it('caps streams per user and per organization, and frees a slot on release', () => {
