@@ -7,7 +7,9 @@
  *
  * 1. detection latency: 20 clusters (one trial each, random phases) with agent-like samples every 10 s;
  *    node 2 of each goes DEAD; a rule with for: 0 routes critical alerts to the webhook (group_wait 0).
- *    Latency = first DEAD sample written → webhook request received. Evaluator at ALERT_EVAL_INTERVAL_S (15).
+ *    Latency = first DEAD sample written → webhook request received. Evaluator at ALERT_EVAL_INTERVAL_S (15),
+ *    plus the ingest fast path: after each write the "agent" publishes the 'samples' notice the ingest
+ *    endpoint publishes, on a second LISTEN/NOTIFY bus (another web instance), which nudges the leader.
  * 2. false pages: 10 minutes of flapping (node DEAD for ≤ 20 s every 2 min) and noisy-but-healthy values
  *    (capacity 70–79 %, a 1-sample under-replicated blip, ranges_unavailable never) under the built-in
  *    rules and default grouping, time-compressed: the clock is simulated (`now` passed to the evaluator),
@@ -21,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter, type TContext } from '@clusterscope/api';
-import { createDb, createLeaderLock } from '@clusterscope/db';
+import { createDb, createLeaderLock, createLiveBus } from '@clusterscope/db';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
 import { deployMigrations } from '@clusterscope/db/migrate';
 import type { TNodeStatusSample } from '@clusterscope/schema';
@@ -164,9 +166,16 @@ async function main() {
         db.cluster.create({ data: { organizationId: lat.org.id, name: `trial-${i}`, intervalS: 10 } }),
       ),
     );
+    const leaderBus = createLiveBus(pg.url);
+    const ingestBus = createLiveBus(pg.url);
+    stops.push(
+      () => leaderBus.close(),
+      () => ingestBus.close(),
+    );
     const stopLoop = startAlerting(deps, {
       lock: createLeaderLock(pg.url, ALERT_LEADER_KEY),
       intervalMs: EVAL_S * 1000,
+      bus: leaderBus,
     });
     const downAt = new Map<string, number>();
     const t0 = Date.now();
@@ -182,6 +191,12 @@ async function main() {
             node(n, now, n === 2 && dead ? { liveness: 'DEAD', is_live: false, is_available: false } : {}),
           )); // prettier-ignore
           if (dead && !downAt.has(c.id)) downAt.set(c.id, now);
+          await ingestBus.publish({
+            orgId: lat.org.id,
+            topic: 'samples',
+            clusterId: c.id,
+            kinds: ['node_status'],
+          });
           await sleep(10_000 - (Date.now() - now));
         }
       })(),
@@ -301,6 +316,7 @@ async function main() {
           p95: r1(pct(latencies, 95)),
           max: r1(Math.max(...latencies)),
           eval_interval_s: EVAL_S,
+          ingest_nudge: true,
           rule_for_s: 0,
           group_wait_s: 0,
           agent_interval_s: 10,

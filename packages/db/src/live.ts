@@ -13,6 +13,8 @@ export interface TLiveEvent {
 }
 
 const CHANNEL = 'clusterscope_live';
+/** Local event name for subscribeAll (every org's notices). */
+const ALL = Symbol('all');
 
 /**
  * Cross-instance fan-out over Postgres LISTEN/NOTIFY: every web instance LISTENs on one connection and
@@ -36,6 +38,7 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
       try {
         const e = JSON.parse(m.payload) as TLiveEvent;
         local.emit(e.orgId, e);
+        local.emit(ALL, e);
       } catch {
         /* foreign payload */
       }
@@ -70,6 +73,12 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
       await ensure();
       local.on(orgId, fn);
       return () => local.off(orgId, fn);
+    },
+    /** Subscribes to every org's events (server-side consumers such as the alert evaluator). */
+    async subscribeAll(fn: (e: TLiveEvent) => void): Promise<() => void> {
+      await ensure();
+      local.on(ALL, fn);
+      return () => local.off(ALL, fn);
     },
     async close(): Promise<void> {
       closed = true;

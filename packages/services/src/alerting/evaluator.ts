@@ -57,19 +57,26 @@ const toState = (i: TInstanceRow): TInstanceState => ({
   lastTrueAt: i.lastTrueAt,
 });
 
+/** One cycle; `clusterIds` limits it to those clusters (a nudge after their samples arrived). */
 export async function evaluateAlerts(
   deps: TDeps,
-  opts: { now?: Date; memo?: TEvaluatorMemo } = {},
+  opts: { now?: Date; memo?: TEvaluatorMemo; clusterIds?: ReadonlySet<string> } = {},
 ): Promise<TEvalStats> {
   const started = performance.now();
   const now = opts.now ?? new Date();
   const memo = opts.memo ?? createEvaluatorMemo();
-  const clusters = await listAllClustersForAlerting(deps.db);
-  let rules = await listAllAlertRules(deps.db);
+  const scope = opts.clusterIds;
+  const inScope = (clusterId: string | null) => !scope || (clusterId !== null && scope.has(clusterId));
+  const clusters = (await listAllClustersForAlerting(deps.db)).filter((c) => inScope(c.id));
+  const scopedOrgs = new Set(clusters.map((c) => c.organizationId));
+  const listRules = async () =>
+    (await listAllAlertRules(deps.db)).filter((r) =>
+      r.clusterId ? inScope(r.clusterId) : !scope || scopedOrgs.has(r.organizationId),
+    );
+  let rules = await listRules();
   const withBuiltins = new Set(rules.filter((r) => r.builtin && r.clusterId).map((r) => r.clusterId));
   const missing = clusters.filter((c) => !withBuiltins.has(c.id));
-  if (missing.length && (await ensureBuiltinRules(deps, missing)) > 0)
-    rules = await listAllAlertRules(deps.db);
+  if (missing.length && (await ensureBuiltinRules(deps, missing)) > 0) rules = await listRules();
 
   const orgIds = [...new Set(clusters.map((c) => c.organizationId))];
   const [nodes, cgroups, agents, live] = await Promise.all([
@@ -87,6 +94,7 @@ export async function evaluateAlerts(
   for (const g of cgroups)
     if (orgOf.get(g.cluster_id) === g.org_id) readings.get(g.cluster_id)?.cgroups.push(g);
   for (const a of agents) {
+    if (!inScope(a.clusterId)) continue;
     const prev = memo.evictions.get(a.id);
     memo.evictions.set(a.id, a.outboxEvictions);
     const delta = prev === undefined ? null : Math.max(0, a.outboxEvictions - prev);

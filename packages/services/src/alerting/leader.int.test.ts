@@ -1,14 +1,20 @@
-/** Exactly one evaluator across web instances: a PostgreSQL advisory-lock leader, handed over when it dies. */
+/**
+ * Exactly one evaluator across web instances: a PostgreSQL advisory-lock leader, handed over when it dies;
+ * and the ingest fast path: a node_status notice on the LISTEN/NOTIFY bus makes the leader evaluate at once.
+ */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createDb, createLeaderLock, type TDb } from '@clusterscope/db';
-import { openTempClickHouse } from '@clusterscope/tsdb';
+import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
+import type { TNodeStatusSample } from '@clusterscope/schema';
+import { createWriter, openTempClickHouse, type TWriter } from '@clusterscope/tsdb';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TDeps } from '../deps';
-import { ALERT_LEADER_KEY, startAlerting, type TAlertCycle } from './runner';
+import { ALERT_LEADER_KEY, NUDGE_WINDOW_MS, startAlerting, type TAlertCycle } from './runner';
 
 let url: string;
 let db: TDb;
 let deps: TDeps;
+let writer: TWriter;
 let cleanupCh: () => Promise<void>;
 
 beforeAll(async () => {
@@ -17,8 +23,10 @@ beforeAll(async () => {
   const ch = await openTempClickHouse();
   cleanupCh = ch.cleanup;
   deps = { db, ch: ch.ch };
+  writer = createWriter(ch.ch, { maxDelayMs: 0 });
 });
 afterAll(async () => {
+  await writer?.close();
   await cleanupCh?.();
   await db?.$disconnect();
 });
@@ -63,4 +71,87 @@ it('one of two instances evaluates; when the leader’s connection dies the othe
   expect(aAfter.every((c) => !c.leader)).toBe(true);
   await stopB();
   await stopA();
+}, 60_000);
+
+function node(id: number, ts: number, dead = false): TNodeStatusSample {
+  return {
+    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
+    started_at: null, updated_at: ts, liveness: dead ? 'DEAD' : 'LIVE', is_live: !dead, is_available: !dead,
+    is_draining: false, membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30,
+    ranges: 100, ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
+    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
+  }; // prettier-ignore
+}
+
+it('a node_status notice from another instance makes the leader evaluate that cluster at once (timer 60 s), at most once a second', async () => {
+  const org = await db.organization.create({ data: { id: randomUUID(), name: 'Nudge', slug: 'nudge' } });
+  const cluster = await db.cluster.create({
+    data: { organizationId: org.id, name: 'prod-west', intervalS: 10 },
+  });
+  await db.alertRule.create({
+    data: {
+      organizationId: org.id,
+      clusterId: cluster.id,
+      name: 'node down (for 0)',
+      series: 'node.down',
+      comparison: 'gt',
+      threshold: 0,
+      forS: 0,
+      severity: 'critical',
+    },
+  });
+  const leaderBus = createLiveBus(url); // the leader instance's live bus
+  const otherBus = createLiveBus(url); // the instance that took the ingest
+  const cycles: TAlertCycle[] = [];
+  const stop = startAlerting(deps, {
+    lock: createLeaderLock(url, ALERT_LEADER_KEY),
+    intervalMs: 60_000,
+    bus: leaderBus,
+    onCycle: (c) => cycles.push(c),
+  });
+  try {
+    await waitUntil(() => cycles.some((c) => c.leader && c.stats));
+    expect(cycles).toHaveLength(1); // the start-up cycle; the timer's next one is a minute away
+    await sleep(300); // the leader's LISTEN is up
+
+    // What the ingest endpoint does: store the batch, then publish a 'samples' notice.
+    await writer.write(org.id, cluster.id, 'b-1', [node(1, Date.now()), node(2, Date.now(), true)]);
+    const started = Date.now();
+    await otherBus.publish({
+      orgId: org.id,
+      topic: 'samples',
+      clusterId: cluster.id,
+      kinds: ['node_status'],
+    });
+    let firing: { labels: unknown }[] = [];
+    for (const end = started + 2000; firing.length === 0 && Date.now() < end; await sleep(50))
+      firing = await db.alertInstance.findMany({ where: { clusterId: cluster.id, state: 'firing' } });
+    expect(firing.map((i) => (i.labels as Record<string, string>).node)).toEqual(['2']);
+    expect(Date.now() - started).toBeLessThan(2000);
+    await waitUntil(() => cycles.length > 1); // its notify step ends the cycle
+    expect(cycles[1]?.nudged).toEqual([cluster.id]);
+
+    // A burst of notices (and ones other nudges must ignore) costs at most one cycle per cluster per window.
+    const before = cycles.length;
+    const burstAt = Date.now();
+    for (let i = 0; i < 20; i++) {
+      await otherBus.publish({
+        orgId: org.id,
+        topic: 'samples',
+        clusterId: cluster.id,
+        kinds: ['node_status'],
+      });
+      await otherBus.publish({ orgId: org.id, topic: 'samples', clusterId: cluster.id, kinds: ['cgroup'] });
+      await otherBus.publish({ orgId: org.id, topic: 'run', clusterId: cluster.id });
+    }
+    await sleep(NUDGE_WINDOW_MS * 2.5 - (Date.now() - burstAt));
+    const extra = cycles.slice(before);
+    expect(extra.length).toBeGreaterThanOrEqual(1);
+    expect(extra.length).toBeLessThanOrEqual(3);
+    expect(extra.every((c) => c.nudged && c.stats && !c.error)).toBe(true);
+  } finally {
+    await stop();
+    await leaderBus.close();
+    await otherBus.close();
+  }
 }, 60_000);

@@ -1,12 +1,15 @@
 import { startAlertingLeader } from '@clusterscope/services';
 import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
+import { getLiveBus } from './live';
 
 const g = globalThis as unknown as { __csAlerting?: boolean };
 
 /**
  * Starts the on-call alert evaluator + notifier in this web process (every ALERT_EVAL_INTERVAL_S, 0 = off).
- * Every instance runs the loop, but only the holder of the PostgreSQL advisory lock evaluates.
+ * Every instance runs the loop, but only the holder of the PostgreSQL advisory lock evaluates. The ingest
+ * endpoint's node_status notices on the live bus (LISTEN/NOTIFY, any instance) make the leader evaluate that
+ * cluster at once, so a node going down pages within seconds of the agent's sample, not one interval later.
  */
 export async function startAlertingOnce(): Promise<void> {
   if (g.__csAlerting) return;
@@ -18,6 +21,7 @@ export async function startAlertingOnce(): Promise<void> {
   const stop = startAlertingLeader(deps, {
     databaseUrl: env.DATABASE_URL,
     intervalMs: env.ALERT_EVAL_INTERVAL_S * 1000,
+    bus: getLiveBus(),
     onCycle: (c) => {
       if (c.leader !== leader)
         console.error(
