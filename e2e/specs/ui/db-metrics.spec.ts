@@ -77,6 +77,8 @@ function startRealAgent(token: string) {
     `token: ${token}`,
     'host: e2e-dbm',
     'interval: 1000ms',
+    // 'batch delivered' is a debug line.
+    'log_level: debug',
     'outbox:',
     `  dir: ${path.join(work, 'outbox')}`,
     'delivery: { timeout: 5s, backoff_initial: 100ms, backoff_max: 500ms }',
@@ -156,7 +158,7 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
   // Both panels drew lines (no "No data" overlay), statements by type in the legend's order.
   for (const title of ['SQL statements/s', 'Service latency (ms)']) {
     const panel = page.getByRole('region', { name: title });
-    await expect(panel.locator('canvas').first()).toBeVisible();
+    await expect(panel.locator('canvas, svg').first()).toBeVisible();
     await expect(panel.getByText('No data in this range')).toHaveCount(0);
   }
 
