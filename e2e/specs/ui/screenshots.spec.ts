@@ -26,7 +26,7 @@ test('screenshots: on-call (phone), cluster page, runs list, run page', async ({
     .getByRole('link', { name: 'demo-cockroach' })
     .click();
   await expect(page.locator('table.nodes tbody tr').first()).toBeVisible();
-  await expect(page.locator('canvas').first()).toBeVisible();
+  await expect(page.locator('canvas, svg').first()).toBeVisible();
   await shoot('cluster');
 
   await page.goto('/demo/runs');

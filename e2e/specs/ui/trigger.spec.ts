@@ -174,13 +174,16 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
   await expect(page.getByRole('link', { name: 'e2e-pgbench', exact: true })).toBeVisible();
 
   const { id, pressedAt } = await runFromUi(page, 'e2e-pgbench');
-  await expect(page.getByTestId('run-status')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toBeVisible();
   // Live: the sample count on screen grows while the run is running.
   await expect(page.getByTestId('sample-count')).not.toHaveText(/^0 samples$/, { timeout: 30_000 });
   const firstSampleMs = Date.now() - pressedAt;
   console.log(`[trigger] Run pressed → first sample on screen: ${firstSampleMs} ms`);
   await expect(page.getByRole('region', { name: 'Throughput' })).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });
+  await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toHaveText(
+    'succeeded',
+    { timeout: 60_000 },
+  );
   const summary = page.getByRole('table', { name: 'Summary' });
   await expect(summary).toContainText('tps', { timeout: 10_000 });
   const p = await progress(request, id);
@@ -189,7 +192,10 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
 
   // A second run of the same workload, then compare the two.
   const second = await runFromUi(page, 'e2e-pgbench');
-  await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });
+  await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toHaveText(
+    'succeeded',
+    { timeout: 60_000 },
+  );
   await page.goto(`/${ORG}/compare?runs=${id},${second.id}`);
   await expect(page.getByText('tps').first()).toBeVisible();
   await expect(page.locator('body')).toContainText(second.id.slice(-8));
@@ -220,7 +226,10 @@ test('sysbench oltp_read_only (pgsql, prepare step) and hey against /api/health'
     ['e2e-hey-health', 'rps'],
   ] as const) {
     const { id } = await runFromUi(page, w);
-    await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });
+    await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toHaveText(
+      'succeeded',
+      { timeout: 60_000 },
+    );
     await expect(page.getByRole('table', { name: 'Summary' })).toContainText(metric, { timeout: 10_000 });
     expect((await progress(request, id)).status).toBe('succeeded');
   }
@@ -296,7 +305,10 @@ test('cancel from the run page stops the tool; the run ends cancelled', async ({
   page.once('dialog', (d) => void d.accept());
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Cancel run' }).click();
-  await expect(page.getByTestId('run-status')).toHaveText('cancelled', { timeout: 30_000 });
+  await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toHaveText(
+    'cancelled',
+    { timeout: 30_000 },
+  );
   console.log(`[trigger] cancel pressed → run cancelled: ${Date.now() - t0} ms`);
   expect((await progress(request, id)).status).toBe('cancelled');
 });
