@@ -48,7 +48,11 @@ test('API token: created in the UI, shown once, works, revoked', async ({ page, 
     .click();
   // Revoked tokens move out of the active list into a collapsed section.
   await expect(page.getByRole('table', { name: 'Active tokens' }).getByText(name)).toHaveCount(0);
-  await page.getByText(/Revoked or expired/).click();
+  // Opened from the keyboard: on the Pixel 7 profile a pointer click on the summary at the page's bottom edge is
+  // reported as intercepted by the table above it (not root-caused; the page renders correctly).
+  const ended = page.locator('details.ended > summary');
+  await ended.focus();
+  await page.keyboard.press('Enter');
   await expect(page.getByRole('row', { name: new RegExp(name) }).getByText('revoked')).toBeVisible();
   expect(
     (await request.get('/api/v1/clusters', { headers: { authorization: `Bearer ${token}` } })).status(),
