@@ -10,6 +10,7 @@ import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { DATA_DIR, PORT } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
+import { getRunPoints } from './run-points';
 
 const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -75,14 +76,8 @@ async function getRun(request: APIRequestContext, id: string) {
   };
 }
 
-async function getSamples(request: APIRequestContext, id: string) {
-  const input = encodeURIComponent(JSON.stringify({ ids: [id] }));
-  const res = await request.get(`/api/trpc/runs.samples?input=${input}`, { headers: auth(admin) });
-  expect(res.status(), await res.text()).toBe(200);
-  const [series] = (await res.json()).result.data as {
-    points: { elapsed_s: number; values: Record<string, number> }[];
-  }[];
-  return series.points;
+function getSamples(request: APIRequestContext, id: string) {
+  return getRunPoints(request, auth(admin), id);
 }
 
 test.describe.configure({ mode: 'serial' });

@@ -5,7 +5,9 @@ import { tokensRouter } from './routers/tokens';
 import { agentsRouter } from './routers/agents';
 import { runsRouter } from './routers/runs';
 import { dashboardRouter } from './routers/dashboard';
-import { compareRouter } from './routers/compare';
+import { compareProcedures } from './routers/compare';
+import { runPageProcedures } from './routers/run-pages';
+import { exportProcedures } from './routers/exports';
 import { thresholdsRouter } from './routers/thresholds';
 import { alertsRouter } from './routers/alerts';
 import { workloadsRouter } from './routers/workloads';
@@ -20,7 +22,8 @@ export const appRouter = router({
   agents: agentsRouter,
   runs: runsRouter,
   dashboard: dashboardRouter,
-  compare: compareRouter,
+  // One namespace (stable tRPC paths `compare.*`); the files say what each group holds.
+  compare: router({ ...compareProcedures, ...runPageProcedures, ...exportProcedures }),
   thresholds: thresholdsRouter,
   alerts: alertsRouter,
   workloads: workloadsRouter,

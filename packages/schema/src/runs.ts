@@ -133,15 +133,3 @@ export const ZRunOutputResult = z.object({
   error: z.string().nullable(),
 });
 export type TRunOutputResult = z.infer<typeof ZRunOutputResult>;
-
-export const ZRunSamplesQuery = z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(50) });
-
-/** Interval samples of one run, one point per elapsed second with every metric's value. */
-export const ZRunSeries = z.object({
-  id: z.string(),
-  metrics: z.array(z.string()),
-  points: z.array(
-    z.object({ elapsed_s: z.number(), ts: z.number(), values: z.record(z.string(), z.number()) }),
-  ),
-});
-export type TRunSeries = z.infer<typeof ZRunSeries>;

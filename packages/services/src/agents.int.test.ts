@@ -14,17 +14,25 @@ import {
   type TDb,
 } from '@clusterscope/db';
 import type { THeartbeatSample } from '@clusterscope/schema';
+import type { TIngestBatch } from '@clusterscope/schema';
 import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import type { TWriter } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import { enrollAgent, revokeAgent } from './agents';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
-import { ingestBatch } from './ingest';
+import { ingestPrepared } from './ingest';
+import { holdInProcess } from './ingest-pool';
+import { headOf } from './ingest-prep';
 import { claimJob, finishJob, postJobOutput, renewLease } from './jobs';
 import { authenticateToken, createToken } from './tokens';
 import { createWorkload, startWorkloadRun } from './workloads';
+
+/** Stores a batch the way the ingest route does (decoded in process). */
+const ingestBatch = (deps: TDeps, caller: TCaller, batch: TIngestBatch, writer?: TWriter) =>
+  ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
 
 let url: string;
 let db: TDb;

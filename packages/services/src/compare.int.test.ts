@@ -10,7 +10,7 @@ import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
 import { compareRunIds, compareRunWithBaseline, listRunsWithVerdicts, getRunDetail } from './compare';
 import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
 import { ackAlert, findAlerts } from './alerts';
-import { exportComparison, exportResults, exportRuns, toCsvField } from './export';
+import { exportComparison, exportResults, exportRuns, toCsv } from './export';
 import { getRunEnvironment } from './environment';
 
 let url: string;
@@ -330,7 +330,6 @@ describe('multi-run comparison, list and export', () => {
     const cmp = await exportComparison(deps, caller, [ids.m1, ids.slow], 'csv');
     expect(cmp.body).toMatch(/^metric,unit,direction,baseline_run,run,/);
     expect(cmp.body).toContain(',regression');
-    expect(toCsvField('a,"b"')).toBe('"a,""b"""');
-    expect(toCsvField('=1+1')).toBe("'=1+1");
+    expect(toCsv(['a', 'b'], [['a,"b"', '=1+1']])).toBe('a,b\r\n"a,""b""",\'=1+1\r\n');
   });
 });

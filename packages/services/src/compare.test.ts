@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TMetricVerdict } from '@clusterscope/schema';
-import { parseRunIds, poolRunData, summarizeVerdicts, trimWarmup } from './compare';
+import { parseRunIds, poolRunData, trimWarmup } from './compare';
+import { decideRunVerdict } from './verdict';
 import { parseExportFormat, toCsv } from './export';
 
 const v = (verdict: TMetricVerdict['verdict']): TMetricVerdict => ({
@@ -8,7 +9,17 @@ const v = (verdict: TMetricVerdict['verdict']): TMetricVerdict => ({
   p_value: null, test: 'none', verdict, source: 'samples', n_baseline: 3, n_value: 3, reason: '',
 }); // prettier-ignore
 
-describe('summarizeVerdicts', () => {
+/** The run verdict of metric verdicts, against a baseline when `hasBaseline`. */
+const summarizeVerdicts = (verdicts: TMetricVerdict[], envHealthy: boolean | null, hasBaseline: boolean) => {
+  const { verdict, regression } = decideRunVerdict({
+    verdicts,
+    envHealthy,
+    baselineRuns: hasBaseline ? 1 : 0,
+  });
+  return { verdict, regression };
+};
+
+describe('run verdict from metric verdicts', () => {
   it('regression wins over improvement; an unhealthy environment is never a regression', () => {
     expect(summarizeVerdicts([v('improvement'), v('regression')], true, true)).toEqual({
       verdict: 'regression',

@@ -5,15 +5,8 @@ import {
   type TMetricComparison,
   type TRunData,
 } from '@clusterscope/bench';
+import { findBaselineRuns, listThresholds, type RunStatus, type TRunQuery } from '@clusterscope/db';
 import {
-  findBaselineRuns,
-  searchRuns,
-  listThresholds,
-  type findRunsByIds,
-  type RunStatus,
-} from '@clusterscope/db';
-import {
-  ZMetric,
   ZRunFilter,
   parseDay,
   type TBaselineRef,
@@ -28,11 +21,18 @@ import {
   type TRunVerdict,
 } from '@clusterscope/schema';
 import { getBenchResults, getBenchSamples } from '@clusterscope/tsdb';
-import { z } from 'zod';
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
-import { boundClusterOf, loadRun, loadRuns } from './access';
+import {
+  boundClusterOf,
+  getRunSummary,
+  loadRun,
+  loadRuns,
+  queryRuns,
+  toRunBrief,
+  type TRunRow,
+} from './access';
 import { AppError, notFound } from './errors';
 import {
   ALPHA,
@@ -48,45 +48,9 @@ import {
   type TBaselineSpec,
 } from './verdict';
 
-export type TRunRow = Awaited<ReturnType<typeof findRunsByIds>>[number];
-
 /** Throughput metrics in order of preference for the run list's key metric. */
 const THROUGHPUT = ['tps', 'ops_per_s', 'qps', 'rps', 'events_per_s', 'tpmC', 'read_iops', 'write_iops'];
 const LATENCY = ['lat_p95_ms', 'lat_p99_ms', 'lat_avg_ms', 'lat_p50_ms'];
-
-function toLabels(v: unknown): Record<string, string> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
-}
-
-export function toRunBrief(r: TRunRow): TRunBrief {
-  return {
-    id: r.id,
-    tool: r.tool,
-    toolWorkload: r.toolWorkload,
-    workloadId: r.workloadId,
-    workloadName: r.workload?.name ?? null,
-    clusterId: r.clusterId,
-    clusterName: r.cluster?.name ?? null,
-    gitBranch: r.gitBranch,
-    gitSha: r.gitSha,
-    labels: toLabels(r.labels),
-    status: r.status,
-    envHealthy: r.envHealthy,
-    startedAt: r.startedAt,
-    finishedAt: r.finishedAt,
-  };
-}
-
-/** Run.summary JSON as metrics (invalid entries are dropped). */
-export function getRunSummary(r: { summary: unknown }): TMetric[] {
-  const parsed = z.array(z.unknown()).safeParse(r.summary);
-  if (!parsed.success) return [];
-  return parsed.data.flatMap((m) => {
-    const x = ZMetric.safeParse(m);
-    return x.success ? [x.data] : [];
-  });
-}
 
 /** Samples (long rows) and summaries of runs as bench TRunData, keyed by run id. */
 export async function loadRunData(
@@ -190,20 +154,6 @@ export function toMetricVerdict(c: TMetricComparison): TMetricVerdict {
     n_value: c.n_b,
     reason: c.reason,
   };
-}
-
-/** Run-level verdict from its metric verdicts; an unhealthy environment never counts as a regression. */
-export function summarizeVerdicts(
-  verdicts: readonly TMetricVerdict[],
-  envHealthy: boolean | null,
-  hasBaseline: boolean,
-): { verdict: TRunVerdict; regression: boolean } {
-  const { verdict, regression } = decideRunVerdict({
-    verdicts,
-    envHealthy,
-    baselineRuns: hasBaseline ? 1 : 0,
-  });
-  return { verdict, regression };
 }
 
 /** Longest branch window pooled for a verdict (a threshold may ask for up to 1000 runs). */
@@ -417,8 +367,12 @@ export type TRunListRow = TRunBrief & {
   baselineName: string | null;
 };
 
-/** Resolves list filters to a repository query; an unknown cluster yields null (no rows). */
-export async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilter) {
+/** Resolves the run list's filters to a run query; an unknown cluster yields null (no rows). */
+export async function toRunQuery(
+  deps: TDeps,
+  caller: TCaller,
+  filter: TRunFilter,
+): Promise<{ q: TRunQuery; limit: number; offset: number } | null> {
   const parsed = ZRunFilter.safeParse(filter);
   if (!parsed.success)
     throw new AppError(
@@ -426,9 +380,7 @@ export async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilte
       parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
     );
   const f = parsed.data;
-  const date = (s: string | undefined, endOfDay: boolean) =>
-    s ? new Date(parseDay(s, endOfDay)) : undefined;
-  let clusterId = boundClusterOf(caller);
+  let clusterId: string | undefined;
   if (f.cluster) {
     try {
       clusterId = (await resolveCluster(deps, caller, f.cluster)).id;
@@ -436,27 +388,29 @@ export async function toRunQuery(deps: TDeps, caller: TCaller, filter: TRunFilte
       return null;
     }
   }
-  const [labelKey, ...rest] = f.label ? f.label.split('=') : [];
+  const [key, ...rest] = f.label ? f.label.split('=') : [];
   return {
-    clusterId,
-    workload: f.workload,
-    tool: f.tool,
-    branch: f.branch,
-    labelKey: labelKey || undefined,
-    labelValue: rest.length ? rest.join('=') : undefined,
-    status: f.status as RunStatus | undefined,
-    from: date(f.from, false),
-    to: date(f.to, true),
+    q: {
+      clusterId,
+      workload: f.workload,
+      tool: f.tool,
+      branch: f.branch,
+      labels: key ? [{ key, value: rest.length ? rest.join('=') : undefined }] : [],
+      status: f.status as RunStatus | undefined,
+      from: f.from ? new Date(parseDay(f.from)) : undefined,
+      // `to` is inclusive (a day means its end); the query's bound is exclusive.
+      to: f.to ? new Date(parseDay(f.to, true) + 1) : undefined,
+    },
     limit: f.limit,
     offset: f.offset,
   };
 }
 
 /** Runs matching the filters, newest first (no verdicts). */
-export async function findRunRows(deps: TDeps, caller: TCaller, filter: TRunFilter) {
+export async function findRunRows(deps: TDeps, caller: TCaller, filter: TRunFilter): Promise<TRunRow[]> {
   assertCan(caller, { run: ['read'] });
-  const q = await toRunQuery(deps, caller, filter);
-  return q ? searchRuns(deps.db, caller.orgId, q) : [];
+  const r = await toRunQuery(deps, caller, filter);
+  return r ? (await queryRuns(deps, caller, r.q, { limit: r.limit, offset: r.offset })).items : [];
 }
 
 function pickKeyMetrics(names: Set<string>): string[] {

@@ -2,7 +2,8 @@ import { stringify, type Options as CsvOptions } from 'csv-stringify/sync';
 import type { TRunFilter } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import type { TCaller } from './caller';
-import { compareRunIds, findRunRows, getRunDetail, getRunSummary, toRunBrief } from './compare';
+import { compareRunIds, findRunRows, getRunDetail } from './compare';
+import { getRunSummary, toRunBrief } from './access';
 import { AppError } from './errors';
 
 export type TExportFormat = 'csv' | 'json';
@@ -22,9 +23,6 @@ const CSV_OPTIONS: CsvOptions = {
     object: (o) => JSON.stringify(o),
   },
 };
-
-/** One CSV field as `toCsv` writes it. */
-export const toCsvField = (v: unknown): string => toCsv([], [[v]]).replace(/\r\n$/, '');
 
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return stringify(header.length ? [header, ...rows] : [...rows], CSV_OPTIONS) as string;

@@ -1,5 +1,6 @@
 import { createCluster, createDb, createOrganization, listAgents, type TDb } from '@clusterscope/db';
 import type { THeartbeatSample, TNodeStatusSample } from '@clusterscope/schema';
+import type { TIngestBatch } from '@clusterscope/schema';
 import {
   createWriter,
   getBenchSamples,
@@ -7,13 +8,19 @@ import {
   selectRows,
   type TTsdb,
 } from '@clusterscope/tsdb';
+import type { TWriter } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
-import { ingestBatch } from './ingest';
-import { MAX_ISSUES, validateIngestBatch } from './ingest-prep';
+import { ingestPrepared } from './ingest';
+import { holdInProcess } from './ingest-pool';
+import { headOf, MAX_ISSUES, validateIngestBatch } from './ingest-prep';
+
+/** Stores a batch the way the ingest route does (decoded in process). */
+const ingestBatch = (deps: TDeps, caller: TCaller, batch: TIngestBatch, writer?: TWriter) =>
+  ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
 
 let url: string;
 let db: TDb;

@@ -4,13 +4,13 @@ import {
   updateAgentHeartbeat,
   upsertLegacyAgentHeartbeat,
 } from '@clusterscope/db';
-import type { THeartbeatSample, TIngestBatch, TSampleKind } from '@clusterscope/schema';
+import type { THeartbeatSample, TSampleKind } from '@clusterscope/schema';
 import { createWriter, EncodeError, type TTsdb, type TWriter, type TWriterOptions } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { hasScope, type TCaller } from './caller';
 import { AppError } from './errors';
-import { holdInProcess, WorkerError, type TPrepared } from './ingest-pool';
-import { headOf, type TBatchHead } from './ingest-prep';
+import { WorkerError, type TPrepared } from './ingest-pool';
+import type { TBatchHead } from './ingest-prep';
 
 const writers = new WeakMap<TTsdb, TWriter>();
 
@@ -74,16 +74,6 @@ function toIngestError(err: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${msg}`, {
     dependency: 'clickhouse',
   });
-}
-
-/** Stores a validated batch for the caller's org; see ingestPrepared. */
-export function ingestBatch(
-  deps: TDeps,
-  caller: TCaller,
-  batch: TIngestBatch,
-  writer: TWriter = getIngestWriter(deps),
-): Promise<TIngestResult> {
-  return ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
 }
 
 /**

@@ -32,9 +32,9 @@ import { getBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
-import { addRunOutput, finalStatus, onRunFinished, toRunDto } from './runs';
+import { addRunOutput, finalStatus, onRunFinished } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
-import { loadRun } from './access';
+import { loadRun, toRunDto } from './access';
 
 /**
  * Wake-ups for long-polling agents: a queued run emits here at once (this instance) and NOTIFYs

@@ -1,9 +1,10 @@
-import { countRuns, findUnattendedRuns } from '@clusterscope/db';
+import { findUnattendedRuns } from '@clusterscope/db';
 import type { TRunListMeta } from '@clusterscope/schema';
 import { countBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import type { TCaller } from './caller';
 import { findRunRows, toRunQuery } from './compare';
+import { countVisibleRuns } from './access';
 import type { TRunFilter } from '@clusterscope/schema';
 
 /** Grace on top of a run's expected duration before a silent "running" run is flagged. */
@@ -26,7 +27,7 @@ export async function getRunListMeta(
 ): Promise<TRunListMeta> {
   const rows = await findRunRows(deps, caller, filter);
   const q = await toRunQuery(deps, caller, filter);
-  const total = q ? await countRuns(deps.db, caller.orgId, q) : 0;
+  const total = q ? await countVisibleRuns(deps, caller, q.q) : 0;
   const running = await findUnattendedRuns(
     deps.db,
     caller.orgId,

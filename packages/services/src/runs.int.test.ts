@@ -23,8 +23,10 @@ import {
   finishRun,
   getRunById,
   getRunOutput,
-  getRunSamples,
 } from './runs';
+import { compareRunIds, compareRunWithBaseline, findRunRows, getRunDetail } from './compare';
+import { getRunListMeta } from './run-list';
+import { queryRuns } from './access';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../bench/fixtures/${name}`, import.meta.url), 'utf8');
@@ -131,9 +133,12 @@ describe('runs service', () => {
     const out = await addRunOutput(deps, ci, { id, output: fixture('pgbench_tpcb.txt') });
     expect(out.samples).toBe(0);
     expect(out.warnings.join(' ')).toMatch(/posted live/);
-    const [series] = await getRunSamples(deps, ci, [id]);
-    expect(series.points.map((p) => p.values.tps)).toEqual([100, 110]);
-    expect(series.metrics).toEqual(['lat_avg_ms', 'tps']);
+    const { series } = await getRunDetail(deps, ci, id);
+    expect(series.tps).toEqual([
+      [1, 100],
+      [2, 110],
+    ]);
+    expect(Object.keys(series).sort()).toEqual(['lat_avg_ms', 'tps']);
   });
 
   it('rejects garbage output with what was recognised, and warns on truncated output', async () => {
@@ -257,6 +262,57 @@ describe('runs service', () => {
       await fail(addRunSamples(deps, other, { id, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
     ).toMatch(/^NOT_FOUND/);
     expect((await findRuns(deps, other, { limit: 50 })).items).toHaveLength(0);
+  });
+
+  it("a token bound to one cluster reads none of another cluster's runs through the read model", async () => {
+    const staging = await createCluster(db, ci.orgId, { name: 'staging' });
+    const bound: TCaller = {
+      kind: 'token',
+      tokenId: 't',
+      orgId: ci.orgId,
+      orgSlug: 'acme',
+      clusterId: staging.id,
+      scopes: ['runs:write'],
+    };
+    const made: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { id } = await createRun(deps, ci, {
+        cluster: 'prod',
+        workload: 'bound-wl',
+        tool: 'fio',
+        git: { repo: 'r', branch: 'main', sha: `b${i}` },
+      });
+      await addRunResults(deps, ci, { id, metrics: [{ name: 'read_iops', value: 10 }] });
+      await finishRun(deps, ci, { id, status: 'succeeded' });
+      made.push(id);
+    }
+    const [a, b] = made;
+    const mine = await createRun(deps, bound, {
+      cluster: 'staging',
+      workload: 'bound-wl',
+      git: { repo: 'r', branch: 'main', sha: 'b2' },
+    });
+    // Single reads and comparisons: NOT_FOUND.
+    expect(await fail(getRunById(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await fail(getRunDetail(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await fail(compareRunIds(deps, bound, [a, b]))).toMatch(/^NOT_FOUND/);
+    expect(await fail(compareRunWithBaseline(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    // Lists: only its cluster's runs, also when it names the other cluster.
+    const seen = (await findRuns(deps, bound, { workload: 'bound-wl', limit: 50 })).items.map((r) => r.id);
+    expect(seen).toEqual([mine.id]);
+    expect(await fail(findRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
+    expect((await findRunRows(deps, bound, { workload: 'bound-wl' })).map((r) => r.id)).toEqual([mine.id]);
+    expect(await findRunRows(deps, bound, { cluster: 'prod' })).toEqual([]);
+    expect((await getRunListMeta(deps, bound, { workload: 'bound-wl' })).total).toBe(1);
+    // A run id of the other cluster used as a baseline is not a run for it (no baseline runs).
+    const cmp = await compareRunWithBaseline(deps, bound, mine.id, a);
+    expect(cmp.baseline.run_ids).toEqual([]);
+    expect(
+      await queryRuns(deps, bound, { clusterId: (await getRunById(deps, ci, a)).clusterId! }, { limit: 5 }),
+    ).toEqual({
+      items: [],
+      nextCursor: null,
+    });
   });
 
   it('lists with filters and cursor pagination, newest first', async () => {

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   findOrCreateWorkload,
-  findWorkloadByIdOrName,
   insertRun,
-  listRuns,
   updateOpenRun,
   updateRunResults,
   writeAudit,
-  type TRunRow,
 } from '@clusterscope/db';
 import { detectTool, getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
 import {
   TOOLS,
-  ZMetric,
   type TBenchSample,
   type TMetric,
   type TRun,
@@ -25,7 +21,6 @@ import {
   type TRunPage,
   type TRunResultsIn,
   type TRunSamplesIn,
-  type TRunSeries,
   type TTool,
 } from '@clusterscope/schema';
 import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
@@ -33,47 +28,14 @@ import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError } from './errors';
 import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
-import { boundClusterOf, loadRun } from './access';
+import { getRunSummary, loadRun, queryRuns, toRunDto, type TRunRow } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
 
 const isTool = (t: string): t is TTool => (TOOLS as readonly string[]).includes(t);
 
-function toSummary(json: unknown): TMetric[] {
-  if (!Array.isArray(json)) return [];
-  return json.flatMap((m) => {
-    const r = ZMetric.safeParse(m);
-    return r.success ? [r.data] : [];
-  });
-}
-
 const asRecord = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-
-/** Run row → API shape (dates as ISO strings, summary metrics with unit + direction). */
-export function toRunDto(r: TRunRow): TRun {
-  return {
-    id: r.id,
-    clusterId: r.clusterId,
-    clusterName: r.cluster?.name ?? null,
-    workloadId: r.workloadId,
-    workloadName: r.workload?.name ?? null,
-    tool: r.tool,
-    toolWorkload: r.toolWorkload,
-    params: asRecord(r.params),
-    git: { repo: r.gitRepo, branch: r.gitBranch, sha: r.gitSha },
-    labels: Object.fromEntries(Object.entries(asRecord(r.labels)).map(([k, v]) => [k, String(v)])),
-    status: r.status,
-    exitCode: r.exitCode,
-    error: r.error,
-    summary: toSummary(r.summary),
-    warnings: r.warnings,
-    envHealthy: r.envHealthy,
-    startedAt: r.startedAt.toISOString(),
-    finishedAt: r.finishedAt?.toISOString() ?? null,
-    createdAt: r.createdAt.toISOString(),
-  };
-}
 
 export async function createRun(
   deps: TDeps,
@@ -145,26 +107,20 @@ function parseLabels(s: string | undefined): Record<string, string> | undefined 
   return out;
 }
 
+/** REST run list: keyset pages of the caller's visible runs. */
 export async function findRuns(deps: TDeps, caller: TCaller, input: TRunListIn): Promise<TRunPage> {
   assertCan(caller, { run: ['read'] });
-  let clusterId = boundClusterOf(caller);
-  if (input.cluster) clusterId = (await resolveCluster(deps, caller, input.cluster)).id;
-  let workloadId: string | undefined;
-  if (input.workload) {
-    const w = await findWorkloadByIdOrName(deps.db, caller.orgId, input.workload);
-    if (!w) return { items: [], nextCursor: null };
-    workloadId = w.id;
-  }
-  const page = await listRuns(
-    deps.db,
-    caller.orgId,
+  const clusterId = input.cluster ? (await resolveCluster(deps, caller, input.cluster)).id : undefined;
+  const page = await queryRuns(
+    deps,
+    caller,
     {
       clusterId,
-      workloadId,
+      workload: input.workload,
       tool: input.tool,
       branch: input.branch,
       status: input.status,
-      labels: parseLabels(input.label),
+      labels: Object.entries(parseLabels(input.label) ?? {}).map(([key, value]) => ({ key, value })),
       from: input.from ? new Date(input.from) : undefined,
       to: input.to ? new Date(input.to) : undefined,
     },
@@ -270,7 +226,7 @@ export async function addRunOutput(
   await updateRunResults(deps.db, run.organizationId, run.id, {
     rawOutput: input.output,
     toolWorkload: run.toolWorkload || parsed.workload,
-    summary: mergeSummary(toSummary(run.summary), parsed.summary),
+    summary: mergeSummary(getRunSummary(run), parsed.summary),
     warnings: [...new Set([...run.warnings, ...warnings])],
     ...(parsed.error && !run.finishedAt ? { error: parsed.error } : {}),
   });
@@ -323,7 +279,7 @@ export async function addRunResults(
   });
   if (problems.length) throw new AppError('UNPROCESSABLE_CONTENT', problems.join('; '));
   await storeMetrics(deps, run, metrics);
-  const summary = mergeSummary(toSummary(run.summary), metrics);
+  const summary = mergeSummary(getRunSummary(run), metrics);
   await updateRunResults(deps.db, run.organizationId, run.id, { summary });
   return { summary };
 }
@@ -371,35 +327,4 @@ export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishI
     data: { status: final.status, exitCode: final.exitCode },
   });
   return onRunFinished(deps, toRunDto(done), run.organizationId);
-}
-
-/** Interval samples per run, pivoted to one point per elapsed second (for charts and comparisons). */
-export async function getRunSamples(
-  deps: TDeps,
-  caller: TCaller,
-  ids: readonly string[],
-): Promise<TRunSeries[]> {
-  assertCan(caller, { run: ['read'] });
-  const runs = await Promise.all([...new Set(ids)].map((id) => loadRun(deps, caller, id)));
-  const rows = await getBenchSamples(
-    deps.ch,
-    caller.orgId,
-    runs.map((r) => r.id),
-  );
-  return runs.map((r) => {
-    const metrics = new Set<string>();
-    const points = new Map<number, { elapsed_s: number; ts: number; values: Record<string, number> }>();
-    for (const row of rows) {
-      if (row.run_id !== r.id) continue;
-      metrics.add(row.metric);
-      let p = points.get(row.elapsed_s);
-      if (!p) points.set(row.elapsed_s, (p = { elapsed_s: row.elapsed_s, ts: row.ts, values: {} }));
-      p.values[row.metric] = row.value;
-    }
-    return {
-      id: r.id,
-      metrics: [...metrics].sort(),
-      points: [...points.values()].sort((a, b) => a.elapsed_s - b.elapsed_s),
-    };
-  });
 }

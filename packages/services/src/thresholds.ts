@@ -6,10 +6,9 @@ import {
   findRunsByIds,
   findWorkloadHistory,
   getThreshold,
-  findThresholdWorkload,
+  getWorkload,
   listAlerts,
   listThresholds,
-  listWorkloadOverview,
   upsertThreshold,
   writeAudit,
 } from '@clusterscope/db';
@@ -22,12 +21,12 @@ import {
 import type { TDeps } from './deps';
 import { notifyBenchmarkAlert } from './alerting/deliveries';
 import { actorOf, assertCan, type TCaller } from './caller';
-import { getRunValues, judgeRunsByDefault, loadRunData, toRunBrief, type TRunRow } from './compare';
+import { getRunValues, judgeRunsByDefault, loadRunData } from './compare';
 import { formatAlertText } from './verdict';
 import { refreshRunEnvironment } from './environment';
 import { toAlert } from './alerts';
 import { notFound } from './errors';
-import { boundClusterOf } from './access';
+import { boundClusterOf, loadRuns, toRunBrief, type TRunRow } from './access';
 
 type TThresholdRow = Awaited<ReturnType<typeof listThresholds>>[number];
 
@@ -44,8 +43,9 @@ export async function findThresholds(deps: TDeps, caller: TCaller, workloadId?: 
 export async function saveThreshold(deps: TDeps, caller: TCaller, input: TThresholdInput) {
   assertCan(caller, { workload: ['write'] });
   const t = ZThresholdInput.parse(input);
-  if (!(await findThresholdWorkload(deps.db, caller.orgId, t.workloadId))) throw notFound('workload');
-  const row = await upsertThreshold(deps.db, caller.orgId, t);
+  const w = await getWorkload(deps.db, caller.orgId, t.workloadId);
+  if (!w) throw notFound('workload');
+  const row = await upsertThreshold(deps.db, caller.orgId, { ...t, workloadId: w.id });
   await writeAudit(deps.db, caller.orgId, {
     ...actorOf(caller),
     action: 'threshold.save',
@@ -180,12 +180,13 @@ export async function handleRunFinished(deps: TDeps, orgId: string, runId: strin
 /** A workload's metric history (x = run time) with change points, threshold bands and alerts. */
 export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadId: string, limit = 200) {
   assertCan(caller, { workload: ['read'], run: ['read'] });
-  const workload = await findThresholdWorkload(deps.db, caller.orgId, workloadId);
+  const workload = await getWorkload(deps.db, caller.orgId, workloadId);
   if (!workload) throw notFound('workload');
+  const id = workload.id;
   const [runs, thresholds, alerts] = await Promise.all([
-    findWorkloadHistory(deps.db, caller.orgId, workloadId, limit, boundClusterOf(caller)),
-    listThresholds(deps.db, caller.orgId, workloadId),
-    listAlerts(deps.db, caller.orgId, { workloadId, limit: 100, clusterId: boundClusterOf(caller) }),
+    findWorkloadHistory(deps.db, caller.orgId, id, limit, boundClusterOf(caller)),
+    listThresholds(deps.db, caller.orgId, id),
+    listAlerts(deps.db, caller.orgId, { workloadId: id, limit: 100, clusterId: boundClusterOf(caller) }),
   ]);
   const values = await getMetricValues(deps, caller.orgId, runs);
   const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();
@@ -257,21 +258,8 @@ async function withRunVerdicts(
 ) {
   const byId = new Map(known.map((r) => [r.id, r]));
   const missing = [...new Set(alerts.map((a) => a.runId))].filter((id) => !byId.has(id));
-  if (missing.length) for (const r of await findRunsByIds(deps.db, caller.orgId, missing)) byId.set(r.id, r);
+  if (missing.length) for (const r of await loadRuns(deps, caller, missing)) byId.set(r.id, r);
   const rows = [...new Set(alerts.slice(0, 50).map((a) => a.runId))].flatMap((id) => byId.get(id) ?? []);
   const judged = await judgeRunsByDefault(deps, caller, rows);
   return alerts.map((a) => ({ ...a, runVerdict: judged.get(a.runId) ?? null }));
-}
-
-/** Workloads with run counts (workload list page). */
-export async function findWorkloadOverview(deps: TDeps, caller: TCaller) {
-  assertCan(caller, { workload: ['read'] });
-  const rows = await listWorkloadOverview(deps.db, caller.orgId);
-  return rows.map((w) => ({
-    id: w.id,
-    name: w.name,
-    tool: w.tool,
-    description: w.description,
-    runs: w._count.runs,
-  }));
 }

@@ -1,4 +1,5 @@
 /** Browser side of live updates: one EventSource on /api/live per page, debounced refetch on change. */
+import { debounce as debounceFn } from 'es-toolkit/compat';
 
 /**
  * `depends` key of every load that shows cluster health (clusters list, cluster, node, on-call): a live
@@ -31,30 +32,11 @@ export interface TLiveOptions {
 }
 
 /**
- * Debounce with a max wait: `fn` runs `wait` ms after the last call, but no later than `maxWait`
- * after the first call of a burst (so a steady stream of notices still refreshes the page).
+ * Debounce with a max wait (es-toolkit's lodash-compatible one): `fn` runs `wait` ms after the last call,
+ * but no later than `maxWait` after the first call of a burst (so a steady stream of notices still
+ * refreshes the page).
  */
-export function debounce(fn: () => void, wait: number, maxWait: number) {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let first = 0;
-  const run = () => {
-    timer = null;
-    first = 0;
-    fn();
-  };
-  const call = () => {
-    const now = Date.now();
-    if (!first) first = now;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, Math.min(wait, first + maxWait - now)));
-  };
-  call.cancel = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    first = 0;
-  };
-  return call;
-}
+export const debounce = (fn: () => void, wait: number, maxWait: number) => debounceFn(fn, wait, { maxWait });
 
 /** Opens the org's event stream; returns the function that closes it. EventSource reconnects itself. */
 export function connectLive(org: string, opts: TLiveOptions): () => void {

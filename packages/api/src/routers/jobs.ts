@@ -20,14 +20,12 @@ import {
   ZRunProgress,
 } from '@clusterscope/schema';
 import { agentProcedure, router, withPermission, type TContext } from '../trpc';
+import { notify } from '../notify';
 
 const tags = ['agent jobs'];
 
-type TNotify = (e: { orgId: string; topic: string; runId?: string; clusterId?: string }) => void;
-const notify = (ctx: TContext, orgId: string, runId: string) => {
-  const n = ctx.runtime?.notify as TNotify | undefined;
-  if (typeof n === 'function') n({ orgId, topic: 'runs', runId });
-};
+const notifyRun = (ctx: TContext, orgId: string, runId: string) =>
+  notify(ctx, { orgId, topic: 'runs', runId });
 
 /** The agent side of the job queue (agent credentials only), plus cancel and progress for the UI. */
 export const jobsRouter = router({
@@ -60,7 +58,7 @@ export const jobsRouter = router({
     .output(ZJobLeaseOut)
     .mutation(async ({ ctx, input }) => {
       const r = await renewLease(ctx.deps, ctx.caller, input);
-      if (input.running) notify(ctx, ctx.caller.orgId, input.id);
+      if (input.running) notifyRun(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
   output: agentProcedure
@@ -76,7 +74,7 @@ export const jobsRouter = router({
     .output(ZRunOutputResult)
     .mutation(async ({ ctx, input }) => {
       const r = await postJobOutput(ctx.deps, ctx.caller, input);
-      notify(ctx, ctx.caller.orgId, input.id);
+      notifyRun(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
   finish: agentProcedure
@@ -93,7 +91,7 @@ export const jobsRouter = router({
     .output(ZRun)
     .mutation(async ({ ctx, input }) => {
       const r = await finishJob(ctx.deps, ctx.caller, input);
-      notify(ctx, ctx.caller.orgId, input.id);
+      notifyRun(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
   cancel: withPermission({ run: ['cancel'] })
@@ -111,7 +109,7 @@ export const jobsRouter = router({
     .output(ZRunCancelled)
     .mutation(async ({ ctx, input }) => {
       const r = await cancelRun(ctx.deps, ctx.caller, input.id);
-      notify(ctx, ctx.caller.orgId, input.id);
+      notifyRun(ctx, ctx.caller.orgId, input.id);
       return r;
     }),
   progress: withPermission({ run: ['read'] })

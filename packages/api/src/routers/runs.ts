@@ -7,7 +7,6 @@ import {
   findRuns,
   finishRun,
   getRunById,
-  getRunSamples,
 } from '@clusterscope/services';
 import {
   ZMetric,
@@ -22,29 +21,18 @@ import {
   ZRunPage,
   ZRunResultsIn,
   ZRunSamplesIn,
-  ZRunSamplesQuery,
-  ZRunSeries,
 } from '@clusterscope/schema';
-import { orgProcedure, router, withPermission } from '../trpc';
+import { router, withPermission } from '../trpc';
 import type { TContext } from '../trpc';
+import { notify } from '../notify';
 
 const tags = ['runs'];
 const write = withPermission({ run: ['write'] });
 const read = withPermission({ run: ['read'] });
 
-type TNotify = (e: {
-  orgId: string;
-  topic: string;
-  clusterId?: string;
-  runId?: string;
-  kinds?: string[];
-}) => void;
-
-/** Live fan-out, when the web runtime provides it (ctx.runtime.notify). */
+/** Live fan-out of a run change. */
 function notifyRun(ctx: TContext, orgId: string, runId: string, clusterId: string | null, topic = 'runs') {
-  const n = ctx.runtime?.notify as TNotify | undefined;
-  if (typeof n !== 'function') return;
-  n({
+  notify(ctx, {
     orgId,
     topic,
     runId,
@@ -162,9 +150,4 @@ export const runsRouter = router({
     .input(ZRunId)
     .output(ZRunDetail)
     .query(({ ctx, input }) => getRunById(ctx.deps, ctx.caller, input.id)),
-  /** Interval samples of up to 50 runs (UI charts and comparisons). */
-  samples: orgProcedure
-    .input(ZRunSamplesQuery)
-    .output(z.array(ZRunSeries))
-    .query(({ ctx, input }) => getRunSamples(ctx.deps, ctx.caller, input.ids)),
 });

@@ -15,18 +15,13 @@ import {
   ZWorkloadPatch,
   ZWorkloadStart,
 } from '@clusterscope/schema';
-import { router, withPermission, type TContext } from '../trpc';
+import { router, withPermission } from '../trpc';
+import { notify } from '../notify';
 
 const tags = ['workloads'];
 const read = withPermission({ workload: ['read'] });
 const write = withPermission({ workload: ['write'] });
 const start = withPermission({ run: ['start'] });
-
-type TNotify = (e: { orgId: string; topic: string; runId?: string; clusterId?: string }) => void;
-const notify = (ctx: TContext, e: Parameters<TNotify>[0]) => {
-  const n = ctx.runtime?.notify as TNotify | undefined;
-  if (typeof n === 'function') n(e);
-};
 
 export const workloadsRouter = router({
   list: read

@@ -205,10 +205,6 @@ export async function listNotifiableInstances(db: TDb, alsoIds: string[]) {
   });
 }
 
-export async function getInstancesByIds(db: TDb, ids: string[]) {
-  return db.alertInstance.findMany({ where: { id: { in: ids } }, ...instanceInclude });
-}
-
 export async function listInstanceEvents(db: TDb, orgId: string, instanceId: string, limit = 200) {
   return db.alertEvent.findMany({
     where: { organizationId: orgId, instanceId },

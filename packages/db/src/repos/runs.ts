@@ -8,28 +8,6 @@ const runInclude = {
 
 export type TRunRow = Prisma.RunGetPayload<{ include: typeof runInclude }>;
 
-/** A workload of the org by name, created with `tool` when missing. Returns null when missing and no tool. */
-export async function findOrCreateWorkload(db: TDb, orgId: string, name: string, tool: string | null) {
-  const hit = await db.workload.findUnique({
-    where: { organizationId_name: { organizationId: orgId, name } },
-  });
-  if (hit || !tool) return hit;
-  try {
-    return await db.workload.create({ data: { organizationId: orgId, name, tool } });
-  } catch (err) {
-    // A concurrent create won the unique (org, name) race.
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')
-      return db.workload.findUnique({ where: { organizationId_name: { organizationId: orgId, name } } });
-    throw err;
-  }
-}
-
-export async function findWorkloadByIdOrName(db: TDb, orgId: string, idOrName: string) {
-  return db.workload.findFirst({
-    where: { organizationId: orgId, OR: [{ id: idOrName }, { name: idOrName }] },
-  });
-}
-
 export async function insertRun(
   db: TDb,
   orgId: string,
@@ -58,40 +36,59 @@ export async function insertRun(
   });
 }
 
-export async function getRun(db: TDb, orgId: string, id: string): Promise<TRunRow | null> {
-  return db.run.findFirst({ where: { id, organizationId: orgId }, include: runInclude });
+/** A run of the org, and of `clusterId` when given (a token's bound cluster). */
+export async function getRun(
+  db: TDb,
+  orgId: string,
+  id: string,
+  clusterId?: string,
+): Promise<TRunRow | null> {
+  return db.run.findFirst({ where: { id, organizationId: orgId, clusterId }, include: runInclude });
 }
 
-export interface TRunFilter {
+/** Filters of the run list, REST `runs.list` and exports. */
+export type TRunQuery = {
+  /** A token's bound cluster, or the cluster the caller picked. */
   clusterId?: string;
-  workloadId?: string;
+  /** Workload id or name. */
+  workload?: string;
   tool?: string;
   branch?: string;
   status?: RunStatus;
-  labels?: Record<string, string>;
+  /** Each label must match (a key without value: the label is set). */
+  labels?: { key: string; value?: string }[];
+  /** startedAt ≥ from. */
   from?: Date;
+  /** startedAt < to. */
   to?: Date;
+};
+
+function runWhere(orgId: string, q: TRunQuery): Prisma.RunWhereInput {
+  return {
+    organizationId: orgId,
+    clusterId: q.clusterId,
+    ...(q.workload ? { OR: [{ workloadId: q.workload }, { workload: { name: q.workload } }] } : {}),
+    tool: q.tool,
+    gitBranch: q.branch,
+    status: q.status,
+    startedAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
+    AND: (q.labels ?? []).map((l) => ({
+      labels:
+        l.value === undefined ? { path: [l.key], not: Prisma.AnyNull } : { path: [l.key], equals: l.value },
+    })),
+  };
 }
 
-/** Newest first; keyset pagination on (startedAt, id) through Prisma's cursor. */
+/**
+ * Runs matching the query, newest first: keyset pages on (startedAt, id) with `cursor` (REST), or
+ * offset pages (the run list page).
+ */
 export async function listRuns(
   db: TDb,
   orgId: string,
-  filter: TRunFilter,
-  page: { limit: number; cursor?: string },
+  q: TRunQuery,
+  page: { limit: number; cursor?: string; offset?: number },
 ): Promise<{ items: TRunRow[]; nextCursor: string | null }> {
-  const where: Prisma.RunWhereInput = {
-    organizationId: orgId,
-    clusterId: filter.clusterId,
-    workloadId: filter.workloadId,
-    tool: filter.tool,
-    gitBranch: filter.branch,
-    status: filter.status,
-    startedAt: filter.from || filter.to ? { gte: filter.from, lt: filter.to } : undefined,
-    AND: Object.entries(filter.labels ?? {}).map(([k, v]) => ({
-      labels: { path: [k], equals: v },
-    })),
-  };
   if (page.cursor) {
     const c = await db.run.findFirst({
       where: { id: page.cursor, organizationId: orgId },
@@ -100,15 +97,114 @@ export async function listRuns(
     if (!c) return { items: [], nextCursor: null };
   }
   const rows = await db.run.findMany({
-    where,
+    where: runWhere(orgId, q),
     include: runInclude,
     orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
     take: page.limit + 1,
-    ...(page.cursor ? { cursor: { id: page.cursor }, skip: 1 } : {}),
+    ...(page.cursor ? { cursor: { id: page.cursor }, skip: 1 } : { skip: page.offset ?? 0 }),
   });
   const more = rows.length > page.limit;
   const items = more ? rows.slice(0, page.limit) : rows;
   return { items, nextCursor: more ? items[items.length - 1].id : null };
+}
+
+/** How many runs match the query (the run list's total). */
+export async function countRuns(db: TDb, orgId: string, q: TRunQuery) {
+  return db.run.count({ where: runWhere(orgId, q) });
+}
+
+/** Runs by id in the org (and in `clusterId` when given: a token's bound cluster). */
+export async function findRunsByIds(
+  db: TDb,
+  orgId: string,
+  ids: readonly string[],
+  clusterId?: string,
+): Promise<TRunRow[]> {
+  return db.run.findMany({
+    where: { organizationId: orgId, id: { in: [...ids] }, clusterId },
+    include: runInclude,
+  });
+}
+
+/** Of these runs, those "running" without an agent, with their workload's expected duration. */
+export async function findUnattendedRuns(db: TDb, orgId: string, ids: readonly string[]) {
+  return db.run.findMany({
+    where: { organizationId: orgId, id: { in: [...ids] }, status: 'running', agentId: null },
+    select: {
+      id: true,
+      startedAt: true,
+      timeoutS: true,
+      workload: { select: { durationS: true, warmupS: true } },
+    },
+  });
+}
+
+/**
+ * Baseline window: the latest succeeded runs of the same workload on `branch` that started
+ * before `before` (newest first). Runs flagged env-unhealthy are skipped.
+ */
+export async function findBaselineRuns(
+  db: TDb,
+  orgId: string,
+  q: {
+    workloadId: string | null;
+    tool: string;
+    toolWorkload: string;
+    branch: string;
+    before: Date;
+    excludeId?: string;
+    limit: number;
+    /** A token's bound cluster: baselines only from it. */
+    clusterId?: string;
+  },
+): Promise<TRunRow[]> {
+  return db.run.findMany({
+    where: {
+      organizationId: orgId,
+      clusterId: q.clusterId,
+      ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
+      gitBranch: q.branch,
+      status: 'succeeded',
+      startedAt: { lt: q.before },
+      // envHealthy IS DISTINCT FROM false (NOT (x = false) drops NULLs in SQL).
+      OR: [{ envHealthy: null }, { envHealthy: true }],
+      ...(q.excludeId ? { NOT: { id: q.excludeId } } : {}),
+    },
+    orderBy: { startedAt: 'desc' },
+    take: q.limit,
+    include: runInclude,
+  });
+}
+
+/** Succeeded runs of a workload, oldest first (history charts). */
+export async function findWorkloadHistory(
+  db: TDb,
+  orgId: string,
+  workloadId: string,
+  limit: number,
+  clusterId?: string,
+): Promise<TRunRow[]> {
+  const rows = await db.run.findMany({
+    where: { organizationId: orgId, workloadId, status: 'succeeded', clusterId },
+    orderBy: { startedAt: 'desc' },
+    take: limit,
+    include: runInclude,
+  });
+  return rows.reverse();
+}
+
+/** Stores the environment verdict computed when a run finished. */
+export async function setRunEnvironment(
+  db: TDb,
+  orgId: string,
+  runId: string,
+  env: Prisma.InputJsonValue,
+  healthy: boolean | null,
+) {
+  await db.run.updateMany({
+    where: { id: runId, organizationId: orgId },
+    data: { env, envHealthy: healthy },
+  });
 }
 
 /** Updates a run that is not finished yet; null when it is finished (or missing). */

@@ -47,6 +47,20 @@ export async function getWorkload(db: TDb, orgId: string, idOrName: string): Pro
   });
 }
 
+/** A workload of the org by name, created with `tool` when missing. Returns null when missing and no tool. */
+export async function findOrCreateWorkload(db: TDb, orgId: string, name: string, tool: string | null) {
+  const byName = { organizationId_name: { organizationId: orgId, name } };
+  const hit = await db.workload.findUnique({ where: byName });
+  if (hit || !tool) return hit;
+  try {
+    return await db.workload.create({ data: { organizationId: orgId, name, tool } });
+  } catch (err) {
+    // A concurrent create won the unique (org, name) race.
+    if (isDuplicate(err)) return db.workload.findUnique({ where: byName });
+    throw err;
+  }
+}
+
 export async function insertWorkload(db: TDb, orgId: string, data: TWorkloadData): Promise<TWorkloadRow> {
   try {
     return await db.workload.create({

@@ -129,7 +129,7 @@ export async function handleIngest(request: Request): Promise<Response> {
   }
   if (!hasScope(caller, 'ingest'))
     return errorResponse(403, `token lacks the 'ingest' scope (has: ${caller.scopes.join(', ')})`);
-  const rl = getLimiter(env.INGEST_RATE_PER_S).take(caller.tokenId);
+  const rl = await getLimiter(env.INGEST_RATE_PER_S).take(caller.tokenId);
   if (!rl.ok)
     return errorResponse(
       429,

@@ -1,42 +1,29 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
 /**
- * In-memory token bucket per key (API token id), per process: `ratePerS` requests per second with a
- * burst of one second's worth. With several web instances behind a load balancer each enforces its own
- * bucket, so the effective limit is instances × rate; that is accepted for an abuse guard.
+ * Per-key (API token id) request limit in this process, from rate-limiter-flexible's memory store:
+ * `ratePerS` requests per second, counted in windows of one burst (`burst` requests per `burst / ratePerS`
+ * seconds). With several web instances behind a load balancer each counts its own, so the effective limit
+ * is instances × rate; that is accepted for an abuse guard. Idle keys expire with their window.
  */
 export interface TRateLimiter {
-  /** Takes one request; `retryAfterS` (whole seconds, ≥ 1) when the bucket is empty. */
-  take(key: string, now?: number): { ok: true } | { ok: false; retryAfterS: number };
+  /** Takes one request; `retryAfterS` (whole seconds, ≥ 1) when the key is over its limit. */
+  take(key: string): Promise<{ ok: true } | { ok: false; retryAfterS: number }>;
 }
 
-export function createRateLimiter(
-  ratePerS: number,
-  opts: { burst?: number; maxKeys?: number } = {},
-): TRateLimiter {
+export function createRateLimiter(ratePerS: number, opts: { burst?: number } = {}): TRateLimiter {
   if (!(ratePerS > 0)) throw new Error(`rate must be > 0 requests/s, got ${ratePerS}`);
-  const burst = Math.max(1, opts.burst ?? ratePerS);
-  const maxKeys = opts.maxKeys ?? 10_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const points = Math.max(1, Math.round(opts.burst ?? ratePerS));
+  const limiter = new RateLimiterMemory({ points, duration: points / ratePerS });
   return {
-    take(key, now = Date.now()) {
-      let b = buckets.get(key);
-      if (!b) {
-        if (buckets.size >= maxKeys) {
-          // Drop full (idle) buckets first; forgetting one only grants that key a fresh burst.
-          for (const [k, v] of buckets)
-            if (v.tokens + ((now - v.at) / 1000) * ratePerS >= burst) buckets.delete(k);
-          if (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value as string);
-        }
-        b = { tokens: burst, at: now };
-        buckets.set(key, b);
-      } else {
-        b.tokens = Math.min(burst, b.tokens + (Math.max(0, now - b.at) / 1000) * ratePerS);
-        b.at = now;
-      }
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
+    async take(key) {
+      try {
+        await limiter.consume(key);
         return { ok: true };
+      } catch (res) {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        return { ok: false, retryAfterS: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
       }
-      return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - b.tokens) / ratePerS)) };
     },
   };
 }

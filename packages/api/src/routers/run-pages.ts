@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import {
+  getRunDetail,
+  getRunEnvironment,
+  getRunListMeta,
+  getRunOutput,
+  getWorkloadHistory,
+  listRunsWithVerdicts,
+} from '@clusterscope/services';
+import { ZRunFilter, ZRunListMeta } from '@clusterscope/schema';
+import { orgProcedure } from '../trpc';
+
+const ZId = z.object({ id: z.string().min(1).max(64) });
+
+/** What the runs, run and workload pages read. */
+export const runPageProcedures = {
+  runList: orgProcedure
+    .input(ZRunFilter)
+    .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),
+  /** The run list's total (pagination) and the page's stuck runs. */
+  runListMeta: orgProcedure
+    .input(ZRunFilter)
+    .output(ZRunListMeta)
+    .query(({ ctx, input }) => getRunListMeta(ctx.deps, ctx.caller, input)),
+  runDetail: orgProcedure.input(ZId).query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
+  environment: orgProcedure
+    .input(ZId)
+    .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
+  rawOutput: orgProcedure.input(ZId).query(({ ctx, input }) => getRunOutput(ctx.deps, ctx.caller, input.id)),
+  history: orgProcedure
+    .input(
+      z.object({
+        workloadId: z.string().min(1).max(64),
+        limit: z.number().int().min(2).max(1000).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => getWorkloadHistory(ctx.deps, ctx.caller, input.workloadId, input.limit)),
+};
