@@ -13,10 +13,9 @@ import {
   MIN_PASSWORD_LENGTH,
   resolveCluster,
   ZOrgCreate,
-  ZTokenCreate,
   type TDeps,
 } from '@clusterscope/services';
-import { ZRole } from '@clusterscope/schema';
+import { ZRole, ZTokenCreate } from '@clusterscope/schema';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadSecretKeys, sealWorkloadSecrets } from '@clusterscope/services';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZDayOrTimestamp, ZDirection, ZRunStatus } from './common';
-import { ZThresholdTest } from './bench';
+import { ZIntervalSample, ZMetric, ZThresholdTest } from './bench';
 
 export const ZVerdict = z.enum(['improvement', 'regression', 'noise']);
 export type TVerdict = z.infer<typeof ZVerdict>;
@@ -202,3 +202,88 @@ export const ZAlert = z.object({
   gitSha: z.string().nullable(),
 });
 export type TAlert = z.infer<typeof ZAlert>;
+
+/** A row of the run list page: the brief, key metrics with sparklines and the verdict vs its default baseline. */
+export const ZRunListRow = ZRunBrief.extend({
+  key: z.array(
+    z.object({
+      metric: z.string(),
+      unit: z.string(),
+      value: z.number().nullable(),
+      spark: z.array(z.number()),
+    }),
+  ),
+  verdict: ZRunVerdict.nullable(),
+  verdictReason: z.string(),
+  /** The baseline the verdict is against ("main (last 3 runs)"); null without a verdict. */
+  baselineName: z.string().nullable(),
+});
+export type TRunListRow = z.infer<typeof ZRunListRow>;
+
+/** The run page: brief, params, git, summary with labels and interval series by metric. */
+export const ZRunView = ZRunBrief.extend({
+  gitRepo: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  exitCode: z.number().nullable(),
+  error: z.string().nullable(),
+  warnings: z.array(z.string()),
+  hasRawOutput: z.boolean(),
+  rawOutputBytes: z.number(),
+  summary: z.array(ZMetric.extend({ label: z.string() })),
+  /** Metric → [elapsed_s, value] points. */
+  series: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
+  direction: z.record(z.string(), ZDirection),
+  duration: z.object({ seconds: z.number(), source: z.enum(['clock', 'output']) }).nullable(),
+});
+export type TRunView = z.infer<typeof ZRunView>;
+
+/** The compare page: the comparison plus every run's interval samples. */
+export const ZComparisonView = ZComparison.extend({
+  samples: z.record(z.string(), z.array(ZIntervalSample)),
+});
+export type TComparisonView = z.infer<typeof ZComparisonView>;
+
+/** A download (served with Content-Disposition by the web app). */
+export const ZExportFile = z.object({ filename: z.string(), contentType: z.string(), body: z.string() });
+export type TExportFile = z.infer<typeof ZExportFile>;
+
+/** A run verdict against its default baseline. */
+export const ZRunJudged = z.object({
+  verdict: ZRunVerdict,
+  reason: z.string(),
+  warning: z.string().nullable(),
+  baselineName: z.string(),
+});
+export type TRunJudged = z.infer<typeof ZRunJudged>;
+
+/** The workload page: metric history with change points, threshold bands and alerts. */
+export const ZWorkloadHistory = z.object({
+  workload: z.object({ id: z.string(), name: z.string(), tool: z.string(), description: z.string() }),
+  runs: z.array(ZRunBrief),
+  metrics: z.array(
+    z.object({
+      metric: z.string(),
+      unit: z.string(),
+      direction: ZDirection,
+      label: z.string(),
+      points: z.array(
+        z.object({
+          runId: z.string(),
+          t: z.number(),
+          value: z.number(),
+          sha: z.string().nullable(),
+          branch: z.string().nullable(),
+          envHealthy: z.boolean().nullable(),
+        }),
+      ),
+      changePoints: z.array(z.object({ index: z.number(), runId: z.string(), t: z.number() })),
+      threshold: ZThreshold.nullable(),
+      band: z
+        .object({ lo: z.number(), hi: z.number(), mean: z.number(), branch: z.string(), runs: z.number() })
+        .nullable(),
+    }),
+  ),
+  thresholds: z.array(ZThreshold),
+  alerts: z.array(ZAlert.extend({ runVerdict: ZRunJudged.nullable() })),
+});
+export type TWorkloadHistory = z.infer<typeof ZWorkloadHistory>;

@@ -9,3 +9,4 @@ export * from './job-limits';
 export * from './views';
 export * from './alerting';
 export * from './chart-pack';
+export * from './access';

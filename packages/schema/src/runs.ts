@@ -31,6 +31,8 @@ export const ZRunCreate = z.object({
   startedAt: ZTimestamp.optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
+/** What a client sends (defaults not applied yet). */
+export type TRunCreateIn = z.input<typeof ZRunCreate>;
 
 export const ZRunId = z.object({ id: z.string().min(1).max(64) });
 
@@ -40,6 +42,7 @@ export const ZRunSampleIn = z.object({
   elapsed_s: z.number().nonnegative(),
   values: z.record(z.string().min(1).max(64), z.number()),
 });
+export type TRunSampleIn = z.infer<typeof ZRunSampleIn>;
 
 export const ZRunSamplesIn = ZRunId.extend({
   /** Idempotency key for retries; the same id is stored once. */

@@ -4,7 +4,16 @@
  * here, which pass the org AND the bound cluster to the repository query, so a bound token gets NOT_FOUND
  * (or no rows) for another cluster's run everywhere. The mappers below turn a run row into the API shapes.
  */
-import { countRuns, findRunsByIds, getRun, listRuns, type TRunQuery, type TRunRow } from '@clusterscope/db';
+import {
+  countRuns,
+  findRunsByIds,
+  getRun,
+  listRuns,
+  type TRunPageIn,
+  type TRunQuery,
+  type TRunRow,
+  type TRunRowPage,
+} from '@clusterscope/db';
 import { ZMetric, type TMetric, type TRun, type TRunBrief } from '@clusterscope/schema';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
@@ -46,8 +55,8 @@ export async function queryRuns(
   deps: TDeps,
   caller: TCaller,
   q: TRunQuery,
-  page: { limit: number; cursor?: string; offset?: number },
-): Promise<{ items: TRunRow[]; nextCursor: string | null }> {
+  page: TRunPageIn,
+): Promise<TRunRowPage> {
   const s = scoped(caller, q);
   return s ? listRuns(deps.db, caller.orgId, s, page) : { items: [], nextCursor: null };
 }

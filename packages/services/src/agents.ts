@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   enrollAgent as enrollAgentRow,
   findApiToken,
@@ -9,19 +8,12 @@ import {
   revokeAgentCredential,
   writeAudit,
 } from '@clusterscope/db';
-import { ZAgentName } from '@clusterscope/schema';
+import { ZAgentEnroll, type TAgentEnroll } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { generateToken, hashToken } from './tokens';
 
-export const ZAgentEnroll = z.object({
-  /** Cluster id or name. */
-  cluster: z.string().trim().min(1).max(200),
-  /** The agent's name: its `host` in the agent config. */
-  name: ZAgentName,
-});
-export type TAgentEnroll = z.infer<typeof ZAgentEnroll>;
 import { canSeeCluster } from './access';
 
 export async function findAgents(deps: TDeps, caller: TCaller) {

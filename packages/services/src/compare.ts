@@ -15,8 +15,11 @@ import {
   type TIntervalSample,
   type TMetric,
   type TMetricVerdict,
-  type TRunBrief,
   type TRunComparison,
+  type TRunJudged,
+  type TRunListRow,
+  type TRunView,
+  type TComparisonView,
   type TRunFilter,
   type TRunVerdict,
 } from '@clusterscope/schema';
@@ -315,7 +318,7 @@ export async function compareRunIds(
   caller: TCaller,
   input: string | readonly string[],
   baseline?: string,
-): Promise<TComparison & { samples: Record<string, TIntervalSample[]> }> {
+): Promise<TComparisonView> {
   assertCan(caller, { run: ['read'] });
   const ids = parseRunIds(input, baseline ? 1 : 2);
   const rows = await loadRuns(deps, caller, ids);
@@ -358,14 +361,6 @@ export async function compareRunIds(
     samples: Object.fromEntries(runs.map((r) => [r.id, data.get(r.id)!.samples])),
   };
 }
-
-export type TRunListRow = TRunBrief & {
-  key: { metric: string; unit: string; value: number | null; spark: number[] }[];
-  verdict: TRunVerdict | null;
-  verdictReason: string;
-  /** The baseline the verdict is against ("main (last 3 runs)"); null without a verdict. */
-  baselineName: string | null;
-};
 
 /** Resolves the run list's filters to a run query; an unknown cluster yields null (no rows). */
 export async function toRunQuery(
@@ -418,13 +413,6 @@ function pickKeyMetrics(names: Set<string>): string[] {
   const l = LATENCY.find((m) => names.has(m));
   return [t, l].filter((x): x is string => !!x);
 }
-
-export type TRunJudged = {
-  verdict: TRunVerdict;
-  reason: string;
-  warning: string | null;
-  baselineName: string;
-};
 
 /**
  * Verdicts of many runs, each against its workload's default baseline (one batched data load); the runs
@@ -530,7 +518,7 @@ export function getRunDuration(
 }
 
 /** One run for its page: brief, params, git, summary with units and interval series by metric. */
-export async function getRunDetail(deps: TDeps, caller: TCaller, id: string) {
+export async function getRunDetail(deps: TDeps, caller: TCaller, id: string): Promise<TRunView> {
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, id);
   const data = (await loadRunData(deps, caller.orgId, [run])).get(run.id)!;

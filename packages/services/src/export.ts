@@ -1,5 +1,5 @@
 import { stringify, type Options as CsvOptions } from 'csv-stringify/sync';
-import type { TRunFilter } from '@clusterscope/schema';
+import type { TExportFile, TRunFilter } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import type { TCaller } from './caller';
 import { compareRunIds, findRunRows, getRunDetail } from './compare';
@@ -7,7 +7,6 @@ import { getRunSummary, toRunBrief } from './access';
 import { AppError } from './errors';
 
 export type TExportFormat = 'csv' | 'json';
-export type TExportFile = { filename: string; contentType: string; body: string };
 
 /** A string a spreadsheet would run as a formula gets a leading quote (CSV injection). */
 const defuse = (s: string) => (/^[=+\-@]/.test(s) ? `'${s}` : s);

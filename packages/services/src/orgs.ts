@@ -18,7 +18,7 @@ import {
   updateMemberRole,
   writeAudit,
 } from '@clusterscope/db';
-import { ZRole, ZSlug, type TRole } from '@clusterscope/schema';
+import { ZRole, ZSlug, type TInvite, type TRole } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { INVITATION_TTL_S } from './auth';
@@ -72,8 +72,6 @@ export async function getMembers(deps: TDeps, caller: TCaller) {
   return rows.map((m) => ({ id: m.id, role: m.role, createdAt: m.createdAt, user: m.user }));
 }
 
-export const ZInvite = z.object({ email: z.email().max(254), role: ZRole });
-
 const inviteLink = (deps: TDeps, id: string) => `${deps.origin ?? ''}/invite/${id}`;
 
 /** Pending invitations of the org (who invited whom, with the link to pass on when no mail is sent). */
@@ -91,7 +89,7 @@ export async function getInvitations(deps: TDeps, caller: TCaller) {
 }
 
 /** Invites an email with a role; only the person signed in with that email can accept it. */
-export async function inviteMember(deps: TDeps, caller: TCaller, input: z.infer<typeof ZInvite>) {
+export async function inviteMember(deps: TDeps, caller: TCaller, input: TInvite) {
   assertSession(caller);
   assertCan(caller, { invitation: ['create'] });
   assertGrantable(caller, input.role);

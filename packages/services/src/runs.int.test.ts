@@ -274,19 +274,18 @@ describe('runs service', () => {
       clusterId: staging.id,
       scopes: ['runs:write'],
     };
-    const made: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const { id } = await createRun(deps, ci, {
+    const finished = async (sha: string) => {
+      const r = await createRun(deps, ci, {
         cluster: 'prod',
         workload: 'bound-wl',
         tool: 'fio',
-        git: { repo: 'r', branch: 'main', sha: `b${i}` },
+        git: { repo: 'r', branch: 'main', sha },
       });
-      await addRunResults(deps, ci, { id, metrics: [{ name: 'read_iops', value: 10 }] });
-      await finishRun(deps, ci, { id, status: 'succeeded' });
-      made.push(id);
-    }
-    const [a, b] = made;
+      await addRunResults(deps, ci, { id: r.id, metrics: [{ name: 'read_iops', value: 10 }] });
+      return (await finishRun(deps, ci, { id: r.id, status: 'succeeded' })).id;
+    };
+    const a = await finished('b0');
+    const b = await finished('b1');
     const mine = await createRun(deps, bound, {
       cluster: 'staging',
       workload: 'bound-wl',

@@ -17,6 +17,7 @@ import {
   type TThreshold,
   type TThresholdInput,
   type TThresholdTest,
+  type TWorkloadHistory,
 } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { notifyBenchmarkAlert } from './alerting/deliveries';
@@ -178,7 +179,12 @@ export async function handleRunFinished(deps: TDeps, orgId: string, runId: strin
 }
 
 /** A workload's metric history (x = run time) with change points, threshold bands and alerts. */
-export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadId: string, limit = 200) {
+export async function getWorkloadHistory(
+  deps: TDeps,
+  caller: TCaller,
+  workloadId: string,
+  limit = 200,
+): Promise<TWorkloadHistory> {
   assertCan(caller, { workload: ['read'], run: ['read'] });
   const workload = await getWorkload(deps.db, caller.orgId, workloadId);
   if (!workload) throw notFound('workload');
@@ -220,7 +226,8 @@ export async function getWorkloadHistory(deps: TDeps, caller: TCaller, workloadI
         window.at(-1) ?? NaN,
         first?.direction ?? directionOf(metric),
       );
-      if (r.boundary && r.baseline_mean !== null)
+      // A window too short for the test gives no finite boundary: no band then.
+      if (r.boundary && r.baseline_mean !== null && Number.isFinite(r.boundary.lo + r.boundary.hi))
         band = { ...r.boundary, mean: r.baseline_mean, branch: threshold.branch, runs: window.length };
     }
     const cps = detectChangePoints(points.map((p) => p.value));

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import {
   createApiToken,
   findApiTokenByHash,
@@ -9,20 +8,12 @@ import {
   touchApiToken,
   writeAudit,
 } from '@clusterscope/db';
-import { ZScope, type TScope } from '@clusterscope/schema';
+import { type TScope, type TTokenCreate } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 
 const PREFIX = 'cs_';
-
-export const ZTokenCreate = z.object({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(ZScope).min(1),
-  clusterId: z.string().min(1).nullish(),
-  expiresInDays: z.number().int().positive().max(3650).nullish(),
-});
-export type TTokenCreate = z.infer<typeof ZTokenCreate>;
 
 export const hashToken = (raw: string) => createHash('sha256').update(raw).digest('hex');
 

@@ -1,5 +1,14 @@
 /** Client for the public REST API CI uses (/api/v1/runs…). */
-import type { TMetric, TTool } from '@clusterscope/schema';
+import type {
+  TBaselineRef,
+  TMetric,
+  TMetricVerdict,
+  TRunComparison,
+  TRunCreateIn,
+  TRunOutputResult,
+  TRunSampleIn,
+  TTool,
+} from '@clusterscope/schema';
 import { httpRequest, UnreachableError } from '../lib/http';
 
 export class ApiError extends Error {
@@ -20,62 +29,20 @@ function hintFor(status: number): string {
   return '';
 }
 
-export interface TCreateRun {
-  cluster: string;
-  workload: string;
-  tool?: TTool;
-  params?: Record<string, unknown>;
-  git?: { repo: string; branch: string; sha: string };
-  labels?: Record<string, string>;
-  startedAt?: string;
-}
-
-export interface TVerdict {
-  metric: string;
-  change_pct: number | null;
-  ci95: [number, number] | null;
-  p_value: number | null;
-  verdict: string;
-}
-
-export interface TLiveSample {
-  ts: number;
-  elapsed_s: number;
-  values: Record<string, number>;
-}
-
-/** POST /runs/{id}/output answer (ZRunOutputResult). */
-export interface TOutputResult {
-  tool: TTool;
-  workload: string;
-  summary: TMetric[];
-  warnings: string[];
-  incomplete: boolean;
-  /** Interval samples stored from the output (0 when live samples were posted). */
-  samples: number;
-  /** The output ends in an error (older servers omit it). */
-  error?: string | null;
-}
-
-/** GET /runs/{id}/compare answer (ZRunComparison), the fields the CLI reads. */
-export interface TComparison {
-  verdicts: TVerdict[];
-  regression: boolean;
-  verdict?: string;
-  envHealthy?: boolean | null;
-  env_reasons?: string[];
-  baseline?: {
-    kind: 'run' | 'branch';
-    ref: string;
-    /** "main (last 3 runs)" (servers before the one-verdict change omit it). */
-    name?: string;
-    branch: string | null;
-    run_ids: string[];
+/** The REST contracts from @clusterscope/schema (types only: nothing of zod reaches the CLI bundle). */
+export type TCreateRun = Omit<TRunCreateIn, 'output'>;
+/** The verdict fields the CLI reads. */
+export type TVerdict = Pick<TMetricVerdict, 'metric' | 'change_pct' | 'ci95' | 'p_value' | 'verdict'>;
+export type TLiveSample = TRunSampleIn & { ts: number };
+/** POST /runs/{id}/output answer; older servers omit `error`. */
+export type TOutputResult = Omit<TRunOutputResult, 'error'> & Partial<Pick<TRunOutputResult, 'error'>>;
+/** GET /runs/{id}/compare answer, the fields the CLI reads (servers before the one-verdict change omit some). */
+export type TComparison = Pick<TRunComparison, 'regression'> & { verdicts: TVerdict[] } & Partial<
+    Pick<TRunComparison, 'verdict' | 'envHealthy' | 'env_reasons' | 'reason' | 'warning'>
+  > & {
+    baseline?: Pick<TBaselineRef, 'kind' | 'ref' | 'branch' | 'run_ids'> &
+      Partial<Pick<TBaselineRef, 'name'>>;
   };
-  /** The run verdict's one-line reason, and a warning when the runs are not comparable. */
-  reason?: string;
-  warning?: string | null;
-}
 
 export class ApiClient {
   constructor(

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { enrollAgent, findAgents, revokeAgent, ZAgentEnroll } from '@clusterscope/services';
+import { enrollAgent, findAgents, revokeAgent } from '@clusterscope/services';
+import { ZAgentEnroll, ZAgentEnrolled, ZAgentListItem, ZRevoked } from '@clusterscope/schema';
 import { orgProcedure, router, withPermission } from '../trpc';
 
 export const agentsRouter = router({
-  list: orgProcedure.query(({ ctx }) => findAgents(ctx.deps, ctx.caller)),
+  list: orgProcedure.output(z.array(ZAgentListItem)).query(({ ctx }) => findAgents(ctx.deps, ctx.caller)),
   /** Issues an agent credential (shown once) bound to the agent and its cluster. */
   enroll: withPermission({ token: ['create'] })
     .input(ZAgentEnroll)
+    .output(ZAgentEnrolled)
     .mutation(({ ctx, input }) =>
       enrollAgent(ctx.deps, ctx.caller.orgId, input, {
         caller: ctx.caller,
@@ -15,5 +17,6 @@ export const agentsRouter = router({
     ),
   revoke: withPermission({ token: ['revoke'] })
     .input(z.object({ id: z.string().min(1).max(64) }))
+    .output(ZRevoked)
     .mutation(({ ctx, input }) => revokeAgent(ctx.deps, ctx.caller, input.id)),
 });

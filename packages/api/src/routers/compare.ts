@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { compareRunIds, compareRunWithBaseline } from '@clusterscope/services';
-import { ZComparison, ZRunComparison } from '@clusterscope/schema';
+import { ZComparison, ZComparisonView, ZRunComparison } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const tags = ['compare'];
@@ -44,5 +44,6 @@ export const compareProcedures = {
   /** Compare page: the comparison plus every run's interval samples. */
   view: orgProcedure
     .input(ZRunIdsIn)
+    .output(ZComparisonView)
     .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs, input.baseline)),
 };

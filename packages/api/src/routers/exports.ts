@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exportComparison, exportResults, exportRuns, parseExportFormat } from '@clusterscope/services';
-import { ZRunFilter } from '@clusterscope/schema';
+import { ZExportFile, ZRunFilter } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const ZFormat = z.string().optional();
@@ -9,16 +9,19 @@ const ZFormat = z.string().optional();
 export const exportProcedures = {
   exportRuns: orgProcedure
     .input(ZRunFilter.extend({ format: ZFormat }))
+    .output(ZExportFile)
     .query(({ ctx, input: { format, ...filter } }) =>
       exportRuns(ctx.deps, ctx.caller, filter, parseExportFormat(format)),
     ),
   exportResults: orgProcedure
     .input(z.object({ id: z.string().min(1).max(64), format: ZFormat }))
+    .output(ZExportFile)
     .query(({ ctx, input }) =>
       exportResults(ctx.deps, ctx.caller, input.id, parseExportFormat(input.format)),
     ),
   exportComparison: orgProcedure
     .input(z.object({ runs: z.string().min(1).max(600), format: ZFormat }))
+    .output(ZExportFile)
     .query(({ ctx, input }) =>
       exportComparison(ctx.deps, ctx.caller, input.runs, parseExportFormat(input.format)),
     ),

@@ -7,7 +7,7 @@ import {
   getWorkloadHistory,
   listRunsWithVerdicts,
 } from '@clusterscope/services';
-import { ZRunFilter, ZRunListMeta } from '@clusterscope/schema';
+import { ZRunFilter, ZRunListMeta, ZRunListRow, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
@@ -16,17 +16,24 @@ const ZId = z.object({ id: z.string().min(1).max(64) });
 export const runPageProcedures = {
   runList: orgProcedure
     .input(ZRunFilter)
+    .output(z.array(ZRunListRow))
     .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),
   /** The run list's total (pagination) and the page's stuck runs. */
   runListMeta: orgProcedure
     .input(ZRunFilter)
     .output(ZRunListMeta)
     .query(({ ctx, input }) => getRunListMeta(ctx.deps, ctx.caller, input)),
-  runDetail: orgProcedure.input(ZId).query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
+  runDetail: orgProcedure
+    .input(ZId)
+    .output(ZRunView)
+    .query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
   environment: orgProcedure
     .input(ZId)
     .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
-  rawOutput: orgProcedure.input(ZId).query(({ ctx, input }) => getRunOutput(ctx.deps, ctx.caller, input.id)),
+  rawOutput: orgProcedure
+    .input(ZId)
+    .output(z.string())
+    .query(({ ctx, input }) => getRunOutput(ctx.deps, ctx.caller, input.id)),
   history: orgProcedure
     .input(
       z.object({
@@ -34,5 +41,6 @@ export const runPageProcedures = {
         limit: z.number().int().min(2).max(1000).optional(),
       }),
     )
+    .output(ZWorkloadHistory)
     .query(({ ctx, input }) => getWorkloadHistory(ctx.deps, ctx.caller, input.workloadId, input.limit)),
 };

@@ -83,12 +83,10 @@ function runWhere(orgId: string, q: TRunQuery): Prisma.RunWhereInput {
  * Runs matching the query, newest first: keyset pages on (startedAt, id) with `cursor` (REST), or
  * offset pages (the run list page).
  */
-export async function listRuns(
-  db: TDb,
-  orgId: string,
-  q: TRunQuery,
-  page: { limit: number; cursor?: string; offset?: number },
-): Promise<{ items: TRunRow[]; nextCursor: string | null }> {
+export type TRunPageIn = { limit: number; cursor?: string; offset?: number };
+export type TRunRowPage = { items: TRunRow[]; nextCursor: string | null };
+
+export async function listRuns(db: TDb, orgId: string, q: TRunQuery, page: TRunPageIn): Promise<TRunRowPage> {
   if (page.cursor) {
     const c = await db.run.findFirst({
       where: { id: page.cursor, organizationId: orgId },
