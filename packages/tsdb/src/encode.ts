@@ -1,5 +1,4 @@
 import type {
-  TBenchSample,
   TCgroupUsageSample,
   THeartbeatSample,
   THostMetricsSample,

@@ -1,4 +1,5 @@
 import { toClient, type TClickHouse } from '../client';
+import type { TColumn, TColumnKind } from '../encode';
 
 export type TParams = Record<string, unknown>;
 
@@ -12,6 +13,35 @@ export async function selectRows<T>(ch: TClickHouse, query: string, params: TPar
 export const toNum = (x: unknown): number => Number(x);
 export const toNumOrNull = (x: unknown): number | null => (x == null ? null : Number(x));
 export const toBool = (x: unknown): boolean => x === true || x === 1 || x === 'true' || x === '1';
+
+/** A column read back as JSON: timestamps as epoch ms. */
+export const columnSql = (kind: TColumnKind, expr: string): string =>
+  kind === 'ts' || kind === 'nts' ? `toUnixTimestamp64Milli(${expr})` : expr;
+
+/** Converts a JSON cell of a column (see columnSql) to its JS value by the column's kind. */
+export function readColumn(kind: TColumnKind, v: unknown): unknown {
+  switch (kind) {
+    case 'string': return String(v);
+    case 'bool': return toBool(v);
+    case 'uint': case 'float': case 'ts': return toNum(v);
+    case 'nuint': case 'nfloat': case 'nts': return toNumOrNull(v);
+    default: return v;
+  }
+} // prettier-ignore
+
+/**
+ * The newest row per key of a latest-state table without FINAL: one argMax over a tuple of the wanted
+ * columns (a tuple keeps NULLs, which a plain argMax would skip), read back by name. Correct before
+ * merges and whatever order rows arrived in. `where` must pin the primary-key prefix.
+ */
+export function latestRowSql(table: string, keys: readonly string[], cols: readonly TColumn<never>[], where: string) {
+  const tuple = cols.map((c) => c.name).join(', ');
+  const fields = cols.map((c, i) => `${columnSql(c.kind, `s.${i + 1}`)} AS ${c.name}`).join(', ');
+  return `SELECT ${keys.join(', ')}, toUnixTimestamp64Milli(last_ts) AS ts, ${fields}
+          FROM (SELECT ${keys.join(', ')}, max(ts) AS last_ts, argMax(tuple(${tuple}), ts) AS s
+                FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')})
+          ORDER BY ${keys.join(', ')}`;
+} // prettier-ignore
 
 /** Validates a [from, to) window in epoch ms. */
 export function assertRange(from: number, to: number): void {
