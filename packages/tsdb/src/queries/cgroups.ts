@@ -192,6 +192,53 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   return out;
 }
 
+/** The fields of a cgroup_latest reading (migration 0006's `last2` tuple), in tuple order. */
+const LAST2 = [
+  'neg_ts', 'node_id', 'cpu_usage_usec', 'cpu_nr_periods', 'cpu_nr_throttled', 'cpu_quota_usec',
+  'cpu_period_usec', 'mem_current', 'mem_max', 'io_rbytes', 'io_wbytes',
+] as const; // prettier-ignore
+type TReading = Record<(typeof LAST2)[number], number | null>;
+const toReading = (t: unknown[]) =>
+  Object.fromEntries(LAST2.map((k, i) => [k, t[i] == null ? null : Number(t[i])])) as TReading;
+
+/** What a cgroup_latest row (`groupArraySortedMerge(2)(last2)`: newest first) says about now. */
+export type TLatestCgroup = Omit<TCgroupPoint, 'host' | 'cgroup' | 'io_read_iops' | 'io_write_iops'>;
+
+/**
+ * The newest reading of a `cgroup_latest` row, with rates from the reading before it (null when there
+ * is none, or a counter went down). Shared by the node table and the alert evaluator.
+ */
+export function toLatestCgroup(r: readonly unknown[][]): TLatestCgroup {
+  const [cur, prev] = r.map(toReading);
+  const ts = -(cur.neg_ts as number);
+  const dt = prev ? (ts + (prev.neg_ts as number)) / 1000 : 0;
+  const d = (k: keyof TReading) => {
+    if (!prev || dt <= 0) return null;
+    const v = (cur[k] as number) - (prev[k] as number);
+    return v < 0 ? null : v;
+  };
+  const rate = (k: keyof TReading, scale = 1) => {
+    const v = d(k);
+    return v === null ? null : v / dt / scale;
+  };
+  const dnp = d('cpu_nr_periods');
+  const dnt = d('cpu_nr_throttled');
+  const quota = cur.cpu_quota_usec;
+  const period = cur.cpu_period_usec as number;
+  return {
+    ts,
+    node_id: cur.node_id === 0 ? null : cur.node_id,
+    cpu_cores: rate('cpu_usage_usec', 1e6),
+    cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
+    throttled_ratio: dnp !== null && dnt !== null && dnp > 0 ? dnt / dnp : null,
+    throttled_s_per_s: null,
+    mem_current: cur.mem_current as number,
+    mem_max: cur.mem_max,
+    io_read_bps: rate('io_rbytes'),
+    io_write_bps: rate('io_wbytes'),
+  };
+}
+
 /** Latest reading of every cgroup of a cluster (from cgroup_latest), rates from its previous reading. */
 export async function getLatestCgroups(
   ch: TClickHouse,
@@ -208,38 +255,7 @@ export async function getLatestCgroups(
     { org_id: orgId, cluster_id: clusterId },
   );
   return rows.map(({ host, cgroup, r }) => {
-    // Tuple: (-ts, node_id, cpu_usage, periods, throttled, quota, period, mem, mem_max, read bytes, write bytes).
-    const [cur, prev] = r.map((t) => t.map((x) => (x == null ? null : Number(x))));
-    const ts = -(cur[0] as number);
-    const dt = prev ? (ts + (prev[0] as number)) / 1000 : 0;
-    const d = (i: number) => {
-      if (!prev || dt <= 0) return null;
-      const v = (cur[i] as number) - (prev[i] as number);
-      return v < 0 ? null : v;
-    };
-    const rate = (i: number, scale = 1) => {
-      const v = d(i);
-      return v === null ? null : v / dt / scale;
-    };
-    const dnp = d(3);
-    const dnt = d(4);
-    const quota = cur[5];
-    const period = cur[6] as number;
-    return {
-      ts,
-      host,
-      cgroup,
-      node_id: cur[1] === 0 ? null : (cur[1] as number),
-      cpu_cores: rate(2, 1e6),
-      cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
-      throttled_ratio: dnp !== null && dnt !== null && dnp > 0 ? dnt / dnp : null,
-      throttled_s_per_s: null,
-      mem_current: cur[7] as number,
-      mem_max: cur[8],
-      io_read_bps: rate(9),
-      io_write_bps: rate(10),
-      io_read_iops: null,
-      io_write_iops: null,
-    };
+    const x = toLatestCgroup(r);
+    return { ...x, host, cgroup, io_read_iops: null, io_write_iops: null };
   });
 }
