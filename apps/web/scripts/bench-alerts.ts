@@ -40,7 +40,8 @@ import {
   type TCaller,
   type TDeps,
 } from '@clusterscope/services';
-import { createWriter, openTempClickHouse } from '@clusterscope/tsdb';
+import { createWriter } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 
 const log = (m: string) => console.error(`bench-alerts: ${m}`);
 const num = (name: string, def: number) => {

@@ -20,7 +20,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { TCgroupUsageSample, TMetricSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
-import { formatTs, openTempClickHouse } from '@clusterscope/tsdb';
+import { formatTs } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 
 const num = (name: string, def: number) => {

@@ -18,7 +18,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadBenchData, migrate, openClickHouse } from '@clusterscope/tsdb';
+import { migrate, openClickHouse } from '@clusterscope/tsdb';
+import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { REPO_ROOT } from './lib/env';
 

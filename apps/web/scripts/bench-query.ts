@@ -22,14 +22,8 @@ import {
   type TCaller,
   type TDeps,
 } from '@clusterscope/services';
-import {
-  getCgroupSeries,
-  getNodeSeries,
-  loadBenchData,
-  migrate,
-  openClickHouse,
-  type TTsdb,
-} from '@clusterscope/tsdb';
+import { getCgroupSeries, getNodeSeries, migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { readLaunchEnv } from './lib/env';
 
 const env = readLaunchEnv();

@@ -9,7 +9,7 @@ import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
-import { openTempClickHouse } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../db/test/pg';
 import { appRouter } from './root';
 import { nulPath, type TContext } from './trpc';

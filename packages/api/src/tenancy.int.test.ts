@@ -11,7 +11,7 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, upsertLegacyAgentHeartbeat, type TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
-import { openTempClickHouse } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../db/test/pg';
 import { appRouter } from './root';
 import { createCallerFactory, type TContext } from './trpc';

@@ -15,8 +15,8 @@ import {
 } from '@clusterscope/db';
 import type { THeartbeatSample } from '@clusterscope/schema';
 import type { TIngestBatch } from '@clusterscope/schema';
-import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
-import type { TWriter } from '@clusterscope/tsdb';
+import type { TTsdb, TWriter } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import { enrollAgent, revokeAgent } from './agents';

@@ -1,7 +1,8 @@
 import { createDb, createCluster, createOrganization, type TDb } from '@clusterscope/db';
 import { createRng, drawNormal } from '@clusterscope/bench';
 import type { TNodeStatusSample } from '@clusterscope/schema';
-import { createWriter, openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { createWriter, type TTsdb } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

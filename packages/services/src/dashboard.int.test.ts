@@ -1,5 +1,6 @@
 import { createDb, createOrganization, type TDb } from '@clusterscope/db';
-import { createWriter, openTempClickHouse, type TTsdb, type TWriter } from '@clusterscope/tsdb';
+import { createWriter, type TTsdb, type TWriter } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

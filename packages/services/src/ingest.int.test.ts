@@ -1,14 +1,8 @@
 import { createCluster, createDb, createOrganization, listAgents, type TDb } from '@clusterscope/db';
 import type { THeartbeatSample, TNodeStatusSample } from '@clusterscope/schema';
 import type { TIngestBatch } from '@clusterscope/schema';
-import {
-  createWriter,
-  getBenchSamples,
-  openTempClickHouse,
-  selectRows,
-  type TTsdb,
-} from '@clusterscope/tsdb';
-import type { TWriter } from '@clusterscope/tsdb';
+import { createWriter, getBenchSamples, selectRows, type TTsdb, type TWriter } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

@@ -6,7 +6,8 @@ import {
   updateAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
-import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { type TTsdb } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

@@ -8,7 +8,8 @@ import {
   setAutoCreateClusters,
   type TDb,
 } from '@clusterscope/db';
-import { getBenchResults, getBenchSamples, openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { getBenchResults, getBenchSamples, type TTsdb } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

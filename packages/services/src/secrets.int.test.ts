@@ -12,7 +12,8 @@ import {
   upsertLegacyAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
-import { openTempClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { type TTsdb } from '@clusterscope/tsdb';
+import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';

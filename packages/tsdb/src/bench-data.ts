@@ -1,4 +1,3 @@
-import type { TNodeStatusSample } from '@clusterscope/schema';
 import { toClient, type TClickHouse } from './client';
 
 export interface TBenchDataOptions {
@@ -102,50 +101,4 @@ export async function loadBenchData(ch: TClickHouse, opts: TBenchDataOptions): P
     toMs: endMs,
     ms: Math.round(performance.now() - t0),
   };
-}
-
-const LIVE_FIELDS = { liveness: 'LIVE', is_live: true, is_available: true, is_draining: false } as const;
-
-/** Fast JS generator of node_status samples (for the ingest benchmark); deterministic. */
-export function generateNodeStatusRows(opts: {
-  nodes: number;
-  count: number;
-  startMs: number;
-  intervalMs?: number;
-}): TNodeStatusSample[] {
-  const step = opts.intervalMs ?? 10_000;
-  const out: TNodeStatusSample[] = new Array(opts.count);
-  for (let i = 0; i < opts.count; i++) {
-    const node = (i % opts.nodes) + 1;
-    const k = Math.floor(i / opts.nodes);
-    out[i] = {
-      kind: 'node_status',
-      ts: opts.startMs + k * step,
-      node_id: node,
-      address: `node${node}:26257`,
-      sql_address: `node${node}:26257`,
-      locality: `region=r${node % 3},zone=z${node % 9}`,
-      build: 'v24.1.0',
-      started_at: opts.startMs,
-      updated_at: opts.startMs + k * step,
-      ...LIVE_FIELDS,
-      membership: 'active',
-      replicas: 1000 + node * 10 + (k % 50),
-      replicas_leaders: 300 + (k % 20),
-      replicas_leaseholders: 310 + (k % 20),
-      ranges: 1000 + node * 10,
-      ranges_unavailable: 0,
-      ranges_underreplicated: k % 7 === 0 ? 1 : 0,
-      live_bytes: 5e10 + k * 1000,
-      key_bytes: 1e10,
-      value_bytes: 4e10,
-      intent_bytes: 0,
-      system_bytes: 1e8,
-      capacity: 1e12,
-      capacity_available: 1e12 - 6e10 - k * 1000,
-      capacity_used: 6e10 + k * 1000,
-      uptime_s: (k * step) / 1000,
-    };
-  }
-  return out;
 }

@@ -1,5 +1,4 @@
 import type {
-  TBenchSample,
   TCgroupUsageSample,
   THeartbeatSample,
   THostMetricsSample,
@@ -9,8 +8,9 @@ import type {
 } from '@clusterscope/schema';
 
 /**
- * TabSeparated encoders for the raw tables, written byte by byte into reusable buffers (one function
- * per table, in the order of the column lists below, which are the single source of that order).
+ * TabSeparated encoders for the raw tables, written byte by byte into reusable buffers. Each table is
+ * described once, as a list of columns (TABLE_COLUMNS): that list gives INGEST_COLUMNS, drives the
+ * encoder, and the repositories build their SELECTs and readers from it (see COLUMN_SQL / readColumn).
  */
 
 export const INGEST_TABLES = [
@@ -22,34 +22,6 @@ export const INGEST_TABLES = [
   'metrics',
 ] as const;
 export type TIngestTable = (typeof INGEST_TABLES)[number];
-
-export const INGEST_COLUMNS: Record<TIngestTable, readonly string[]> = {
-  node_status: [
-    'org_id', 'cluster_id', 'node_id', 'ts', 'address', 'sql_address', 'locality', 'build', 'started_at', 'updated_at',
-    'liveness', 'is_live', 'is_available', 'is_draining', 'membership',
-    'replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges', 'ranges_unavailable', 'ranges_underreplicated',
-    'live_bytes', 'key_bytes', 'value_bytes', 'intent_bytes', 'system_bytes', 'capacity', 'capacity_available',
-    'capacity_used', 'uptime_s',
-  ],
-  cgroup_usage: [
-    'org_id', 'cluster_id', 'host', 'node_id', 'cgroup', 'ts', 'version',
-    'cpu_usage_usec', 'cpu_nr_periods', 'cpu_nr_throttled', 'cpu_throttled_usec', 'cpu_quota_usec', 'cpu_period_usec',
-    'cpu_weight', 'cpu_shares', 'mem_current', 'mem_max', 'mem_swap_current', 'mem_swap_max', 'mem_anon', 'mem_file',
-    'io_device', 'io_rbytes', 'io_wbytes', 'io_rios', 'io_wios', 'io_rbps_max', 'io_wbps_max', 'io_riops_max',
-    'io_wiops_max', 'psi_cpu_some_avg10', 'psi_cpu_some_total', 'psi_memory_some_avg10', 'psi_memory_full_avg10',
-    'psi_memory_full_total', 'psi_io_some_avg10', 'psi_io_full_avg10', 'psi_io_full_total',
-  ],
-  host_metrics: [
-    'org_id', 'cluster_id', 'host', 'node_id', 'ts', 'cpus', 'load1', 'load5', 'load15', 'mem_total', 'mem_available',
-    'disk_path', 'disk_total', 'disk_used', 'disk_avail',
-  ],
-  heartbeats: [
-    'org_id', 'cluster_id', 'agent', 'host', 'ts', 'version', 'uptime_s', 'capabilities', 'outbox_bytes',
-    'outbox_pending', 'outbox_evictions', 'metrics_dropped',
-  ],
-  bench_samples: ['org_id', 'cluster_id', 'run_id', 'ts', 'elapsed_s', 'metric', 'value'],
-  metrics: ['org_id', 'cluster_id', 'name', 'node_id', 'host', 'labels', 'ts', 'type', 'value'],
-}; // prettier-ignore
 
 export class EncodeError extends Error {}
 
@@ -284,161 +256,264 @@ interface TPrefix {
   agent: Uint8Array;
 }
 
-function nodeStatus(w: Tsv, pre: TPrefix, x: TNodeStatusSample): void {
-  w.bytes(pre.oc);
-  w.uint(x.node_id, 'node_id'); w.tab();
-  w.ts(x.ts); w.tab();
-  w.str(x.address); w.tab();
-  w.str(x.sql_address); w.tab();
-  w.str(x.locality); w.tab();
-  w.str(x.build); w.tab();
-  w.nts(x.started_at, 'started_at'); w.tab();
-  w.nts(x.updated_at, 'updated_at'); w.tab();
-  w.str(x.liveness); w.tab();
-  w.bool(x.is_live); w.tab();
-  w.bool(x.is_available); w.tab();
-  w.bool(x.is_draining); w.tab();
-  w.str(x.membership); w.tab();
-  w.nuint(x.replicas, 'replicas'); w.tab();
-  w.nuint(x.replicas_leaders, 'replicas_leaders'); w.tab();
-  w.nuint(x.replicas_leaseholders, 'replicas_leaseholders'); w.tab();
-  w.nuint(x.ranges, 'ranges'); w.tab();
-  w.nuint(x.ranges_unavailable, 'ranges_unavailable'); w.tab();
-  w.nuint(x.ranges_underreplicated, 'ranges_underreplicated'); w.tab();
-  w.nuint(x.live_bytes, 'live_bytes'); w.tab();
-  w.nuint(x.key_bytes, 'key_bytes'); w.tab();
-  w.nuint(x.value_bytes, 'value_bytes'); w.tab();
-  w.nuint(x.intent_bytes, 'intent_bytes'); w.tab();
-  w.nuint(x.system_bytes, 'system_bytes'); w.tab();
-  w.nuint(x.capacity, 'capacity'); w.tab();
-  w.nuint(x.capacity_available, 'capacity_available'); w.tab();
-  w.nuint(x.capacity_used, 'capacity_used'); w.tab();
-  w.float(x.uptime_s ?? 0, 'uptime_s');
-  w.end();
-} // prettier-ignore
-
-const IO_FIELDS = ['rbytes', 'wbytes', 'rios', 'wios'] as const;
-const IO_LIMITS = ['rbps_max', 'wbps_max', 'riops_max', 'wiops_max'] as const;
-
-function cgroupUsage(w: Tsv, pre: TPrefix, x: TCgroupUsageSample): void {
-  const io = x.io ?? [];
-  w.bytes(pre.oc);
-  w.str(x.host); w.tab();
-  w.uint(x.node_id ?? 0, 'node_id'); w.tab();
-  w.str(x.cgroup); w.tab();
-  w.ts(x.ts); w.tab();
-  w.uint(x.version, 'version'); w.tab();
-  w.uint(x.cpu_usage_usec, 'cpu_usage_usec'); w.tab();
-  w.uint(x.cpu_nr_periods ?? 0, 'cpu_nr_periods'); w.tab();
-  w.uint(x.cpu_nr_throttled ?? 0, 'cpu_nr_throttled'); w.tab();
-  w.uint(x.cpu_throttled_usec ?? 0, 'cpu_throttled_usec'); w.tab();
-  w.nuint(x.cpu_quota_usec, 'cpu_quota_usec'); w.tab();
-  w.uint(x.cpu_period_usec ?? 100000, 'cpu_period_usec'); w.tab();
-  w.nuint(x.cpu_weight, 'cpu_weight'); w.tab();
-  w.nuint(x.cpu_shares, 'cpu_shares'); w.tab();
-  w.uint(x.mem_current, 'mem_current'); w.tab();
-  w.nuint(x.mem_max, 'mem_max'); w.tab();
-  w.uint(x.mem_swap_current ?? 0, 'mem_swap_current'); w.tab();
-  w.nuint(x.mem_swap_max, 'mem_swap_max'); w.tab();
-  w.uint(x.mem_anon ?? 0, 'mem_anon'); w.tab();
-  w.uint(x.mem_file ?? 0, 'mem_file'); w.tab();
-  w.arrStr(io.map((d) => d.device)); w.tab();
-  for (const k of IO_FIELDS) {
-    w.arrUint(io.map((d) => d[k]), `io.${k}`); w.tab();
-  }
-  for (const k of IO_LIMITS) {
-    w.arrUint(io.map((d) => d[k] ?? null), `io.${k}`, true); w.tab();
-  }
-  const p = x.psi;
-  if (p) {
-    w.float(p.cpu_some_avg10, 'psi.cpu_some_avg10'); w.tab();
-    w.uint(p.cpu_some_total, 'psi.cpu_some_total'); w.tab();
-    w.float(p.memory_some_avg10, 'psi.memory_some_avg10'); w.tab();
-    w.float(p.memory_full_avg10, 'psi.memory_full_avg10'); w.tab();
-    w.uint(p.memory_full_total, 'psi.memory_full_total'); w.tab();
-    w.float(p.io_some_avg10, 'psi.io_some_avg10'); w.tab();
-    w.float(p.io_full_avg10, 'psi.io_full_avg10'); w.tab();
-    w.uint(p.io_full_total, 'psi.io_full_total');
-  } else {
-    for (let i = 0; i < 8; i++) {
-      if (i > 0) w.tab();
-      w.null();
-    }
-  }
-  w.end();
-} // prettier-ignore
-
-function hostMetrics(w: Tsv, pre: TPrefix, x: THostMetricsSample): void {
-  const d = x.disks ?? [];
-  w.bytes(pre.oc);
-  w.str(x.host); w.tab();
-  w.uint(x.node_id ?? 0, 'node_id'); w.tab();
-  w.ts(x.ts); w.tab();
-  w.uint(x.cpus, 'cpus'); w.tab();
-  w.float(x.load1, 'load1'); w.tab();
-  w.float(x.load5, 'load5'); w.tab();
-  w.float(x.load15, 'load15'); w.tab();
-  w.uint(x.mem_total, 'mem_total'); w.tab();
-  w.uint(x.mem_available, 'mem_available'); w.tab();
-  w.arrStr(d.map((k) => k.path)); w.tab();
-  w.arrUint(d.map((k) => k.total), 'disks.total'); w.tab();
-  w.arrUint(d.map((k) => k.used), 'disks.used'); w.tab();
-  w.arrUint(d.map((k) => k.avail), 'disks.avail');
-  w.end();
-} // prettier-ignore
-
-function heartbeat(w: Tsv, pre: TPrefix, x: THeartbeatSample): void {
-  w.bytes(pre.oc);
-  w.bytes(pre.agent); w.tab();
-  w.str(x.host); w.tab();
-  w.ts(x.ts); w.tab();
-  w.str(x.version); w.tab();
-  w.float(x.uptime_s, 'uptime_s'); w.tab();
-  w.arrStr(x.capabilities ?? []); w.tab();
-  w.uint(x.outbox_bytes ?? 0, 'outbox_bytes'); w.tab();
-  w.uint(x.outbox_pending ?? 0, 'outbox_pending'); w.tab();
-  w.uint(x.outbox_evictions ?? 0, 'outbox_evictions'); w.tab();
-  w.uint(x.metrics_dropped ?? 0, 'metrics_dropped');
-  w.end();
-} // prettier-ignore
-
-/** One row per metric. */
-function benchSample(w: Tsv, pre: TPrefix, x: TBenchSample): void {
-  for (const [metric, value] of Object.entries(x.values ?? {})) {
-    w.bytes(pre.oc);
-    w.str(x.run_id); w.tab();
-    w.ts(x.ts); w.tab();
-    w.float(x.elapsed_s, 'elapsed_s'); w.tab();
-    w.str(metric); w.tab();
-    w.float(value, `values.${metric}`);
-    w.end();
-  }
-} // prettier-ignore
+/**
+ * How a column's value is written and read back: `string`, `uint`, `float`, `bool`, `ts` (epoch ms
+ * <-> DateTime64(3)), their `n…` Nullable forms, and `raw` (arrays, maps: written, never read back).
+ */
+export type TColumnKind = 'string' | 'uint' | 'nuint' | 'float' | 'nfloat' | 'bool' | 'ts' | 'nts' | 'raw';
 
 /**
- * One row per Prometheus series value. Labels are written sorted by name: a Map compares in its
- * written order, so one order per label set keeps a series one key (ORDER BY, rollups, dedup).
+ * One column of a raw table: its name, kind and where a sample (row) keeps it: `key` (the sample field
+ * of that name, `def` when absent) or, for arrays and computed values, its own `write`.
  */
-function metric(w: Tsv, pre: TPrefix, x: TMetricSample): void {
-  w.bytes(pre.oc);
-  w.str(x.name); w.tab();
-  w.uint(x.node_id ?? 0, 'node_id'); w.tab();
-  w.str(x.host); w.tab();
-  w.map(x.labels ?? {}, 'labels'); w.tab();
-  w.ts(x.ts); w.tab();
-  w.str(x.type ?? 'untyped'); w.tab();
-  w.float(x.value, 'value');
-  w.end();
+export interface TColumn<S> {
+  name: string;
+  kind: TColumnKind;
+  key?: string;
+  def?: unknown;
+  /** Error messages name this field (default: name). */
+  field?: string;
+  write?(w: Tsv, x: S, pre: TPrefix): void;
+}
+
+type TKeyed = <S>(name: keyof S & string, def?: unknown) => TColumn<S>;
+const keyed =
+  (kind: TColumnKind): TKeyed =>
+  (name, def) => ({ name, kind, key: name, def, field: name });
+const string = keyed('string');
+const uint = keyed('uint');
+const nuint = keyed('nuint');
+const float = keyed('float');
+const bool = keyed('bool');
+const nts = keyed('nts');
+const ts = <S>(): TColumn<S> => ({ name: 'ts', kind: 'ts', key: 'ts', field: 'ts' });
+const raw = <S>(name: string, write: (w: Tsv, x: S) => void): TColumn<S> => ({ name, kind: 'raw', write });
+type TGet<S, V> = (x: S) => V;
+type TOpt<T> = T | null | undefined;
+/** A Nullable column that is NULL when its group (psi) is absent, else required. */
+const group = <S, G>(of: TGet<S, TOpt<G>>, col: TColumn<G>, kind: TColumnKind): TColumn<S> => ({
+  name: col.name, kind, write: (w, x, pre) => { const g = of(x); if (g == null) w.null(); else writeCell(w, pre, col, g); },
+}); // prettier-ignore
+
+type TNode = TNodeStatusSample;
+const NODE_STATUS: TColumn<TNode>[] = [
+  uint('node_id'),
+  ts(),
+  string('address'),
+  string('sql_address'),
+  string('locality'),
+  string('build'),
+  nts('started_at'),
+  nts('updated_at'),
+  string('liveness'),
+  bool('is_live'),
+  bool('is_available'),
+  bool('is_draining'),
+  string('membership'),
+  nuint('replicas'),
+  nuint('replicas_leaders'),
+  nuint('replicas_leaseholders'),
+  nuint('ranges'),
+  nuint('ranges_unavailable'),
+  nuint('ranges_underreplicated'),
+  nuint('live_bytes'),
+  nuint('key_bytes'),
+  nuint('value_bytes'),
+  nuint('intent_bytes'),
+  nuint('system_bytes'),
+  nuint('capacity'),
+  nuint('capacity_available'),
+  nuint('capacity_used'),
+  float('uptime_s', 0),
+];
+
+type TCg = TCgroupUsageSample;
+type TIo = NonNullable<TCg['io']>[number];
+const io = (k: Exclude<keyof TIo, 'device'>, nullable: boolean) =>
+  raw<TCg>(`io_${k}`, (w, x) =>
+    w.arrUint(
+      (x.io ?? []).map((d) => d[k] ?? null),
+      `io.${k}`,
+      nullable,
+    ),
+  );
+type TPsi = NonNullable<TCg['psi']>;
+const psi = (k: keyof TPsi, kind: 'float' | 'uint') =>
+  group<TCg, TPsi>(
+    (x) => x.psi,
+    { name: `psi_${k}`, kind, key: k, field: `psi.${k}` },
+    kind === 'float' ? 'nfloat' : 'nuint',
+  );
+const CGROUP_USAGE: TColumn<TCg>[] = [
+  string('host'),
+  uint('node_id', 0),
+  string('cgroup'),
+  ts(),
+  uint('version'),
+  uint('cpu_usage_usec'),
+  uint('cpu_nr_periods', 0),
+  uint('cpu_nr_throttled', 0),
+  uint('cpu_throttled_usec', 0),
+  nuint('cpu_quota_usec'),
+  uint('cpu_period_usec', 100000),
+  nuint('cpu_weight'),
+  nuint('cpu_shares'),
+  uint('mem_current'),
+  nuint('mem_max'),
+  uint('mem_swap_current', 0),
+  nuint('mem_swap_max'),
+  uint('mem_anon', 0),
+  uint('mem_file', 0),
+  raw('io_device', (w, x) => w.arrStr((x.io ?? []).map((d) => d.device))),
+  io('rbytes', false),
+  io('wbytes', false),
+  io('rios', false),
+  io('wios', false),
+  io('rbps_max', true),
+  io('wbps_max', true),
+  io('riops_max', true),
+  io('wiops_max', true),
+  psi('cpu_some_avg10', 'float'),
+  psi('cpu_some_total', 'uint'),
+  psi('memory_some_avg10', 'float'),
+  psi('memory_full_avg10', 'float'),
+  psi('memory_full_total', 'uint'),
+  psi('io_some_avg10', 'float'),
+  psi('io_full_avg10', 'float'),
+  psi('io_full_total', 'uint'),
+];
+
+type THost = THostMetricsSample;
+type TDisk = NonNullable<THost['disks']>[number];
+const disk = (k: Exclude<keyof TDisk, 'path'>) =>
+  raw<THost>(`disk_${k}`, (w, x) =>
+    w.arrUint(
+      (x.disks ?? []).map((d) => d[k]),
+      `disks.${k}`,
+    ),
+  );
+const HOST_METRICS: TColumn<THost>[] = [
+  string('host'),
+  uint('node_id', 0),
+  ts(),
+  uint('cpus'),
+  float('load1'),
+  float('load5'),
+  float('load15'),
+  uint('mem_total'),
+  uint('mem_available'),
+  raw('disk_path', (w, x) => w.arrStr((x.disks ?? []).map((d) => d.path))),
+  disk('total'),
+  disk('used'),
+  disk('avail'),
+];
+
+type THb = THeartbeatSample;
+const HEARTBEATS: TColumn<THb>[] = [
+  { name: 'agent', kind: 'string', write: (w, _x, pre) => w.bytes(pre.agent) },
+  string('host'),
+  ts(),
+  string('version'),
+  float('uptime_s'),
+  raw('capabilities', (w, x) => w.arrStr(x.capabilities ?? [])),
+  uint('outbox_bytes', 0),
+  uint('outbox_pending', 0),
+  uint('outbox_evictions', 0),
+  uint('metrics_dropped', 0),
+];
+
+/** One bench_samples row: a sample's interval line with one of its metrics. */
+interface TBenchRow {
+  run_id: string;
+  ts: number;
+  elapsed_s: number;
+  metric: string;
+  value: number;
+}
+const BENCH_SAMPLES: TColumn<TBenchRow>[] = [
+  string('run_id'),
+  ts(),
+  float('elapsed_s'),
+  string('metric'),
+  { name: 'value', kind: 'float', write: (w, r) => w.float(r.value, `values.${r.metric}`) },
+];
+
+/**
+ * Labels are written sorted by name: a Map compares in its written order, so one order per label set
+ * keeps a series one key (ORDER BY, rollups, dedup).
+ */
+const METRICS: TColumn<TMetricSample>[] = [
+  string('name'),
+  uint('node_id', 0),
+  string('host'),
+  raw('labels', (w, x) => w.map(x.labels ?? {}, 'labels')),
+  ts(),
+  string('type', 'untyped'),
+  float('value'),
+];
+
+/** Every raw table's columns after the leading org_id, cluster_id (written from the batch's prefix). */
+export const TABLE_COLUMNS = {
+  node_status: NODE_STATUS,
+  cgroup_usage: CGROUP_USAGE,
+  host_metrics: HOST_METRICS,
+  heartbeats: HEARTBEATS,
+  bench_samples: BENCH_SAMPLES,
+  metrics: METRICS,
+} as const satisfies Record<TIngestTable, readonly TColumn<never>[]>;
+
+/** The column list of each insert, in the order the encoder writes them. */
+export const INGEST_COLUMNS = Object.fromEntries(
+  INGEST_TABLES.map((t) => [t, ['org_id', 'cluster_id', ...TABLE_COLUMNS[t].map((c) => c.name)]]),
+) as unknown as Record<TIngestTable, readonly string[]>;
+
+/** Kind of every column of a table by name (org_id and cluster_id are strings). */
+export const columnKinds = (table: TIngestTable): Map<string, TColumnKind> =>
+  new Map([
+    ['org_id', 'string'],
+    ['cluster_id', 'string'],
+    ...TABLE_COLUMNS[table].map((c) => [c.name, c.kind] as const),
+  ]);
+
+/** Writes one cell: the column's own writer, or the sample field `key` by kind. */
+function writeCell<S>(w: Tsv, pre: TPrefix, c: TColumn<S>, x: S): void {
+  if (c.write !== undefined) return c.write(w, x, pre);
+  let v = (x as Record<string, unknown>)[c.key as string];
+  if (v == null && c.def !== undefined) v = c.def;
+  const f = c.field as string;
+  switch (c.kind) {
+    case 'uint': return w.uint(v as number, f);
+    case 'nuint': return w.nuint(v as TOpt<number>, f);
+    case 'string': return w.str(v as TOpt<string>);
+    case 'ts': return w.ts(v as number, f);
+    case 'float': return w.float(v as number, f);
+    case 'bool': return w.bool(v as boolean);
+    case 'nts': return w.nts(v as TOpt<number>, f);
+    default: throw new EncodeError(`${f}: column kind ${c.kind} needs a writer`);
+  }
 } // prettier-ignore
 
+function writeRow<S>(w: Tsv, pre: TPrefix, cols: readonly TColumn<S>[], x: S): void {
+  w.bytes(pre.oc);
+  for (let i = 0; i < cols.length; i++) {
+    if (i > 0) w.tab();
+    writeCell(w, pre, cols[i], x);
+  }
+  w.end();
+}
+
 const WRITE = {
-  node_status: nodeStatus,
-  cgroup_usage: cgroupUsage,
-  host_metrics: hostMetrics,
-  heartbeat,
-  bench_sample: benchSample,
-  metric,
-} as const;
+  node_status: (w, pre, x) => writeRow(w, pre, NODE_STATUS, x),
+  cgroup_usage: (w, pre, x) => writeRow(w, pre, CGROUP_USAGE, x),
+  host_metrics: (w, pre, x) => writeRow(w, pre, HOST_METRICS, x),
+  heartbeat: (w, pre, x) => writeRow(w, pre, HEARTBEATS, x),
+  // One row per metric.
+  bench_sample: (w, pre, s) => {
+    for (const [metric, value] of Object.entries(s.values ?? {}))
+      writeRow(w, pre, BENCH_SAMPLES, { run_id: s.run_id, ts: s.ts, elapsed_s: s.elapsed_s, metric, value });
+  },
+  metric: (w, pre, x) => writeRow(w, pre, METRICS, x),
+} satisfies { [K in TSample['kind']]: (w: Tsv, pre: TPrefix, x: Extract<TSample, { kind: K }>) => void };
 const TABLE_OF = {
   node_status: 'node_status',
   cgroup_usage: 'cgroup_usage',

@@ -2,6 +2,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INGEST_COLUMNS, INGEST_TABLES, TABLE_COLUMNS, type TColumnKind } from './encode';
 import { listMigrations, migrate, MIGRATIONS_DIR } from './migrate';
 import { openTempClickHouse } from './testing';
 import type { TTsdb } from './client';
@@ -112,5 +113,40 @@ describe('migrate', () => {
     await expect(migrate(ch, { dir: mut })).rejects.toThrow(/0098_mut\.up\.sql statement 1 is a mutation/);
     const badName = copyMigrations({ 'fix.sql': 'SELECT 1;' });
     await expect(migrate(ch, { dir: badName })).rejects.toThrow(/fix\.sql must look like NNNN_name\.up\.sql/);
+  });
+});
+
+/** The ClickHouse types each column kind of TABLE_COLUMNS may be written to. */
+const KIND_TYPES: Record<TColumnKind, RegExp> = {
+  string: /^(LowCardinality\()?String\)?$/,
+  uint: /^UInt(8|16|32|64)$/,
+  nuint: /^Nullable\(UInt(8|16|32|64)\)$/,
+  float: /^Float(32|64)$/,
+  nfloat: /^Nullable\(Float(32|64)\)$/,
+  bool: /^Bool$/,
+  ts: /^DateTime64\(3, 'UTC'\)$/,
+  nts: /^Nullable\(DateTime64\(3, 'UTC'\)\)$/,
+  raw: /^(Array|Map)\(/,
+};
+
+describe('column descriptions', () => {
+  it('name every column of each raw table, in a kind that matches its ClickHouse type', async () => {
+    for (const table of INGEST_TABLES) {
+      const described = await rows<{ name: string; type: string; default_type: string }>(
+        `SELECT name, type, default_kind AS default_type FROM system.columns
+         WHERE database = currentDatabase() AND table = '${table}' ORDER BY position`,
+      );
+      // Every column without a default is written by the encoder (others may be left to ClickHouse).
+      const required = described.filter((c) => c.default_type === '').map((c) => c.name);
+      expect(INGEST_COLUMNS[table].filter((c) => required.includes(c)).sort()).toEqual(required.sort());
+      const types = new Map(described.map((c) => [c.name, c.type]));
+      for (const c of TABLE_COLUMNS[table]) {
+        expect({ table, column: c.name, type: types.get(c.name) ?? 'missing' }).toEqual({
+          table,
+          column: c.name,
+          type: expect.stringMatching(KIND_TYPES[c.kind]),
+        });
+      }
+    }
   });
 });

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { openClickHouse, type TTsdb } from './client';
 import { migrate } from './migrate';
 
+/** Test and benchmark helpers (`@clusterscope/tsdb/testing`), kept out of the main entry. */
+export * from './bench-data';
+
 /**
  * For *.int.test.ts: chDB in a fresh temp dir, migrated. One per test file (one chDB dir per process);
  * `cleanup()` closes it and removes the directory.

@@ -6,6 +6,7 @@ import {
   formatTs,
   INGEST_COLUMNS,
   INGEST_TABLES,
+  TABLE_COLUMNS,
   type TEncodedBytes,
   type TIngestTable,
 } from './encode';
@@ -76,9 +77,19 @@ const ROW_KEYS: Record<TIngestTable, readonly string[]> = {
   bench_samples: ['cluster_id', 'run_id', 'metric', 'ts', 'elapsed_s'],
   metrics: ['cluster_id', 'name', 'node_id', 'host', 'labels', 'ts'],
 };
-const NUMERIC_KEYS = new Set(['node_id', 'elapsed_s']);
-/** Keys compared as written (a Map literal, already quoted): ClickHouse's toString() gives the same text. */
-const LITERAL_KEYS = new Set(['labels']);
+/** Key columns compared as numbers (by their kind in TABLE_COLUMNS). */
+const NUMERIC_KEYS = new Set(
+  INGEST_TABLES.flatMap((t) =>
+    TABLE_COLUMNS[t].filter((c) => c.kind === 'uint' || c.kind === 'float').map((c) => c.name),
+  ).filter((c) => Object.values(ROW_KEYS).some((keys) => keys.includes(c))),
+);
+/**
+ * Key columns compared as written (kind `raw`: a Map literal, already quoted): ClickHouse's toString()
+ * gives the same text.
+ */
+const LITERAL_KEYS = new Set(
+  INGEST_TABLES.flatMap((t) => TABLE_COLUMNS[t].filter((c) => c.kind === 'raw').map((c) => c.name)),
+);
 const UNESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', '\\': '\\' };
 const unescapeTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => UNESCAPES[c] ?? c);
 /** `seconds.mmm` (see formatTs) -> epoch ms. */

@@ -1,6 +1,14 @@
 import type { TClickHouse } from '../client';
 import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
-import { assertRange, msParam, selectRowBinary, selectRows } from './util';
+import {
+  assertRange,
+  msParam,
+  rbRows,
+  rbSelectList,
+  selectRowBinary,
+  selectRows,
+  type TRbColumns,
+} from './util';
 
 export interface TCgroupSeriesQuery {
   orgId: string;
@@ -53,25 +61,36 @@ const ioLimitSql = (col: string) =>
   `if(arrayExists(x -> isNotNull(x), ${col}), arraySum(arrayMap(x -> ifNull(x, 0), ${col})), NULL)`;
 
 /**
- * Per-reading differences of the cumulative counters, computed in SQL over each (host, cgroup)
- * series in time order; a counter that went down (reset) gives NULL. `first` marks a series'
- * first row: only there are host and cgroup written (the rows are ordered by series).
+ * The columns of a cgroup series read, described once (the SELECT list and the reader both come from
+ * it): per-reading differences of the cumulative counters, computed in SQL over each (host, cgroup)
+ * series in time order; a counter that went down (reset) gives NULL. `first` marks a series' first
+ * row: only there are host and cgroup written (the rows are ordered by series).
  */
-const F = (x: string) => `toFloat64(${x})`;
-const N = (x: string) => `CAST(${x} AS Nullable(Float64))`;
+const DELTA_COLS = {
+  first: ['first', 'f64'],
+  host: ["if(first, host, '')", 'str'],
+  cgroup: ["if(first, cgroup, '')", 'str'],
+  node_id: ['node_id', 'f64'],
+  t: ['t', 'f64'],
+  mem: ['mem', 'f64'],
+  mem_max: ['mem_max', 'f64n'],
+  quota: ['quota', 'f64n'],
+  period: ['period', 'f64'],
+  dt_ms: ['if(first, NULL, read_t - p_read)', 'f64n'],
+  dcu: ['if(first OR cu < p_cu, NULL, cu - p_cu)', 'f64n'],
+  dnp: ['if(first, NULL, toInt64(np) - toInt64(p_np))', 'f64n'],
+  dnt: ['if(first, NULL, toInt64(nt) - toInt64(p_nt))', 'f64n'],
+  dtu: ['if(first OR tu < p_tu, NULL, tu - p_tu)', 'f64n'],
+  drb: ['if(first OR rb < p_rb, NULL, rb - p_rb)', 'f64n'],
+  dwb: ['if(first OR wb < p_wb, NULL, wb - p_wb)', 'f64n'],
+  dri: ['if(first OR ri < p_ri, NULL, ri - p_ri)', 'f64n'],
+  dwi: ['if(first OR wi < p_wi, NULL, wi - p_wi)', 'f64n'],
+  rl: ['rl', 'f64n'],
+  wl: ['wl', 'f64n'],
+} as const satisfies TRbColumns;
+
 const DELTAS_SQL = (inner: string) => `
-  SELECT toUInt8(first), toString(if(first, host, '')), toString(if(first, cgroup, '')),
-         ${F('node_id')}, ${F('t')}, ${F('mem')}, ${N('mem_max')}, ${N('quota')}, ${F('period')},
-         ${N('if(first, NULL, read_t - p_read)')},
-         ${N('if(first OR cu < p_cu, NULL, cu - p_cu)')},
-         ${N('if(first, NULL, toInt64(np) - toInt64(p_np))')},
-         ${N('if(first, NULL, toInt64(nt) - toInt64(p_nt))')},
-         ${N('if(first OR tu < p_tu, NULL, tu - p_tu)')},
-         ${N('if(first OR rb < p_rb, NULL, rb - p_rb)')},
-         ${N('if(first OR wb < p_wb, NULL, wb - p_wb)')},
-         ${N('if(first OR ri < p_ri, NULL, ri - p_ri)')},
-         ${N('if(first OR wi < p_wi, NULL, wi - p_wi)')},
-         ${N('rl')}, ${N('wl')}
+  SELECT ${rbSelectList(DELTA_COLS)}
   FROM (
     SELECT *, p_read = 0 AS first,
            lagInFrame(read_t, 1, toInt64(0)) OVER w AS p_read,
@@ -104,9 +123,9 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
     params.cgroup = q.cgroup;
   }
   const where = `org_id = {org_id:String} AND cluster_id = {cluster_id:String}${filter}`;
-  let inner: string;
+  let sql: string;
   if (resolution === 'raw') {
-    inner = `SELECT host, cgroup, node_id, toUnixTimestamp64Milli(ts) AS t, t AS read_t,
+    sql = `SELECT host, cgroup, node_id, toUnixTimestamp64Milli(ts) AS t, t AS read_t,
                   cpu_usage_usec AS cu, cpu_nr_periods AS np, cpu_nr_throttled AS nt, cpu_throttled_usec AS tu,
                   cpu_quota_usec AS quota, cpu_period_usec AS period, mem_current AS mem, mem_max,
                   arraySum(io_rbytes) AS rb, arraySum(io_wbytes) AS wb, arraySum(io_rios) AS ri, arraySum(io_wios) AS wi,
@@ -116,8 +135,7 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   } else {
     const table = resolution === '1m' ? 'cgroup_usage_1m' : 'cgroup_usage_1h';
     const b = rollupBucketSql(resolution, q.stepMs);
-    // Bucket starts in seconds (shorter text); scaled to ms below.
-    inner = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(${b.of('bucket')}) AS t,
+    sql = `SELECT host, cgroup, max(node_id_max) AS node_id, toUnixTimestamp(${b.of('bucket')}) AS t,
                   toUnixTimestamp64Milli(max(last_ts)) AS read_t,
                   max(cpu_usage_usec_max) AS cu, max(cpu_nr_periods_max) AS np, max(cpu_nr_throttled_max) AS nt,
                   max(cpu_throttled_usec_max) AS tu, max(mem_current_max) AS mem,
@@ -129,60 +147,96 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
            WHERE ${where} AND bucket >= ${b.of(msParam('from'))} AND bucket < ${msParam('to')}
            GROUP BY host, cgroup, t`;
   }
-  const rb = await selectRowBinary(ch, DELTAS_SQL(inner), params);
+  const r = rbRows(await selectRowBinary(ch, DELTAS_SQL(sql), params), DELTA_COLS);
+  const { num: v, str: s, at } = r;
+  const orNull = (x: number) => (Number.isNaN(x) ? null : x);
+  // NaN (NULL: first reading, counter reset) fails every comparison: no rate.
+  const rate = (d: number, dt: number, scale: number) => (dt > 0 && d >= -Infinity ? d / dt / scale : null);
+  // Rollup bucket starts come in seconds (shorter to sort and send).
   const scale = resolution === 'raw' ? 1 : 1000;
   const out: TCgroupPoint[] = [];
   let host = '';
   let cgroup = '';
-  while (!rb.done) {
-    const first = rb.u8() === 1;
-    const h = rb.str();
-    const c = rb.str();
-    if (first) {
-      host = h;
-      cgroup = c;
+  while (r.next()) {
+    if (v[at.first] === 1) {
+      host = s[at.host];
+      cgroup = s[at.cgroup];
     }
-    const nodeId = rb.f64();
-    const ts = rb.f64() * scale;
-    const mem = rb.f64();
-    const memMax = rb.f64OrNull();
-    const quota = rb.f64OrNull();
-    const period = rb.f64();
-    // Differences to the previous reading (null: none, or the counter was reset), then rates.
-    const dtMs = rb.f64OrNull();
-    const dt = dtMs === null ? 0 : dtMs / 1000;
-    const dcu = rb.f64OrNull();
-    const dnp = rb.f64OrNull();
-    const dnt = rb.f64OrNull();
-    const dtu = rb.f64OrNull();
-    const drb = rb.f64OrNull();
-    const dwb = rb.f64OrNull();
-    const dri = rb.f64OrNull();
-    const dwi = rb.f64OrNull();
-    const rl = rb.f64OrNull();
-    const wl = rb.f64OrNull();
+    const ts = v[at.t] * scale;
     if (ts < q.from) continue; // lookback reading: only there for the next point's rates
-    const ok = dt > 0;
+    const dtMs = v[at.dt_ms];
+    const dt = Number.isNaN(dtMs) ? 0 : dtMs / 1000;
+    const dnp = v[at.dnp];
+    const dnt = v[at.dnt];
+    const quota = orNull(v[at.quota]);
+    const period = v[at.period];
     out.push({
       ts,
       host,
       cgroup,
-      node_id: nodeId === 0 ? null : nodeId,
-      cpu_cores: ok && dcu !== null ? dcu / dt / 1e6 : null,
+      node_id: v[at.node_id] === 0 ? null : v[at.node_id],
+      cpu_cores: rate(v[at.dcu], dt, 1e6),
       cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
-      throttled_ratio: dnp !== null && dnt !== null && dnp > 0 && dnt >= 0 ? dnt / dnp : null,
-      throttled_s_per_s: ok && dtu !== null ? dtu / dt / 1e6 : null,
-      mem_current: mem,
-      mem_max: memMax,
-      io_read_bps: ok && drb !== null ? drb / dt : null,
-      io_write_bps: ok && dwb !== null ? dwb / dt : null,
-      io_read_iops: ok && dri !== null ? dri / dt : null,
-      io_write_iops: ok && dwi !== null ? dwi / dt : null,
-      io_read_bps_limit: rl,
-      io_write_bps_limit: wl,
+      throttled_ratio: dnp > 0 && dnt >= 0 ? dnt / dnp : null,
+      throttled_s_per_s: rate(v[at.dtu], dt, 1e6),
+      mem_current: v[at.mem],
+      mem_max: orNull(v[at.mem_max]),
+      io_read_bps: rate(v[at.drb], dt, 1),
+      io_write_bps: rate(v[at.dwb], dt, 1),
+      io_read_iops: rate(v[at.dri], dt, 1),
+      io_write_iops: rate(v[at.dwi], dt, 1),
+      io_read_bps_limit: orNull(v[at.rl]),
+      io_write_bps_limit: orNull(v[at.wl]),
     });
   }
   return out;
+}
+
+/** The fields of a cgroup_latest reading (migration 0006's `last2` tuple), in tuple order. */
+const LAST2 = [
+  'neg_ts', 'node_id', 'cpu_usage_usec', 'cpu_nr_periods', 'cpu_nr_throttled', 'cpu_quota_usec',
+  'cpu_period_usec', 'mem_current', 'mem_max', 'io_rbytes', 'io_wbytes',
+] as const; // prettier-ignore
+type TReading = Record<(typeof LAST2)[number], number | null>;
+const toReading = (t: unknown[]) =>
+  Object.fromEntries(LAST2.map((k, i) => [k, t[i] == null ? null : Number(t[i])])) as TReading;
+
+/** What a cgroup_latest row (`groupArraySortedMerge(2)(last2)`: newest first) says about now. */
+export type TLatestCgroup = Omit<TCgroupPoint, 'host' | 'cgroup' | 'io_read_iops' | 'io_write_iops'>;
+
+/**
+ * The newest reading of a `cgroup_latest` row, with rates from the reading before it (null when there
+ * is none, or a counter went down). Shared by the node table and the alert evaluator.
+ */
+export function toLatestCgroup(r: readonly unknown[][]): TLatestCgroup {
+  const [cur, prev] = r.map(toReading);
+  const ts = -(cur.neg_ts as number);
+  const dt = prev ? (ts + (prev.neg_ts as number)) / 1000 : 0;
+  const d = (k: keyof TReading) => {
+    if (!prev || dt <= 0) return null;
+    const v = (cur[k] as number) - (prev[k] as number);
+    return v < 0 ? null : v;
+  };
+  const rate = (k: keyof TReading, scale = 1) => {
+    const v = d(k);
+    return v === null ? null : v / dt / scale;
+  };
+  const dnp = d('cpu_nr_periods');
+  const dnt = d('cpu_nr_throttled');
+  const quota = cur.cpu_quota_usec;
+  const period = cur.cpu_period_usec as number;
+  return {
+    ts,
+    node_id: cur.node_id === 0 ? null : cur.node_id,
+    cpu_cores: rate('cpu_usage_usec', 1e6),
+    cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
+    throttled_ratio: dnp !== null && dnt !== null && dnp > 0 ? dnt / dnp : null,
+    throttled_s_per_s: null,
+    mem_current: cur.mem_current as number,
+    mem_max: cur.mem_max,
+    io_read_bps: rate('io_rbytes'),
+    io_write_bps: rate('io_wbytes'),
+  };
 }
 
 /** Latest reading of every cgroup of a cluster (from cgroup_latest), rates from its previous reading. */
@@ -201,38 +255,7 @@ export async function getLatestCgroups(
     { org_id: orgId, cluster_id: clusterId },
   );
   return rows.map(({ host, cgroup, r }) => {
-    // Tuple: (-ts, node_id, cpu_usage, periods, throttled, quota, period, mem, mem_max, read bytes, write bytes).
-    const [cur, prev] = r.map((t) => t.map((x) => (x == null ? null : Number(x))));
-    const ts = -(cur[0] as number);
-    const dt = prev ? (ts + (prev[0] as number)) / 1000 : 0;
-    const d = (i: number) => {
-      if (!prev || dt <= 0) return null;
-      const v = (cur[i] as number) - (prev[i] as number);
-      return v < 0 ? null : v;
-    };
-    const rate = (i: number, scale = 1) => {
-      const v = d(i);
-      return v === null ? null : v / dt / scale;
-    };
-    const dnp = d(3);
-    const dnt = d(4);
-    const quota = cur[5];
-    const period = cur[6] as number;
-    return {
-      ts,
-      host,
-      cgroup,
-      node_id: cur[1] === 0 ? null : (cur[1] as number),
-      cpu_cores: rate(2, 1e6),
-      cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
-      throttled_ratio: dnp !== null && dnt !== null && dnp > 0 ? dnt / dnp : null,
-      throttled_s_per_s: null,
-      mem_current: cur[7] as number,
-      mem_max: cur[8],
-      io_read_bps: rate(9),
-      io_write_bps: rate(10),
-      io_read_iops: null,
-      io_write_iops: null,
-    };
+    const x = toLatestCgroup(r);
+    return { ...x, host, cgroup, io_read_iops: null, io_write_iops: null };
   });
 }

@@ -148,6 +148,14 @@ function increasesSql(p: TPrepared): string {
     GROUP BY name, node_id, host, labels, sb`;
 }
 
+/** Runs a RowBinary SELECT of (ts, name, node_id, value) rows. */
+async function readMetricPoints(ch: TClickHouse, sql: string, params: TParams): Promise<TMetricPoint[]> {
+  const rb = await selectRowBinary(ch, sql, params);
+  const out: TMetricPoint[] = [];
+  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
+  return out;
+}
+
 /**
  * Per-second rates of counters, per step, name and node (summed over the node's label sets, e.g.
  * stores). A step without two readings of a series has no point for it.
@@ -157,7 +165,7 @@ export async function getCounterRates(
   q: TMetricQuery & { names: readonly string[] },
 ): Promise<TMetricPoint[]> {
   const p = prepare(q, q.names);
-  const rb = await selectRowBinary(
+  return readMetricPoints(
     ch,
     `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(inc / secs))
      FROM (${increasesSql(p)})
@@ -166,9 +174,6 @@ export async function getCounterRates(
      ORDER BY name, node_id, sb`,
     p.params,
   );
-  const out: TMetricPoint[] = [];
-  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
-  return out;
 }
 
 /**
@@ -193,7 +198,7 @@ export async function getGaugeSeries(
          FROM ${table(p.resolution)}
          WHERE ${p.where} AND bucket >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND bucket < ${msParam('to')}
          GROUP BY name, node_id, host, labels, sb`;
-  const rb = await selectRowBinary(
+  return readMetricPoints(
     ch,
     `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(v))
      FROM (${inner})
@@ -201,9 +206,6 @@ export async function getGaugeSeries(
      ORDER BY name, node_id, sb`,
     p.params,
   );
-  const out: TMetricPoint[] = [];
-  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
-  return out;
 }
 
 /**

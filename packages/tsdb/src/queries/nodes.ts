@@ -1,6 +1,7 @@
 import type { TLiveness } from '@clusterscope/schema';
 import type { TClickHouse } from '../client';
-import { selectRows, toBool, toNum, toNumOrNull } from './util';
+import { TABLE_COLUMNS } from '../encode';
+import { latestRowSql, readColumn, selectRows, toNum } from './util';
 
 export interface TNodeLatest {
   cluster_id: string;
@@ -34,32 +35,14 @@ export interface TNodeLatest {
   uptime_s: number;
 }
 
-const NUMERIC = ['node_id', 'ts', 'uptime_s'] as const;
-/** Unknown (NULL) when the source did not report them. */
-const NULLABLE = [
-  'replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges', 'ranges_unavailable',
-  'ranges_underreplicated', 'live_bytes', 'key_bytes', 'value_bytes', 'intent_bytes', 'system_bytes', 'capacity',
-  'capacity_available', 'capacity_used',
-] as const; // prettier-ignore
+/** node_latest has node_status's columns: the same description drives the SELECT and the reader. */
+const LATEST_COLS = TABLE_COLUMNS.node_status.filter((c) => c.name !== 'node_id' && c.name !== 'ts');
+const KIND = new Map(LATEST_COLS.map((c) => [c.name, c.kind]));
 
-function toNodeLatest(r: Record<string, unknown>): TNodeLatest {
-  const out = {
-    cluster_id: String(r.cluster_id),
-    address: String(r.address),
-    sql_address: String(r.sql_address),
-    locality: String(r.locality),
-    build: String(r.build),
-    started_at: toNumOrNull(r.started_ms),
-    updated_at: toNumOrNull(r.updated_ms),
-    liveness: String(r.liveness) as TLiveness,
-    is_live: toBool(r.is_live),
-    is_available: toBool(r.is_available),
-    is_draining: toBool(r.is_draining),
-    membership: String(r.membership),
-  } as TNodeLatest;
-  for (const k of NUMERIC) out[k] = toNum(r[k === 'ts' ? 'ts_ms' : k]);
-  for (const k of NULLABLE) out[k] = toNumOrNull(r[k]);
-  return out;
+function readNode<T>(r: Record<string, unknown>, names: readonly string[]): T {
+  const out: Record<string, unknown> = { node_id: toNum(r.node_id), ts: toNum(r.ts) };
+  for (const n of names) out[n] = readColumn(KIND.get(n)!, r[n]);
+  return out as T;
 }
 
 /** Latest known state of every node of a cluster (from node_latest), ordered by node id. */
@@ -70,16 +53,16 @@ export async function getLatestNodes(
 ): Promise<TNodeLatest[]> {
   const rows = await selectRows<Record<string, unknown>>(
     ch,
-    `SELECT * EXCEPT (org_id, ts, started_at, updated_at),
-            toUnixTimestamp64Milli(ts) AS ts_ms,
-            toUnixTimestamp64Milli(started_at) AS started_ms,
-            toUnixTimestamp64Milli(updated_at) AS updated_ms
-     FROM node_latest FINAL
-     WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String}
-     ORDER BY node_id`,
+    latestRowSql(
+      'node_latest',
+      ['node_id'],
+      LATEST_COLS,
+      'org_id = {org_id:String} AND cluster_id = {cluster_id:String}',
+    ),
     { org_id: orgId, cluster_id: clusterId },
   );
-  return rows.map(toNodeLatest);
+  const names = LATEST_COLS.map((c) => c.name);
+  return rows.map((r) => ({ cluster_id: clusterId, ...readNode<Omit<TNodeLatest, 'cluster_id'>>(r, names) }));
 }
 
 /** The columns the health lists need (cluster list, on-call). */
@@ -103,23 +86,23 @@ export async function getLatestNodeStates(
 ): Promise<Map<string, TNodeState[]>> {
   const out = new Map<string, TNodeState[]>(clusterIds.map((id) => [id, []]));
   if (clusterIds.length === 0) return out;
+  const names = ['address', 'liveness', 'ranges_underreplicated', 'ranges_unavailable'] as const;
   const rows = await selectRows<Record<string, unknown>>(
     ch,
-    `SELECT cluster_id, node_id, toUnixTimestamp64Milli(ts) AS ts_ms, address, liveness,
-            ranges_underreplicated, ranges_unavailable
-     FROM node_latest FINAL
-     WHERE org_id = {org_id:String} AND cluster_id IN {cluster_ids:Array(String)}
-     ORDER BY cluster_id, node_id`,
+    latestRowSql(
+      'node_latest',
+      ['cluster_id', 'node_id'],
+      LATEST_COLS.filter((c) => (names as readonly string[]).includes(c.name)),
+      'org_id = {org_id:String} AND cluster_id IN {cluster_ids:Array(String)}',
+    ),
     { org_id: orgId, cluster_ids: [...clusterIds] },
   );
-  for (const r of rows)
-    out.get(String(r.cluster_id))?.push({
-      node_id: toNum(r.node_id),
-      ts: toNum(r.ts_ms),
-      address: String(r.address),
-      liveness: String(r.liveness) as TLiveness,
-      ranges_underreplicated: toNum(r.ranges_underreplicated),
-      ranges_unavailable: toNum(r.ranges_unavailable),
-    });
+  for (const r of rows) {
+    const n = readNode<TNodeState>(r, names);
+    // Unknown trouble counts count as none in the health lists.
+    n.ranges_underreplicated ??= 0;
+    n.ranges_unavailable ??= 0;
+    out.get(String(r.cluster_id))?.push(n);
+  }
   return out;
 }

@@ -116,6 +116,38 @@ describe('latest state', () => {
   });
 });
 
+describe('latest state without FINAL', () => {
+  it('takes the newest row per node before merges, whatever the arrival order, NULLs included', async () => {
+    await ch.client.command({ query: 'SYSTEM STOP MERGES node_latest' });
+    try {
+      const w = createWriter(ch, { maxDelayMs: 0 });
+      const newest = { ...nodeSample(1, 50), replicas: null, address: 'new' } satisfies TNodeStatusSample;
+      // Newest first, then an older sample of the same node in a later insert (another part).
+      await w.write(A, 'c7', 'a-late-1', [newest, nodeSample(2, 40)]);
+      await w.write(A, 'c7', 'a-late-2', [{ ...nodeSample(1, 49), address: 'old' }, nodeSample(2, 41)]);
+      await w.close();
+      const [{ parts }] = await selectRows<{ parts: number | string }>(
+        ch,
+        "SELECT count() AS parts FROM system.parts WHERE active AND table = 'node_latest'",
+        {},
+      );
+      expect(Number(parts)).toBeGreaterThan(1);
+      const nodes = await getLatestNodes(ch, A, 'c7');
+      expect(nodes.map((n) => [n.node_id, n.ts, n.address, n.replicas])).toEqual([
+        [1, newest.ts, 'new', null],
+        [2, nodeSample(2, 41).ts, 'n2', nodeSample(2, 41).replicas],
+      ]);
+      const states = await getLatestNodeStates(ch, A, ['c7']);
+      expect(states.get('c7')!.map((n) => [n.node_id, n.ts, n.address])).toEqual([
+        [1, newest.ts, 'new'],
+        [2, nodeSample(2, 41).ts, 'n2'],
+      ]);
+    } finally {
+      await ch.client.command({ query: 'SYSTEM START MERGES node_latest' });
+    }
+  });
+});
+
 describe('unknown counts', () => {
   it('stores what the source did not report as NULL and reads it back as null, never 0', async () => {
     const w = createWriter(ch);

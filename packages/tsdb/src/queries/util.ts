@@ -1,4 +1,5 @@
 import { toClient, type TClickHouse } from '../client';
+import type { TColumn, TColumnKind } from '../encode';
 
 export type TParams = Record<string, unknown>;
 
@@ -12,6 +13,40 @@ export async function selectRows<T>(ch: TClickHouse, query: string, params: TPar
 export const toNum = (x: unknown): number => Number(x);
 export const toNumOrNull = (x: unknown): number | null => (x == null ? null : Number(x));
 export const toBool = (x: unknown): boolean => x === true || x === 1 || x === 'true' || x === '1';
+
+/** A column read back as JSON: timestamps as epoch ms. */
+export const columnSql = (kind: TColumnKind, expr: string): string =>
+  kind === 'ts' || kind === 'nts' ? `toUnixTimestamp64Milli(${expr})` : expr;
+
+/** Converts a JSON cell of a column (see columnSql) to its JS value by the column's kind. */
+export function readColumn(kind: TColumnKind, v: unknown): unknown {
+  switch (kind) {
+    case 'string': return String(v);
+    case 'bool': return toBool(v);
+    case 'uint': case 'float': case 'ts': return toNum(v);
+    case 'nuint': case 'nfloat': case 'nts': return toNumOrNull(v);
+    default: return v;
+  }
+} // prettier-ignore
+
+/**
+ * The newest row per key of a latest-state table without FINAL: `ORDER BY key, ts DESC LIMIT 1 BY key`
+ * over the rows of the pinned primary-key prefix (`where`), read back by name. Right before merges and
+ * whatever order rows arrived in, NULLs included (unlike a per-column argMax, which skips NULLs);
+ * as cheap as FINAL on a merged table.
+ */
+export function latestRowSql(
+  table: string,
+  keys: readonly string[],
+  cols: readonly TColumn<never>[],
+  where: string,
+): string {
+  const fields = cols.map((c) => `${columnSql(c.kind, c.name)} AS ${c.name}`).join(', ');
+  return `SELECT ${keys.join(', ')}, toUnixTimestamp64Milli(ts) AS ts, ${fields}
+          FROM ${table} WHERE ${where}
+          ORDER BY ${keys.join(', ')}, ts DESC
+          LIMIT 1 BY ${keys.join(', ')}`;
+}
 
 /** Validates a [from, to) window in epoch ms. */
 export function assertRange(from: number, to: number): void {
@@ -40,10 +75,60 @@ export async function selectRowBinary(
   return new RowBinaryReader(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
+/** How a RowBinary column is read: Float64, Nullable(Float64), String. */
+export type TRbKind = 'f64' | 'f64n' | 'str';
+/** A RowBinary SELECT described once: output name -> [SQL expression, kind]; key order = column order. */
+export type TRbColumns = Readonly<Record<string, readonly [sql: string, kind: TRbKind]>>;
+const RB_CAST: Record<TRbKind, (sql: string) => string> = {
+  f64: (x) => `toFloat64(${x})`,
+  f64n: (x) => `CAST(${x} AS Nullable(Float64))`,
+  str: (x) => `toString(${x})`,
+};
+
+/**
+ * The SELECT list of a column description: each expression cast to the type its reader expects, not
+ * aliased (so ORDER BY still sees the source columns).
+ */
+export const rbSelectList = (cols: TRbColumns): string =>
+  Object.values(cols)
+    .map(([sql, kind]) => RB_CAST[kind](sql))
+    .join(', ');
+
+/**
+ * Row-at-a-time reader of a described RowBinary result: `at` maps each column name to its slot;
+ * `next()` fills `num` (numbers; NULL = NaN) and `str` (strings) for the next row, reusing both
+ * arrays (no per-row objects), and returns false at the end.
+ */
+export function rbRows<C extends TRbColumns>(rb: RowBinaryReader, cols: C) {
+  const names = Object.keys(cols) as (keyof C & string)[];
+  const kinds = names.map((n) => cols[n][1]);
+  const at = Object.fromEntries(names.map((n, j) => [n, j])) as Record<keyof C, number>;
+  const num = new Float64Array(names.length);
+  const str: string[] = names.map(() => '');
+  return {
+    at,
+    num,
+    str,
+    next(): boolean {
+      if (rb.done) return false;
+      for (let j = 0; j < kinds.length; j++) {
+        const k = kinds[j];
+        if (k === 'f64') num[j] = rb.f64();
+        else if (k === 'f64n') num[j] = rb.u8() === 1 ? NaN : rb.f64();
+        else str[j] = rb.str();
+      }
+      return true;
+    },
+  };
+}
+
 /** Sequential reader of RowBinary rows; throws naming the byte offset when the data ends early. */
 export class RowBinaryReader {
   private pos = 0;
-  constructor(private readonly buf: Buffer) {}
+  private readonly view: DataView;
+  constructor(private readonly buf: Buffer) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
 
   get done(): boolean {
     return this.pos >= this.buf.length;
@@ -65,7 +150,7 @@ export class RowBinaryReader {
   /** Float64. */
   f64(): number {
     this.need(8);
-    const v = this.buf.readDoubleLE(this.pos);
+    const v = this.view.getFloat64(this.pos, true);
     this.pos += 8;
     return v;
   }
