@@ -27,7 +27,8 @@ const interval = process.env.BENCH_INTERVAL ?? '10s';
 const flagsEnv = process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1';
 const nodeFlags = flagsEnv === 'none' ? [] : flagsEnv.split(' ').filter(Boolean);
 
-if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(root, 'dist/agent.js'))) {
+const agentJs = process.env.BENCH_AGENT ?? join(root, 'dist/agent.js');
+if (!process.env.BENCH_AGENT && (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(agentJs))) {
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
 }
 
@@ -84,7 +85,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-const child = spawn(process.execPath, [...nodeFlags, join(root, 'dist/agent.js'), '--config', configPath], {
+const child = spawn(process.execPath, [...nodeFlags, agentJs, '--config', configPath], {
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderr = '';
