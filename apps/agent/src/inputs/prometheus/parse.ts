@@ -172,11 +172,28 @@ export function createPrometheusParser(
     stats.samples++;
     onSample(sample);
   };
+  /** `# TYPE name type` in its plain form, read on the view; false sends the line to `line` (any other form). */
+  const typeLine = (view: string, pos: number, end: number): boolean => {
+    const sp = view.indexOf(' ', pos + 7);
+    if (sp <= pos + 7 || sp >= end) return false;
+    const type = TYPES[view.slice(sp + 1, view.charCodeAt(end - 1) === 13 ? end - 1 : end).toLowerCase()];
+    if (type === undefined) return false;
+    // Names are ASCII ([a-zA-Z_:][a-zA-Z0-9_:]*): the Latin-1 view reads them as UTF-8 would.
+    const family = view.slice(pos + 7, sp);
+    if (family.includes('\t')) return false;
+    types.set(family, type);
+    skip = accept(family) ? '' : family;
+    return true;
+  };
   /** Lines of `buf` (whose Latin-1 view is `view`) from `pos`; returns where the unfinished last line starts. */
   const lines = (buf: Buffer, view: string, pos: number): number => {
     for (let end = view.indexOf('\n', pos); end >= 0; end = view.indexOf('\n', pos)) {
-      if (!(view.startsWith('# HELP ', pos) || (skip && isSkipped(view, pos, skip))))
-        line(buf.toString('utf8', pos, end));
+      const c = view.charCodeAt(pos);
+      const done =
+        c === 35 /* # */
+          ? view.startsWith('# HELP ', pos) || (view.startsWith('# TYPE ', pos) && typeLine(view, pos, end))
+          : skip !== '' && c === skip.charCodeAt(0) && isSkipped(view, pos, skip);
+      if (!done) line(buf.toString('utf8', pos, end));
       pos = end + 1;
     }
     return pos;
@@ -214,11 +231,10 @@ export function createPrometheusParser(
 function isSkipped(text: string, pos: number, family: string): boolean {
   if (!text.startsWith(family, pos)) return false;
   let i = pos + family.length;
-  for (const suf of ['_bucket', '_sum', '_count']) {
-    if (text.startsWith(suf, i)) {
-      i += suf.length;
-      break;
-    }
+  if (text.charCodeAt(i) === 95 /* _ */) {
+    if (text.startsWith('_bucket', i)) i += 7;
+    else if (text.startsWith('_sum', i)) i += 4;
+    else if (text.startsWith('_count', i)) i += 6;
   }
   const c = text.charCodeAt(i);
   return c === 123 /* { */ || c === 32 /* space */;
