@@ -1,5 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { httpModule } from '../../lib/http';
 
 /** Largest scrape body read (a bigger one is cut there and the scrape fails). */
 const MAX_BODY = 32 * 1024 * 1024;
@@ -15,9 +15,9 @@ export interface ScrapeRequest {
  * GET `url` and hand the body to `onChunk` as it arrives (the socket's bytes, undecoded), so a scrape never
  * holds the whole exposition in memory. Rejects on a non-200 answer (with the start of its body), a timeout or a body over 32 MB.
  */
-export function streamGet(req: ScrapeRequest, onChunk: (bytes: Buffer) => void): Promise<void> {
+export async function streamGet(req: ScrapeRequest, onChunk: (bytes: Buffer) => void): Promise<void> {
   const u = new URL(req.url);
-  const mod = u.protocol === 'https:' ? https : http;
+  const mod = await httpModule(u.protocol);
   return new Promise((resolve, reject) => {
     const r = mod.request(
       u,
