@@ -173,14 +173,14 @@ export function createPrometheusParser(
     onSample(sample);
   };
   /** `# TYPE name type` in its plain form, read on the view; false sends the line to `line` (any other form). */
-  const typeLine = (buf: Buffer, view: string, pos: number, end: number): boolean => {
+  const typeLine = (view: string, pos: number, end: number): boolean => {
     const sp = view.indexOf(' ', pos + 7);
     if (sp <= pos + 7 || sp >= end) return false;
     const type = TYPES[view.slice(sp + 1, view.charCodeAt(end - 1) === 13 ? end - 1 : end).toLowerCase()];
     if (type === undefined) return false;
-    // Names are ASCII ([a-zA-Z_:][a-zA-Z0-9_:]*), read as Latin-1 from the bytes: a copy, where a slice of the
-    // view would keep the whole chunk alive (in `accept`'s memo).
-    const family = buf.toString('latin1', pos + 7, sp);
+    // Names are ASCII ([a-zA-Z_:][a-zA-Z0-9_:]*): the Latin-1 view reads them as UTF-8 would. The slice would keep
+    // the whole chunk alive (in `accept`'s memo, in `types`): use the interned copy.
+    const family = internName(view.slice(pos + 7, sp));
     if (family.includes('\t')) return false;
     types.set(family, type);
     skip = accept(family) ? '' : family;
@@ -192,8 +192,7 @@ export function createPrometheusParser(
       const c = view.charCodeAt(pos);
       const done =
         c === 35 /* # */
-          ? view.startsWith('# HELP ', pos) ||
-            (view.startsWith('# TYPE ', pos) && typeLine(buf, view, pos, end))
+          ? view.startsWith('# HELP ', pos) || (view.startsWith('# TYPE ', pos) && typeLine(view, pos, end))
           : skip !== '' && c === skip.charCodeAt(0) && isSkipped(view, pos, skip);
       if (!done) line(buf.toString('utf8', pos, end));
       pos = end + 1;
@@ -227,6 +226,18 @@ export function createPrometheusParser(
       return stats;
     },
   };
+}
+
+/** Family names seen in TYPE lines, as flat copies (the same few hundred on every scrape). */
+const NAMES = new Map<string, string>();
+
+function internName(slice: string): string {
+  let name = NAMES.get(slice);
+  if (name === undefined) {
+    name = Buffer.from(slice, 'latin1').toString('latin1');
+    if (NAMES.size < 20_000) NAMES.set(name, name);
+  }
+  return name;
 }
 
 /** Whether the line at `pos` is a sample of `family` (`family{`, `family `, or `family_bucket|_sum|_count`). */
