@@ -19,15 +19,17 @@ import {
   type FixtureNode,
 } from '../test/cockroach-fixture';
 import { startFakeIngest } from '../test/fake-ingest';
+import { AGENT_NODE_FLAGS } from './node-flags';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const durationS = Number(process.env.BENCH_DURATION_S ?? 60);
 const interval = process.env.BENCH_INTERVAL ?? '10s';
 // Same flags as deploy/clusterscope-agent.service; BENCH_NODE_FLAGS=none runs plain `node`.
-const flagsEnv = process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1';
+const flagsEnv = process.env.BENCH_NODE_FLAGS ?? AGENT_NODE_FLAGS.join(' ');
 const nodeFlags = flagsEnv === 'none' ? [] : flagsEnv.split(' ').filter(Boolean);
 
-if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(root, 'dist/agent.js'))) {
+const agentJs = process.env.BENCH_AGENT ?? join(root, 'dist/agent.js');
+if (!process.env.BENCH_AGENT && (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(agentJs))) {
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
 }
 
@@ -84,7 +86,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-const child = spawn(process.execPath, [...nodeFlags, join(root, 'dist/agent.js'), '--config', configPath], {
+const child = spawn(process.execPath, [...nodeFlags, agentJs, '--config', configPath], {
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderr = '';

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENT_NODE_FLAGS } from '../scripts/node-flags';
 
 const appRoot = fileURLToPath(new URL('..', import.meta.url));
 let built: string | undefined;
@@ -30,8 +31,11 @@ export function writeConfig(dir: string, yaml: string): string {
   return p;
 }
 
+/** Runs `agentJs` with the production node flags (scripts/node-flags.ts). */
 export function spawnAgent(agentJs: string, args: string[]): AgentProcess {
-  const child = spawn(process.execPath, [agentJs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, agentJs, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buf = '';
   const lines: Record<string, unknown>[] = [];
   child.stderr!.on('data', (c: Buffer) => {

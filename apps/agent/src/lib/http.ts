@@ -1,5 +1,5 @@
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 
 export interface HttpResponse {
   status: number;
@@ -28,15 +28,20 @@ export class UnreachableError extends Error {
   }
 }
 
+/** node:https (and tls) only once an https URL is used: ~1 MB of RSS an http-only agent never pays. */
+export async function httpModule(protocol: string): Promise<typeof http | typeof https> {
+  return protocol === 'https:' ? (await import('node:https')).default : http;
+}
+
 /** Minimal HTTP(S) client on node:http (lighter than fetch/undici for a long-running daemon). */
-export function httpRequest(url: string, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
+export async function httpRequest(url: string, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return Promise.reject(new UnreachableError(url, new Error('invalid URL')));
+    throw new UnreachableError(url, new Error('invalid URL'));
   }
-  const mod = parsed.protocol === 'https:' ? https : http;
+  const mod = await httpModule(parsed.protocol);
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import type { TNodeStatusSample } from '@clusterscope/schema';
 import { httpRequest } from '../../lib/http';
 import { errorMessage, type Logger } from '../../lib/log';
@@ -52,7 +51,9 @@ export async function probeReady(
   }
 }
 
-function runCli(cfg: TCockroachdbConfig): Promise<string> {
+async function runCli(cfg: TCockroachdbConfig): Promise<string> {
+  // Loaded on first use: most agents never run the CLI fallback (node:child_process is ~1 MB of RSS).
+  const { execFile } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     execFile(
       cfg.cli.path,

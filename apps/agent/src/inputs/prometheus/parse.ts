@@ -116,16 +116,22 @@ export function parsePrometheusText(
 
 /**
  * The same parser fed in chunks as they arrive from the socket (a scrape never holds the whole body):
- * `push` any number of chunks, then `end`.
+ * `push` any number of chunks (socket bytes, or text), then `end`.
+ *
+ * Each chunk is scanned as a Latin-1 view (one char per byte, so offsets are byte offsets; short-lived, it
+ * dies young) with V8's string builtins, fast even without the optimising compiler. HELP lines and samples of
+ * refused families are skipped there; only the lines kept are decoded (UTF-8) from the bytes, so no sample
+ * holds a slice of a chunk and nothing of the body outlives the push.
  */
 export function createPrometheusParser(
   onSample: (s: PromSample) => void,
   accept: (name: string) => boolean = () => true,
-): { push(chunk: string): void; end(): ParseStats } {
+): { push(chunk: string | Uint8Array): void; end(): ParseStats } {
   const stats: ParseStats = { samples: 0, invalid: 0 };
   const types = new Map<string, TMetricType>();
-  let rest = '';
-  /** The family of the last `# TYPE` line when `accept` refused it: its sample lines are skipped unsliced. */
+  /** The start of a line cut by the end of the previous chunk (a copy: the socket's buffer is not kept). */
+  let rest: Buffer | undefined;
+  /** The family of the last `# TYPE` line when `accept` refused it: its sample lines are skipped undecoded. */
   let skip = '';
   const invalid = (line: string) => {
     stats.invalid++;
@@ -166,36 +172,82 @@ export function createPrometheusParser(
     stats.samples++;
     onSample(sample);
   };
+  /** `# TYPE name type` in its plain form, read on the view; false sends the line to `line` (any other form). */
+  const typeLine = (view: string, pos: number, end: number): boolean => {
+    const sp = view.indexOf(' ', pos + 7);
+    if (sp <= pos + 7 || sp >= end) return false;
+    const type = TYPES[view.slice(sp + 1, view.charCodeAt(end - 1) === 13 ? end - 1 : end).toLowerCase()];
+    if (type === undefined) return false;
+    // Names are ASCII ([a-zA-Z_:][a-zA-Z0-9_:]*): the Latin-1 view reads them as UTF-8 would. The slice would keep
+    // the whole chunk alive (in `accept`'s memo, in `types`): use the interned copy.
+    const family = internName(view.slice(pos + 7, sp));
+    if (family.includes('\t')) return false;
+    types.set(family, type);
+    skip = accept(family) ? '' : family;
+    return true;
+  };
+  /** Lines of `buf` (whose Latin-1 view is `view`) from `pos`; returns where the unfinished last line starts. */
+  const lines = (buf: Buffer, view: string, pos: number): number => {
+    for (let end = view.indexOf('\n', pos); end >= 0; end = view.indexOf('\n', pos)) {
+      const c = view.charCodeAt(pos);
+      const done =
+        c === 35 /* # */
+          ? view.startsWith('# HELP ', pos) || (view.startsWith('# TYPE ', pos) && typeLine(view, pos, end))
+          : skip !== '' && c === skip.charCodeAt(0) && isSkipped(view, pos, skip);
+      if (!done) line(buf.toString('utf8', pos, end));
+      pos = end + 1;
+    }
+    return pos;
+  };
   return {
     push(chunk) {
-      let text = rest + chunk;
+      const buf =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, 'utf8')
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       let pos = 0;
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', pos)) {
-        // Most of a /_status/vars is refused families and HELP text: skip those lines without allocating.
-        if (!(text.startsWith('# HELP ', pos) || (skip && isSkipped(text, pos, skip))))
-          line(text.slice(pos, end));
-        pos = end + 1;
+      if (rest) {
+        const nl = buf.indexOf(10);
+        if (nl < 0) {
+          rest = Buffer.concat([rest, buf]);
+          return;
+        }
+        const joined = Buffer.concat([rest, buf.subarray(0, nl + 1)]);
+        rest = undefined;
+        lines(joined, joined.toString('latin1'), 0);
+        pos = nl + 1;
       }
-      rest = text.slice(pos);
-      text = '';
+      pos = lines(buf, buf.toString('latin1'), pos);
+      if (pos < buf.length) rest = Buffer.from(buf.subarray(pos));
     },
     end() {
-      if (rest) line(rest);
-      rest = '';
+      if (rest) line(rest.toString('utf8'));
+      rest = undefined;
       return stats;
     },
   };
+}
+
+/** Family names seen in TYPE lines, as flat copies (the same few hundred on every scrape). */
+const NAMES = new Map<string, string>();
+
+function internName(slice: string): string {
+  let name = NAMES.get(slice);
+  if (name === undefined) {
+    name = Buffer.from(slice, 'latin1').toString('latin1');
+    if (NAMES.size < 20_000) NAMES.set(name, name);
+  }
+  return name;
 }
 
 /** Whether the line at `pos` is a sample of `family` (`family{`, `family `, or `family_bucket|_sum|_count`). */
 function isSkipped(text: string, pos: number, family: string): boolean {
   if (!text.startsWith(family, pos)) return false;
   let i = pos + family.length;
-  for (const suf of ['_bucket', '_sum', '_count']) {
-    if (text.startsWith(suf, i)) {
-      i += suf.length;
-      break;
-    }
+  if (text.charCodeAt(i) === 95 /* _ */) {
+    if (text.startsWith('_bucket', i)) i += 7;
+    else if (text.startsWith('_sum', i)) i += 4;
+    else if (text.startsWith('_count', i)) i += 6;
   }
   const c = text.charCodeAt(i);
   return c === 123 /* { */ || c === 32 /* space */;

@@ -6,7 +6,7 @@ import { createLogger } from '../../lib/log';
 import { ZPrometheusConfig } from './config';
 import type { TMetricSample } from '@clusterscope/schema';
 import { prometheusInput, toMetricSamples } from './index';
-import { parsePrometheusText, parseValue, type PromSample } from './parse';
+import { createPrometheusParser, parsePrometheusText, parseValue, type PromSample } from './parse';
 import { compileFilter, SeriesLimiter } from './series';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -141,6 +141,33 @@ describe('parsePrometheusText', () => {
     ]);
     const m = parseAll(fixture('v25.3-metrics-static-labels.txt')).out.filter((s) => s.name === 'sql_count');
     expect(m.find((s) => s.labels.query_type === 'select' && !s.labels.query_internal)?.value).toBe(9);
+  });
+
+  it('reads socket bytes cut anywhere (inside lines, CRLF and multi-byte UTF-8) as the whole text', () => {
+    const vars = fixture('v19.2-status-vars.txt');
+    const text =
+      vars.slice(0, vars.indexOf('\n', 6000) + 1) +
+      '# HELP skip_me dürchgängig ✓\r\n# TYPE skip_me gauge\r\nskip_me{v="ü"} 1\r\n# TYPE m gauge\r\nm{v="ünïcödé ✓"} 2\r\nm{v="last"} 3';
+    const whole = parseAll(text).out;
+    expect(whole.at(-2)?.labels.v).toBe('ünïcödé ✓');
+    const bytes = Buffer.from(text);
+    for (const size of [1, 2, 3, 7, 64, 1000]) {
+      const got: PromSample[] = [];
+      const p = createPrometheusParser((s) => got.push(s));
+      for (let i = 0; i < bytes.length; i += size) p.push(bytes.subarray(i, i + size));
+      expect(p.end()).toEqual({ samples: whole.length, invalid: 0 });
+      expect(got).toEqual(whole);
+    }
+    // Skipped families are matched on the bytes, also when a line is cut.
+    const kept: string[] = [];
+    const p = createPrometheusParser(
+      (s) => kept.push(s.name),
+      (f) => f !== 'skip_me',
+    );
+    for (let i = 0; i < bytes.length; i += 5) p.push(bytes.subarray(i, i + 5));
+    p.end();
+    expect(kept).not.toContain('skip_me');
+    expect(kept.slice(-2)).toEqual(['m', 'm']);
   });
 });
 

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { httpModule } from '../../lib/http';
 
 /** Largest scrape body read (a bigger one is cut there and the scrape fails). */
 const MAX_BODY = 32 * 1024 * 1024;
@@ -12,12 +12,12 @@ export interface ScrapeRequest {
 }
 
 /**
- * GET `url` and hand the body to `onChunk` as it arrives (UTF-8 decoded), so a scrape never holds the whole
- * exposition in memory. Rejects on a non-200 answer (with the start of its body), a timeout or a body over 32 MB.
+ * GET `url` and hand the body to `onChunk` as it arrives (the socket's bytes, undecoded), so a scrape never
+ * holds the whole exposition in memory. Rejects on a non-200 answer (with the start of its body), a timeout or a body over 32 MB.
  */
-export function streamGet(req: ScrapeRequest, onChunk: (text: string) => void): Promise<void> {
+export async function streamGet(req: ScrapeRequest, onChunk: (bytes: Buffer) => void): Promise<void> {
   const u = new URL(req.url);
-  const mod = u.protocol === 'https:' ? https : http;
+  const mod = await httpModule(u.protocol);
   return new Promise((resolve, reject) => {
     const r = mod.request(
       u,
@@ -29,15 +29,14 @@ export function streamGet(req: ScrapeRequest, onChunk: (text: string) => void): 
         ...(u.protocol === 'https:' ? req.tls : undefined),
       },
       (res) => {
-        res.setEncoding('utf8');
         if (res.statusCode !== 200) {
           let start = '';
-          res.on('data', (c: string) => (start = (start + c).slice(0, 200)));
+          res.on('data', (c: Buffer) => (start = (start + c.toString('utf8')).slice(0, 200)));
           res.on('end', () => reject(new Error(`GET ${req.url}: HTTP ${res.statusCode} ${start}`)));
           return;
         }
         let size = 0;
-        res.on('data', (c: string) => {
+        res.on('data', (c: Buffer) => {
           size += c.length;
           if (size > MAX_BODY) {
             res.destroy(new Error(`GET ${req.url}: body over ${MAX_BODY} bytes`));
