@@ -14,8 +14,11 @@
  * directory is removed at the end.
  * BENCH_BUILDS=build-a,build-b (build dirs under apps/web) measures each build in turn on the same data,
  * one JSON line each (before/after comparisons under the same conditions).
+ * BENCH_DATA_DIR=<dir> keeps the data there and reuses it on the next run (no setup, no load);
+ * BENCH_PAGES=cluster_30d,node times only those pages; BENCH_DUMP=<dir> writes the cluster page's HTML
+ * and 30-day data there (to see what the page carries).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadBenchData, migrate, openClickHouse } from '@clusterscope/tsdb';
@@ -36,6 +39,9 @@ const DAYS = num('BENCH_DAYS', 30);
 const ITER = num('BENCH_ITERATIONS', 30);
 const RUNS = num('BENCH_RUNS', 8);
 const BUILDS = (process.env.BENCH_BUILDS ?? 'build').split(',').filter(Boolean);
+const KEEP_DIR = process.env.BENCH_DATA_DIR ?? '';
+const ONLY = (process.env.BENCH_PAGES ?? '').split(',').filter(Boolean);
+const DUMP = process.env.BENCH_DUMP ?? '';
 const ORG = 'demo';
 const log = (m: string) => console.error(`bench-pages: ${m}`);
 
@@ -137,24 +143,38 @@ async function timePage(base: string, cookie: string, url: string): Promise<numb
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'cs-bench-pages-'));
+  if (KEEP_DIR) mkdirSync(KEEP_DIR, { recursive: true });
+  const dataDir = KEEP_DIR || mkdtempSync(path.join(tmpdir(), 'cs-bench-pages-'));
+  const setupFile = path.join(dataDir, 'bench-setup.json');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = appEnv(dataDir, port);
   let app: Awaited<ReturnType<typeof startApp>> | null = null;
   try {
-    log(`starting the app on ${base} (data in ${dataDir})`);
-    app = await startApp(env);
-    const s = await setUp(base, dataDir, env);
-    await app.stop();
-    app = null;
+    let s: TSetup;
+    if (KEEP_DIR && existsSync(setupFile)) {
+      s = JSON.parse(readFileSync(setupFile, 'utf8')) as TSetup;
+      log(`reusing the data in ${dataDir}`);
+    } else {
+      log(`starting the app on ${base} (data in ${dataDir})`);
+      app = await startApp(env);
+      s = await setUp(base, dataDir, env);
+      await app.stop();
+      app = null;
 
-    log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
-    const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
-    await migrate(ch);
-    const gen = await loadBenchData(ch, { orgId: s.orgId, clusterId: s.clusterId, nodes: NODES, days: DAYS });
-    await ch.close();
-    log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
+      log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
+      const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
+      await migrate(ch);
+      const gen = await loadBenchData(ch, {
+        orgId: s.orgId,
+        clusterId: s.clusterId,
+        nodes: NODES,
+        days: DAYS,
+      });
+      await ch.close();
+      log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
+      if (KEEP_DIR) writeFileSync(setupFile, JSON.stringify(s));
+    }
 
     for (const build of BUILDS) {
       app = await startApp({ ...env, WEB_BUILD_DIR: build });
@@ -174,6 +194,7 @@ async function main() {
       ];
       const result: Record<string, number | string> = { build, nodes: NODES, days: DAYS, iterations: ITER };
       for (const [name, url] of pages) {
+        if (ONLY.length && !ONLY.includes(name)) continue;
         const xs = await timePage(base, cookie, url);
         result[`${name}_p50_ms`] = r1(pct(xs, 50));
         result[`${name}_p95_ms`] = r1(pct(xs, 95));
@@ -186,13 +207,18 @@ async function main() {
         'cluster data',
       );
       result.cluster_30d_data_kb = r1(Buffer.byteLength(d30) / 1024);
+      if (DUMP) {
+        mkdirSync(DUMP, { recursive: true });
+        writeFileSync(path.join(DUMP, `${build}-cluster-1h.html`), html);
+        writeFileSync(path.join(DUMP, `${build}-cluster-30d.json`), d30);
+      }
       console.log(JSON.stringify(result));
       await app.stop();
       app = null;
     }
   } finally {
     await app?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
