@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  keepMinMax,
   keepSteps,
   keepWithin,
   packCharts,
@@ -171,5 +172,34 @@ describe('chart packing', () => {
     expect(back.statements[1].data).toHaveLength(2); // a flat line: first and last
     expect(back.live_bytes[0].data).toHaveLength(2); // a straight line too
     expect(JSON.stringify(packed).length).toBeLessThan(JSON.stringify(db).length / 2);
+  });
+
+  it("keepMinMax keeps every bucket's extremes and gaps of a long line, in time order", () => {
+    const pts: TPt[] = Array.from({ length: 2160 }, (_, i) => [
+      i * 10_000,
+      i === 700 ? null : (i * 7919) % 101,
+    ]);
+    pts[1000][1] = 500; // a one-sample spike
+    const kept = keepMinMax(pts, 100);
+    expect(kept.length).toBeLessThanOrEqual(2 + 3 * 101);
+    expect(kept[0]).toBe(pts[0]);
+    expect(kept.at(-1)).toBe(pts.at(-1));
+    expect(kept.some((p) => p[1] === 500)).toBe(true);
+    expect(kept.some((p) => p[1] === null)).toBe(true);
+    for (let i = 1; i < kept.length; i++) expect(kept[i][0]).toBeGreaterThan(kept[i - 1][0]);
+    // Per bucket, the max and min survive: the envelope a 100-pixel-wide chart draws is unchanged.
+    const w = (pts.at(-1)![0] - pts[0][0]) / 100;
+    const env = (xs: TPt[]) => {
+      const m = new Map<number, [number, number]>();
+      for (const [t, v] of xs.slice(1, -1)) {
+        if (v === null) continue;
+        const b = Math.floor(t / w);
+        const [lo, hi] = m.get(b) ?? [Infinity, -Infinity];
+        m.set(b, [Math.min(lo, v), Math.max(hi, v)]);
+      }
+      return m;
+    };
+    expect(env(kept)).toEqual(env(pts));
+    expect(keepMinMax(pts.slice(0, 150), 100)).toHaveLength(150); // short lines are left whole
   });
 });

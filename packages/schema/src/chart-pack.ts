@@ -1,7 +1,8 @@
 /**
  * The wire form of the health charts: columnar, delta-encoded timestamps, 4 significant digits, and no
  * point a chart could show (a point within half a pixel of the line through its kept neighbours is
- * dropped). `packCharts` runs on the server, `unpackCharts` in the page; what the chart draws is the same.
+ * dropped; a line longer than 2 × MAX_BUCKETS points is first cut to each time bucket's min and max).
+ * `packCharts` runs on the server, `unpackCharts` in the page; what the chart draws is the same.
  */
 import { z } from 'zod';
 import type { TChartSeries, TClusterCharts, TDbCharts } from './views';
@@ -130,6 +131,47 @@ export function keepWithin(pts: readonly (readonly [number, number | null])[], e
   return keep;
 }
 
+/** Points per line above which a line is first cut to the min and max of each of this many time buckets. */
+export const MAX_BUCKETS = 500;
+
+/**
+ * Downsampling that a chart cannot tell apart at its width: per time bucket the first null (a gap) and
+ * the min and max points, in time order, plus the first and last point. Lines at or under 2 × `buckets`
+ * points are returned whole.
+ */
+export function keepMinMax<T extends readonly [number, number | null]>(
+  pts: readonly T[],
+  buckets: number,
+): T[] {
+  const n = pts.length;
+  if (n <= 2 * buckets) return pts as T[];
+  const t0 = pts[0][0];
+  const width = (pts[n - 1][0] - t0) / buckets || 1;
+  const out: T[] = [pts[0]];
+  let i = 1;
+  while (i < n - 1) {
+    const b = Math.floor((pts[i][0] - t0) / width);
+    let lo = -1;
+    let hi = -1;
+    let gap = -1;
+    let j = i;
+    for (; j < n - 1 && Math.floor((pts[j][0] - t0) / width) === b; j++) {
+      const v = pts[j][1];
+      if (v === null) {
+        if (gap < 0) gap = j;
+        continue;
+      }
+      if (lo < 0 || v < (pts[lo][1] as number)) lo = j;
+      if (hi < 0 || v > (pts[hi][1] as number)) hi = j;
+    }
+    for (const k of [lo, hi, gap].filter((x) => x >= 0).sort((a, b) => a - b))
+      if (out[out.length - 1] !== pts[k]) out.push(pts[k]);
+    i = j;
+  }
+  out.push(pts[n - 1]);
+  return out;
+}
+
 /** Step lines: keeps the first and last point of every run of equal values (the same steps). */
 export function keepSteps(pts: readonly (readonly [number, number | null])[]): number[] {
   return pts.flatMap((p, i) =>
@@ -234,7 +276,10 @@ function packAxis(xs: readonly TChartSeries[], plotPx: number): TPackedSeries[] 
         if (p[1] > hi) hi = p[1];
       }
   const eps = (hi - lo) / (2 * plotPx);
-  return xs.map((s) => ({ name: s.name, node_id: s.node_id, ...packLine(s.data, keepWithin(s.data, eps)) }));
+  return xs.map((s) => {
+    const pts = keepMinMax(s.data, MAX_BUCKETS);
+    return { name: s.name, node_id: s.node_id, ...packLine(pts, keepWithin(pts, eps)) };
+  });
 }
 
 export function packDbCharts(db: TDbCharts, plotPx: number = CHART_PLOT_PX): TPackedDbCharts {
