@@ -8,7 +8,8 @@
  * 2. Idle: times BENCH_IDLE_ROUNDS sequential rounds of the four reads (after one warm-up round):
  *    `GET /api/v1/health/clusters`, `GET /api/v1/clusters/{id}/nodes` (API token), the cluster page data
  *    `/{org}/clusters/{id}/__data.json?range=1h` and the on-call data `/{org}/oncall/__data.json`
- *    (session cookie). Nothing else runs.
+ *    (session cookie), and the charts that page fetches after it rendered (`dashboard.chartsView`, 1 h;
+ *    builds that have it). Nothing else runs.
  * 3. Loaded: BENCH_VIEWERS SSE viewers on `/api/live` and BENCH_AGENTS agents, each posting a gzip batch
  *    for BENCH_NODES / BENCH_AGENTS nodes (node_status + cgroup_usage per node) every second with its own
  *    token, waiting for the 202 before its next post (a late post goes out at once, as the real agent's
@@ -448,6 +449,15 @@ async function main() {
       { name: 'cluster_page', url: `/${ORG}/clusters/${cid}/__data.json?range=1h`, headers: { cookie } },
       { name: 'oncall', url: `/${ORG}/oncall/__data.json`, headers: { cookie } },
     ];
+    // The charts the cluster page fetches after it rendered (builds with dashboard.chartsView).
+    const t1 = Date.now();
+    const charts: TRead = {
+      name: 'cluster_charts',
+      url: `/api/trpc/dashboard.chartsView?input=${encodeURIComponent(JSON.stringify({ id: cid, from: t1 - 3_600_000, to: t1 }))}`,
+      headers: { cookie, 'x-org': ORG },
+    };
+    if ((await fetch(`${base}${charts.url}`, { headers: charts.headers })).ok) reads.push(charts);
+    else log('cluster_charts: not served by this build');
     let rssPeak = 0;
     const rssTimer = setInterval(() => {
       try {

@@ -8,14 +8,19 @@
  * 2. Loads BENCH_NODES × BENCH_DAYS × 10 s of node_status + cgroup_usage history for that cluster into the
  *    app's chDB directory with bench:query's generator (tsdb `loadBenchData`), and starts the app again.
  * 3. Signs in as the demo admin and times BENCH_ITERATIONS sequential requests per page (after one warm-up):
- *    cluster (1 h, 24 h, 30 d), node (1 h), on-call, clusters list, runs, run, compare (3 runs), workload.
+ *    cluster (1 h, 24 h, 30 d), node (1 h), on-call, clusters list, runs, run, compare (3 runs), workload,
+ *    and `charts_*`: the charts the cluster (1 h, 24 h, 30 d) and node (1 h) pages fetch after rendering
+ *    (`dashboard.chartsView`; skipped on builds without it).
  * Prints ONE JSON line: `<page>_p50_ms`/`<page>_p95_ms` per page and `cluster_html_kb` (the cluster page's
- * server-rendered HTML, 1 h; `cluster_30d_data_kb` the 30-day page data). Loopback only; the temp
+ * server-rendered HTML, 1 h; `cluster_30d_data_kb` the 30-day page data; `charts_1h_kb` the 1 h charts). Loopback only; the temp
  * directory is removed at the end.
  * BENCH_BUILDS=build-a,build-b (build dirs under apps/web) measures each build in turn on the same data,
  * one JSON line each (before/after comparisons under the same conditions).
+ * BENCH_DATA_DIR=<dir> keeps the data there and reuses it on the next run (no setup, no load);
+ * BENCH_PAGES=cluster_30d,node times only those pages; BENCH_DUMP=<dir> writes the cluster page's HTML
+ * and 30-day data there (to see what the page carries).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
@@ -37,11 +42,15 @@ const DAYS = num('BENCH_DAYS', 30);
 const ITER = num('BENCH_ITERATIONS', 30);
 const RUNS = num('BENCH_RUNS', 8);
 const BUILDS = (process.env.BENCH_BUILDS ?? 'build').split(',').filter(Boolean);
+const KEEP_DIR = process.env.BENCH_DATA_DIR ?? '';
+const ONLY = (process.env.BENCH_PAGES ?? '').split(',').filter(Boolean);
+const DUMP = process.env.BENCH_DUMP ?? '';
 const ORG = 'demo';
 const log = (m: string) => console.error(`bench-pages: ${m}`);
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const r1 = (x: number) => Math.round(x * 10) / 10;
+const HOUR = 3_600_000;
 
 async function ok(res: Response, what: string): Promise<string> {
   const text = await res.text();
@@ -121,13 +130,19 @@ async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Pro
   };
 }
 
-async function timePage(base: string, cookie: string, url: string): Promise<number[]> {
+/** Times `url` (GET, session cookie); null when this build does not serve it (404: an older build). */
+async function timePage(base: string, cookie: string, url: string): Promise<number[] | null> {
+  const trpc = url.startsWith('/api/trpc/');
+  const headers: Record<string, string> = trpc ? { cookie, 'x-org': ORG } : { cookie };
   const get = async () => {
-    const res = await fetch(`${base}${url}`, { headers: { cookie } });
+    const res = await fetch(`${base}${url}`, { headers });
+    if (res.status === 404 && trpc) return false;
     const text = await ok(res, url);
-    if (!text.startsWith('{"type":"data"')) throw new Error(`${url}: ${text.slice(0, 300)}`);
+    if (!text.startsWith(trpc ? '{"result":' : '{"type":"data"'))
+      throw new Error(`${url}: ${text.slice(0, 300)}`);
+    return true;
   };
-  await get(); // warm-up
+  if (!(await get())) return null; // warm-up
   const out: number[] = [];
   for (let i = 0; i < ITER; i++) {
     const t = performance.now();
@@ -137,25 +152,43 @@ async function timePage(base: string, cookie: string, url: string): Promise<numb
   return out.sort((a, b) => a - b);
 }
 
+/** The charts the cluster/node page fetches after it rendered (builds that have `dashboard.chartsView`). */
+const chartsUrl = (id: string, from: number, to: number, nodeId?: number) =>
+  `/api/trpc/dashboard.chartsView?input=${encodeURIComponent(JSON.stringify({ id, nodeId, from, to }))}`;
+
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'cs-bench-pages-'));
+  if (KEEP_DIR) mkdirSync(KEEP_DIR, { recursive: true });
+  const dataDir = KEEP_DIR || mkdtempSync(path.join(tmpdir(), 'cs-bench-pages-'));
+  const setupFile = path.join(dataDir, 'bench-setup.json');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = appEnv(dataDir, port);
   let app: Awaited<ReturnType<typeof startApp>> | null = null;
   try {
-    log(`starting the app on ${base} (data in ${dataDir})`);
-    app = await startApp(env);
-    const s = await setUp(base, dataDir, env);
-    await app.stop();
-    app = null;
+    let s: TSetup;
+    if (KEEP_DIR && existsSync(setupFile)) {
+      s = JSON.parse(readFileSync(setupFile, 'utf8')) as TSetup;
+      log(`reusing the data in ${dataDir}`);
+    } else {
+      log(`starting the app on ${base} (data in ${dataDir})`);
+      app = await startApp(env);
+      s = await setUp(base, dataDir, env);
+      await app.stop();
+      app = null;
 
-    log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
-    const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
-    await migrate(ch);
-    const gen = await loadBenchData(ch, { orgId: s.orgId, clusterId: s.clusterId, nodes: NODES, days: DAYS });
-    await ch.close();
-    log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
+      log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
+      const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
+      await migrate(ch);
+      const gen = await loadBenchData(ch, {
+        orgId: s.orgId,
+        clusterId: s.clusterId,
+        nodes: NODES,
+        days: DAYS,
+      });
+      await ch.close();
+      log(`loaded ${gen.nodeStatusRows} + ${gen.cgroupRows} rows in ${(gen.ms / 1000).toFixed(1)} s`);
+      if (KEEP_DIR) writeFileSync(setupFile, JSON.stringify(s));
+    }
 
     for (const build of BUILDS) {
       app = await startApp({ ...env, WEB_BUILD_DIR: build });
@@ -172,10 +205,19 @@ async function main() {
         ['run', `/${ORG}/runs/${s.runIds[0]}/__data.json`],
         ['compare', `/${ORG}/compare/__data.json?runs=${s.runIds.slice(0, 3).join(',')}`],
         ['workload', `/${ORG}/workloads/${s.workloadId}/__data.json`],
+        ['charts_1h', chartsUrl(s.clusterId, Date.now() - HOUR, Date.now())],
+        ['charts_24h', chartsUrl(s.clusterId, Date.now() - 24 * HOUR, Date.now())],
+        ['charts_30d', chartsUrl(s.clusterId, Date.now() - 30 * 24 * HOUR, Date.now())],
+        ['charts_node', chartsUrl(s.clusterId, Date.now() - HOUR, Date.now(), 1)],
       ];
       const result: Record<string, number | string> = { build, nodes: NODES, days: DAYS, iterations: ITER };
       for (const [name, url] of pages) {
+        if (ONLY.length && !ONLY.includes(name)) continue;
         const xs = await timePage(base, cookie, url);
+        if (!xs) {
+          log(`${build} ${name}: not served by this build`);
+          continue;
+        }
         result[`${name}_p50_ms`] = r1(pct(xs, 50));
         result[`${name}_p95_ms`] = r1(pct(xs, 95));
         log(`${build} ${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
@@ -187,13 +229,22 @@ async function main() {
         'cluster data',
       );
       result.cluster_30d_data_kb = r1(Buffer.byteLength(d30) / 1024);
+      const ch1h = await fetch(`${base}${chartsUrl(s.clusterId, Date.now() - HOUR, Date.now())}`, {
+        headers: { cookie, 'x-org': ORG },
+      });
+      if (ch1h.ok) result.charts_1h_kb = r1(Buffer.byteLength(await ch1h.text()) / 1024);
+      if (DUMP) {
+        mkdirSync(DUMP, { recursive: true });
+        writeFileSync(path.join(DUMP, `${build}-cluster-1h.html`), html);
+        writeFileSync(path.join(DUMP, `${build}-cluster-30d.json`), d30);
+      }
       console.log(JSON.stringify(result));
       await app.stop();
       app = null;
     }
   } finally {
     await app?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

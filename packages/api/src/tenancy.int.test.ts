@@ -88,6 +88,7 @@ const CASES: Record<string, TCase> = {
   'dashboard.events': denied((a) => ({ id: a.cluster, ...win })),
   'dashboard.nodeView': denied((a) => ({ id: a.cluster, nodeId: 1, ...win })),
   'dashboard.clusterView': denied((a) => ({ id: a.cluster, ...win })),
+  'dashboard.chartsView': denied((a) => ({ id: a.cluster, ...win })),
   'dashboard.oncall': own(),
   'compare.run': denied((a) => ({ id: a.run, baseline: a.run2 })),
   'compare.runs': denied((a) => ({ runs: `${a.run},${a.run2}` })),

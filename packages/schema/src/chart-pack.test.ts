@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { keepSteps, keepWithin, packCharts, unpackCharts } from './chart-pack';
-import type { TChartSeries, TClusterCharts } from './views';
+import {
+  keepMinMax,
+  keepSteps,
+  keepWithin,
+  packCharts,
+  packDbCharts,
+  round4,
+  unpackCharts,
+  unpackDbCharts,
+} from './chart-pack';
+import type { TChartSeries, TClusterCharts, TDbCharts } from './views';
 
 type TPt = [number, number | null];
 
@@ -112,5 +121,85 @@ describe('chart packing', () => {
         [3, 2],
       ] as TPt[]),
     ).toEqual([0, 2, 3]);
+  });
+
+  it('round4 equals Number(v.toPrecision(4)) without strings', () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const xs = [0, 1, -1, 9.9995, 9.99949, 999.95, 1234.5, 0.00012345, 1e-7, 123456789, -0.5, 1e21, 3e300];
+    for (let i = 0; i < 20_000; i++) xs.push((rnd() - 0.3) * 10 ** Math.floor(rnd() * 24 - 10));
+    for (const v of xs) expect(round4(v), String(v)).toBe(Number(v.toPrecision(4)));
+    expect(round4(null)).toBeNull();
+  });
+
+  it('packs the database panels: each panel within half a pixel of its own span, smaller on the wire', () => {
+    const line = (name: string, node_id: number | null, f: (i: number) => number | null): TChartSeries => ({
+      name,
+      node_id,
+      data: Array.from({ length: 120 }, (_, i): TPt => [1_700_000_000_000 + i * 30_000, f(i)]),
+    });
+    const none: TChartSeries[] = [];
+    const db: TDbCharts = {
+      from: 0,
+      to: 3_600_000,
+      step_ms: 30_000,
+      statements: [line('select', null, (i) => 300 + Math.sin(i / 9) * 40), line('insert', null, () => 60)],
+      latency: [line('p99', null, (i) => (i === 50 ? null : 2 + (i % 7) / 10))],
+      transactions: none,
+      connections: [1, 2, 3].map((n) => line(`n${n}`, n, (i) => 10 * n + (i % 3))),
+      capacity: none,
+      capacity_used_ratio: none,
+      live_bytes: [line('n1', 1, (i) => 1e9 + i * 1e6)],
+      cpu: none,
+      rss: none,
+      replicas: none,
+      leaseholders: none,
+    };
+    const packed = packDbCharts(db, 220);
+    const back = unpackDbCharts(packed);
+    for (const k of ['statements', 'latency', 'connections', 'live_bytes'] as const) {
+      let hi = 0;
+      for (const s of db[k]) for (const p of s.data) hi = Math.max(hi, p[1] ?? 0);
+      back[k].forEach((s, j) => {
+        expect(s.name).toBe(db[k][j].name);
+        for (const [t, v] of db[k][j].data) {
+          const drawn = at(s.data, t);
+          if (v === null) expect(drawn).toBeNull();
+          else expect(Math.abs((drawn ?? NaN) - v)).toBeLessThanOrEqual(hi / 440 + Math.abs(v) * 5e-4);
+        }
+      });
+    }
+    expect(back.statements[1].data).toHaveLength(2); // a flat line: first and last
+    expect(back.live_bytes[0].data).toHaveLength(2); // a straight line too
+    expect(JSON.stringify(packed).length).toBeLessThan(JSON.stringify(db).length / 2);
+  });
+
+  it("keepMinMax keeps every bucket's extremes and gaps of a long line, in time order", () => {
+    const pts: TPt[] = Array.from({ length: 2160 }, (_, i) => [
+      i * 10_000,
+      i === 700 ? null : (i * 7919) % 101,
+    ]);
+    pts[1000][1] = 500; // a one-sample spike
+    const kept = keepMinMax(pts, 100);
+    expect(kept.length).toBeLessThanOrEqual(2 + 3 * 101);
+    expect(kept[0]).toBe(pts[0]);
+    expect(kept.at(-1)).toBe(pts.at(-1));
+    expect(kept.some((p) => p[1] === 500)).toBe(true);
+    expect(kept.some((p) => p[1] === null)).toBe(true);
+    for (let i = 1; i < kept.length; i++) expect(kept[i][0]).toBeGreaterThan(kept[i - 1][0]);
+    // Per bucket, the max and min survive: the envelope a 100-pixel-wide chart draws is unchanged.
+    const w = (pts.at(-1)![0] - pts[0][0]) / 100;
+    const env = (xs: TPt[]) => {
+      const m = new Map<number, [number, number]>();
+      for (const [t, v] of xs.slice(1, -1)) {
+        if (v === null) continue;
+        const b = Math.floor(t / w);
+        const [lo, hi] = m.get(b) ?? [Infinity, -Infinity];
+        m.set(b, [Math.min(lo, v), Math.max(hi, v)]);
+      }
+      return m;
+    };
+    expect(env(kept)).toEqual(env(pts));
+    expect(keepMinMax(pts.slice(0, 150), 100)).toHaveLength(150); // short lines are left whole
   });
 });

@@ -3,7 +3,7 @@
  * the services (return types), the API (`.output()`) and the web app (chart builders, components).
  */
 import { z } from 'zod';
-import { ZPackedCharts } from './chart-pack';
+import { ZPackedCharts, ZPackedDbCharts } from './chart-pack';
 import { ZLiveness } from './common';
 import { NODE_STATES, CLUSTER_SEVERITIES } from './health';
 
@@ -162,13 +162,20 @@ export const ZNodeEventView = z.object({
   to: ZLiveness,
 });
 
-/** The cluster page: headline, node table, charts (packed: `unpackCharts`) and liveness events (newest first). */
+/** Resolution and point spacing of a page's charts (known before the charts arrive). */
+export const ZChartsWindow = z.object({ resolution: z.enum(['raw', '1m', '1h']), step_ms: z.number() });
+
+/**
+ * The cluster page: headline, node table, chart window, liveness events (newest first) and, unless asked
+ * without, the charts (packed: `unpackCharts`) and database panels.
+ */
 export const ZClusterView = ZClusterHealth.extend({
   now: z.number(),
   nodes: z.array(ZNodeView),
-  charts: ZPackedCharts,
+  window: ZChartsWindow,
+  charts: ZPackedCharts.optional(),
   events: z.array(ZNodeEventView),
-  db: ZDbCharts,
+  db: ZDbCharts.optional(),
 });
 export type TClusterView = z.infer<typeof ZClusterView>;
 
@@ -197,11 +204,16 @@ export const ZNodeDetailView = z.object({
   node: ZNodeView,
   periods: z.array(ZStatePeriod),
   events: z.array(ZNodeEventView),
+  window: ZChartsWindow,
   samples: z.array(ZNodeSample),
-  charts: ZPackedCharts,
-  db: ZDbCharts,
+  charts: ZPackedCharts.optional(),
+  db: ZDbCharts.optional(),
 });
 export type TNodeDetailView = z.infer<typeof ZNodeDetailView>;
+
+/** The charts of a cluster or node page, packed for the browser (fetched after the page renders). */
+export const ZChartsView = z.object({ charts: ZPackedCharts, db: ZPackedDbCharts });
+export type TChartsView = z.infer<typeof ZChartsView>;
 
 export const ZOncallNode = z.object({
   node_id: z.number(),

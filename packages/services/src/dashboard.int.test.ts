@@ -1,4 +1,5 @@
 import { createDb, createOrganization, type TDb } from '@clusterscope/db';
+import { unpackDbCharts } from '@clusterscope/schema';
 import { createWriter, type TTsdb, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   getClusterCharts,
   getClusterEvents,
   getClusterNodes,
+  getChartsView,
   getClusterView,
   getNodeView,
   getOncall,
@@ -150,7 +152,7 @@ describe('dashboard services', () => {
 
   it('shows the database panels from the demo metrics, with the rates and p99 they imply', async () => {
     const v = await getClusterView(deps, caller, { clusterId, from: now - HOUR, to: now + 1 }, now + 1000);
-    const db = v.db;
+    const db = v.db!;
     expect(db.step_ms).toBe(30_000);
     expect(db.statements.map((x) => x.name)).toEqual(['select', 'insert', 'update', 'delete']);
     expect(db.transactions.map((x) => x.name)).toEqual(['commits', 'aborts']);
@@ -165,7 +167,8 @@ describe('dashboard services', () => {
       xs.filter((m) => m.name === name).reduce((a, m) => a + m.value, 0);
     const selects = (sum(at, 'sql_select_count') - sum(before, 'sql_select_count')) / 30;
     const point = (series: { data: [number, number | null][] }) => series.data.find((p) => p[0] === t)![1];
-    expect(point(db.statements[0])).toBeCloseTo(selects, 1);
+    // 4 significant digits: above 1000 statements/s a unit is the last digit.
+    expect(Math.abs(point(db.statements[0])! - selects)).toBeLessThanOrEqual(Math.max(0.05, selects * 5e-4));
 
     // p99 by hand: the 30 s bucket increases summed over nodes, the rank 0.99 × total interpolated.
     const bucket = (xs: typeof at, le: string) =>
@@ -188,10 +191,35 @@ describe('dashboard services', () => {
       { clusterId, nodeId: 2, from: now - HOUR, to: now + 1 },
       now + 1000,
     );
-    expect(n.db.connections.map((x) => x.name)).toEqual(['n2']);
+    expect(n.db!.connections.map((x) => x.name)).toEqual(['n2']);
     const sel2 = at.find((m) => m.node_id === 2 && m.name === 'sql_select_count')!.value;
     const sel2b = before.find((m) => m.node_id === 2 && m.name === 'sql_select_count')!.value;
-    expect(point(n.db.statements[0])).toBeCloseTo((sel2 - sel2b) / 30, 1);
+    expect(point(n.db!.statements[0])).toBeCloseTo((sel2 - sel2b) / 30, 1);
+  });
+
+  it('serves the page without charts and the charts (packed) on their own, as the full view has them', async () => {
+    const w = { clusterId, from: now - HOUR, to: now + 1 };
+    const full = await getClusterView(deps, caller, w, now + 1000);
+    const page = await getClusterView(deps, caller, { ...w, charts: false }, now + 1000);
+    expect(page.charts).toBeUndefined();
+    expect(page.db).toBeUndefined();
+    expect(page.nodes).toEqual(full.nodes);
+    expect(page.events).toEqual(full.events);
+    expect(page.window).toEqual({ resolution: 'raw', step_ms: 10_000 });
+    const charts = await getChartsView(deps, caller, w);
+    expect(charts.charts).toEqual(full.charts);
+    // Database panels: the same lines, each point within half a pixel of the panel's span (+ 4 digits).
+    const db = unpackDbCharts(charts.db);
+    expect(db.statements.map((x) => x.name)).toEqual(full.db!.statements.map((x) => x.name));
+    const span = Math.max(...full.db!.statements.flatMap((x) => x.data.map((p) => p[1] ?? 0)));
+    const last = (xs: typeof db.statements) => xs.map((x) => x.data.at(-1)![1]!);
+    last(db.statements).forEach((v, i) =>
+      expect(Math.abs(v - last(full.db!.statements)[i])).toBeLessThanOrEqual(span / 440 + Math.abs(v) * 5e-4),
+    );
+    expect(JSON.stringify(charts.db).length).toBeLessThan(JSON.stringify(full.db).length);
+    const node = await getChartsView(deps, caller, { ...w, nodeId: 2 });
+    expect(unpackDbCharts(node.db).connections.map((x) => x.name)).toEqual(['n2']);
+    expect(node.charts.cpu.map((x) => x.name)).toEqual(['n2']);
   });
 
   it('writes live ticks that move last-heard forward', async () => {

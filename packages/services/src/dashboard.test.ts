@@ -34,13 +34,13 @@ describe('toNodeViews', () => {
 });
 
 describe('toCgroupSeries', () => {
-  it('groups per node, rounds rates and keeps only limit changes', () => {
+  it('groups per node, keeps values as read (packing rounds once) and keeps only limit changes', () => {
     const pts = [0, 1, 2, 3].map((i) => cg(i * 10, 1, { mem_max: i < 3 ? 8e9 : 16e9 }));
     pts.push(cg(0, 2), cg(10, 2));
     const s = toCgroupSeries(pts);
     expect(s.cpu.map((x) => x.name)).toEqual(['n1', 'n2']);
-    expect(s.cpu[0].data[0]).toEqual([0, 1.235]);
-    expect(s.io_read[0].data[0][1]).toBe(10.56);
+    expect(s.cpu[0].data[0]).toEqual([0, 1.23456789]);
+    expect(s.io_read[0].data[0][1]).toBe(10.55555);
     expect(s.mem_limit[0].data).toEqual([
       [0, 8e9],
       [30, 16e9],

@@ -1,9 +1,10 @@
-import { packCharts } from '@clusterscope/schema';
+import { packCharts, packDbCharts } from '@clusterscope/schema';
 import type {
   TChartSeries,
   TChartWindow,
   TClusterCharts,
   TClusterHealth,
+  TChartsView,
   TClusterView,
   TDbCharts,
   TNodeDetailView,
@@ -174,7 +175,6 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
     K,
     Map<string, TChartSeries>
   >;
-  const round = (v: number | null) => (v === null || v === 0 ? v : Number(v.toPrecision(4)));
   type TGroup = Record<K, TChartSeries> & { last: Partial<Record<K, [number, number | null]>> };
   // Limits rarely change: keep only the points where they do, plus the first and the last (as keepChanges).
   const limit = (g: TGroup, k: K, ts: number, v: number | null) => {
@@ -204,11 +204,12 @@ export function toCgroupSeries(points: readonly TCgroupPoint[]) {
       }
     }
     const ts = p.ts;
-    g.cpu.data.push([ts, round(p.cpu_cores)]);
-    g.throttled.data.push([ts, round(p.throttled_ratio)]);
+    // Not rounded here: packing rounds every value once (4 significant digits).
+    g.cpu.data.push([ts, p.cpu_cores]);
+    g.throttled.data.push([ts, p.throttled_ratio]);
     g.mem.data.push([ts, p.mem_current]);
-    g.io_read.data.push([ts, round(p.io_read_bps)]);
-    g.io_write.data.push([ts, round(p.io_write_bps)]);
+    g.io_read.data.push([ts, p.io_read_bps]);
+    g.io_write.data.push([ts, p.io_write_bps]);
     limit(g, 'cpu_limit', ts, p.cpu_limit_cores);
     limit(g, 'mem_limit', ts, p.mem_max);
     limit(g, 'io_read_limit', ts, p.io_read_bps_limit ?? null);
@@ -318,24 +319,54 @@ function withMetricLeaseholders(charts: TClusterCharts, db: TDbCharts): void {
   if (charts.leaseholders.length === 0) charts.leaseholders = db.leaseholders;
 }
 
+/** Window of a page's charts (the resolution and bucket the charts will have). */
+function chartWindow(c: TCluster, input: TChartWindow) {
+  const resolution = input.resolution ?? pickResolution(input.from, input.to);
+  const stepMs = chartStepMs(resolution, input.from, input.to, input.maxPoints);
+  return { resolution, step_ms: resolution === 'raw' ? c.intervalS * 1000 : stepMs };
+}
+
+/** Health charts and database panels of a cluster row (already authorised) or one of its nodes. */
+async function loadAllCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn) {
+  const [charts, db] = await Promise.all([
+    loadCharts(deps, orgId, c, input),
+    loadDbCharts(deps, orgId, c.id, input, input.nodeId),
+  ]);
+  withMetricLeaseholders(charts, db);
+  return { charts, db };
+}
+
 /**
- * The cluster page in one call: headline, node table, charts and events (newest first). One Postgres
- * lookup (the cluster, with the token's bound-cluster check), then the ClickHouse reads in parallel.
+ * The charts of the cluster or node page, packed for the wire (`unpackCharts`, `unpackDbCharts`): the
+ * page renders without them and the browser fetches them next, so the HTML stays small.
+ */
+export async function getChartsView(
+  deps: TDeps,
+  caller: TCaller,
+  input: TChartWindow & { clusterId: string; nodeId?: number },
+): Promise<TChartsView> {
+  const c = await getClusterById(deps, caller, input.clusterId);
+  const { charts, db } = await loadAllCharts(deps, caller.orgId, c, input);
+  return { charts: packCharts(charts), db: packDbCharts(db) };
+}
+
+/**
+ * The cluster page in one call: headline, node table, events (newest first) and, unless `charts` is
+ * false, the charts and database panels. One Postgres lookup (the cluster, with the token's
+ * bound-cluster check), then the ClickHouse reads in parallel.
  */
 export async function getClusterView(
   deps: TDeps,
   caller: TCaller,
-  input: TChartWindow & { clusterId: string },
+  input: TChartWindow & { clusterId: string; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TClusterView> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  const [nodes, charts, events, db] = await Promise.all([
+  const [nodes, events, all] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
-    loadCharts(deps, caller.orgId, c, input),
     loadEvents(deps, caller.orgId, c, input),
-    loadDbCharts(deps, caller.orgId, c.id, input),
+    input.charts === false ? null : loadAllCharts(deps, caller.orgId, c, input),
   ]);
-  withMetricLeaseholders(charts, db);
   const counts = countHealth(nodes);
   return {
     cluster: clusterInfo(c),
@@ -343,22 +374,25 @@ export async function getClusterView(
     status: clusterStatus(counts),
     now,
     nodes,
-    charts: packCharts(charts),
+    window: chartWindow(c, input),
     events: events.reverse(),
-    db,
+    ...(all ? { charts: packCharts(all.charts), db: all.db } : {}),
   };
 }
 
-/** One node in one call: its table row, state periods, events, the most recent raw samples and charts. */
+/**
+ * One node in one call: its table row, state periods, events, the most recent raw samples and, unless
+ * `charts` is false, its charts and database panels.
+ */
 export async function getNodeView(
   deps: TDeps,
   caller: TCaller,
-  input: TChartWindow & { clusterId: string; nodeId: number },
+  input: TChartWindow & { clusterId: string; nodeId: number; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TNodeDetailView> {
   const c = await getClusterById(deps, caller, input.clusterId);
   const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
-  const [views, events, raw, charts, db] = await Promise.all([
+  const [views, events, raw, all] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
     loadEvents(deps, caller.orgId, c, input),
     getNodeSeries(deps.ch, {
@@ -377,10 +411,8 @@ export async function getNodeView(
         'uptime_s',
       ],
     }),
-    loadCharts(deps, caller.orgId, c, input),
-    loadDbCharts(deps, caller.orgId, c.id, input, input.nodeId),
+    input.charts === false ? null : loadAllCharts(deps, caller.orgId, c, input),
   ]);
-  withMetricLeaseholders(charts, db);
   const node = views.find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
@@ -400,11 +432,11 @@ export async function getNodeView(
     now,
     cluster: clusterInfo(c),
     node,
+    window: chartWindow(c, input),
     periods: toStatePeriods(events, input.from, events.length ? startState : node.liveness),
     events: [...events].reverse(),
     samples,
-    charts: packCharts(charts),
-    db,
+    ...(all ? { charts: packCharts(all.charts), db: all.db } : {}),
   };
 }
 

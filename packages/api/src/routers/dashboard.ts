@@ -5,6 +5,7 @@ import {
   ZResolution,
   ZClusterCharts,
   ZClusterHealth,
+  ZChartsView,
   ZClusterView,
   ZNodeDetailView,
   ZNodeEventView,
@@ -15,6 +16,7 @@ import {
   getClusterCharts,
   getClusterEvents,
   getClusterNodes,
+  getChartsView,
   getClusterView,
   getNodeView,
   getOncall,
@@ -109,20 +111,43 @@ export const dashboardRouter = router({
       getClusterEvents(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
     ),
 
-  /** The cluster page: headline, node table, charts and events in one call. */
+  /** The cluster page: headline, node table, events and (unless `charts: false`) charts in one call. */
   clusterView: orgProcedure
-    .input(checked(ZWindowInput.extend({ id: z.string().min(1) })))
+    .input(checked(ZWindowInput.extend({ id: z.string().min(1), charts: z.boolean().optional() })))
     .output(ZClusterView)
     .query(({ ctx, input }) =>
-      getClusterView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id }),
+      getClusterView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, charts: input.charts }),
     ),
 
-  /** The node page: row, state periods, events, recent raw samples and charts in one call. */
+  /** The node page: row, state periods, events, recent raw samples and (unless `charts: false`) charts. */
   nodeView: orgProcedure
-    .input(checked(ZWindowInput.extend({ id: z.string().min(1), nodeId: z.number().int().positive() })))
+    .input(
+      checked(
+        ZWindowInput.extend({
+          id: z.string().min(1),
+          nodeId: z.number().int().positive(),
+          charts: z.boolean().optional(),
+        }),
+      ),
+    )
     .output(ZNodeDetailView)
     .query(({ ctx, input }) =>
-      getNodeView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
+      getNodeView(ctx.deps, ctx.caller, {
+        ...window(input),
+        clusterId: input.id,
+        nodeId: input.nodeId,
+        charts: input.charts,
+      }),
+    ),
+
+  /** The charts and database panels of the cluster or node page, packed (fetched after the page). */
+  chartsView: orgProcedure
+    .input(
+      checked(ZWindowInput.extend({ id: z.string().min(1), nodeId: z.number().int().positive().optional() })),
+    )
+    .output(ZChartsView)
+    .query(({ ctx, input }) =>
+      getChartsView(ctx.deps, ctx.caller, { ...window(input), clusterId: input.id, nodeId: input.nodeId }),
     ),
 
   /** The phone view: per cluster one status and its nodes worst-first. */

@@ -1,5 +1,6 @@
 import { getLiveBus, type TLiveEvent } from './deps';
 import { getEnv } from './env';
+import { createFanout, type TFanout } from './live-fanout';
 import { createConnectionGate, type TConnectionGate } from './live-gate';
 import { createThrottle } from './throttle';
 
@@ -8,7 +9,12 @@ export { getLiveBus };
 const g = globalThis as unknown as {
   __csLiveThrottle?: ReturnType<typeof createThrottle<Omit<TLiveEvent, 'ts'>>>;
   __csLiveGate?: TConnectionGate;
+  __csLiveFanout?: TFanout;
 };
+
+/** Notices within this window reach a viewer as one write (the SSE p95 budget is far above it). */
+const FANOUT_WINDOW_MS = 20;
+const HEARTBEAT_MS = 15_000;
 
 function send(e: Omit<TLiveEvent, 'ts'>) {
   getLiveBus()
@@ -30,4 +36,14 @@ export function getLiveGate(): TConnectionGate {
   const env = getEnv();
   g.__csLiveGate ??= createConnectionGate({ perUser: env.LIVE_MAX_PER_USER, perOrg: env.LIVE_MAX_PER_ORG });
   return g.__csLiveGate;
+}
+
+/** The SSE fan-out of this process: one bus subscription per org, one write per viewer per window. */
+export function getFanout(): TFanout {
+  g.__csLiveFanout ??= createFanout({
+    subscribe: (orgId, fn) => getLiveBus().subscribe(orgId, fn),
+    windowMs: FANOUT_WINDOW_MS,
+    heartbeatMs: HEARTBEAT_MS,
+  });
+  return g.__csLiveFanout;
 }

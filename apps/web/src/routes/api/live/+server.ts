@@ -1,15 +1,16 @@
 import { error } from '@sveltejs/kit';
 import { AppError, resolveUserCaller } from '@clusterscope/services';
 import { getServer } from '$lib/server/deps';
-import { getLiveBus, getLiveGate } from '$lib/server/live';
+import { getFanout, getLiveGate } from '$lib/server/live';
 import type { RequestHandler } from './$types';
 
-const HEARTBEAT_MS = 15_000;
+const enc = new TextEncoder();
 
 /**
  * Server-sent events for one organization: `GET /api/live?org=<slug>` (session cookie, members only).
  * Each change notice is `event: <topic>` with `{clusterId, runId, kinds, ts}`; pages refetch what it names.
- * A comment line every 15 s keeps proxies from closing the stream.
+ * A comment line every 15 s keeps proxies from closing the stream. Notices go out through the shared
+ * fan-out (serialised once per notice, one write per viewer per 20 ms window).
  */
 export const GET: RequestHandler = async ({ url, locals, request }) => {
   if (!locals.user) error(401, 'sign in required');
@@ -31,35 +32,16 @@ export const GET: RequestHandler = async ({ url, locals, request }) => {
       headers: { 'content-type': 'application/json', 'retry-after': '30' },
     });
 
-  const enc = new TextEncoder();
   let cleanup = () => slot.release();
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      const send = (text: string) => {
-        if (!open) return;
-        try {
-          controller.enqueue(enc.encode(text));
-        } catch {
-          cleanup();
-        }
-      };
-      const unsubscribe = await getLiveBus().subscribe(orgId, (e) => {
-        const data = {
-          clusterId: e.clusterId ?? null,
-          runId: e.runId ?? null,
-          kinds: e.kinds ?? [],
-          ts: e.ts,
-        };
-        send(`event: ${e.topic.replace(/[^\w:-]/g, '_')}\ndata: ${JSON.stringify(data)}\n\n`);
-      });
-      const beat = setInterval(() => send(`: ping ${Date.now()}\n\n`), HEARTBEAT_MS);
+      let remove = () => {};
       cleanup = () => {
         if (!open) return;
         open = false;
         slot.release();
-        clearInterval(beat);
-        unsubscribe();
+        remove();
         try {
           controller.close();
         } catch {
@@ -67,8 +49,18 @@ export const GET: RequestHandler = async ({ url, locals, request }) => {
         }
       };
       request.signal.addEventListener('abort', () => cleanup());
+      // Frames are shared by every viewer of the org; enqueue only hands them to this stream's reader.
+      remove = await getFanout().add(orgId, (bytes) => {
+        if (!open) return;
+        try {
+          controller.enqueue(bytes);
+        } catch {
+          cleanup();
+        }
+      });
+      if (!open) return remove();
       // Reconnect delay for EventSource, then an initial event so the client knows it is live.
-      send(`retry: 3000\nevent: ready\ndata: {"ts":${Date.now()}}\n\n`);
+      controller.enqueue(enc.encode(`retry: 3000\nevent: ready\ndata: {"ts":${Date.now()}}\n\n`));
     },
     cancel() {
       cleanup();

@@ -9,7 +9,7 @@ export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
   const range = parseRange(event.url.searchParams);
   const view = await call(() =>
-    api.dashboard.clusterView({ id: event.params.id, from: range.from, to: range.to }),
+    api.dashboard.clusterView({ id: event.params.id, from: range.from, to: range.to, charts: false }),
   );
   return { range, view, alerts: await loadClusterAlerts(api, event.params.id, range) };
 };

@@ -1,7 +1,5 @@
-import { createOpenApiFetchHandler } from 'trpc-to-openapi';
-import { appRouter, retryAfterHeaders } from '@clusterscope/api';
-import { createContext } from '$lib/server/context';
 import { guardJsonRequest, maxBodyBytes } from '$lib/server/json-body';
+import { handleOpenApi } from '$lib/server/openapi-handler';
 import { textOutputAsJson } from '$lib/server/text-output';
 import type { RequestHandler } from './$types';
 
@@ -12,13 +10,7 @@ const handler: RequestHandler = async (event) => {
   if (text instanceof Response) return text;
   const req = await guardJsonRequest(text);
   if (req instanceof Response) return req;
-  return createOpenApiFetchHandler({
-    endpoint: '/api/v1',
-    req,
-    router: appRouter,
-    createContext: () => createContext(event),
-    responseMeta: ({ errors }) => ({ headers: retryAfterHeaders(errors) }),
-  });
+  return handleOpenApi(event, req);
 };
 
 export const GET = handler;

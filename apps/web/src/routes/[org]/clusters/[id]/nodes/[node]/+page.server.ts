@@ -11,7 +11,7 @@ export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
   const range = parseRange(event.url.searchParams);
   const detail = await call(() =>
-    api.dashboard.nodeView({ id: event.params.id, nodeId, from: range.from, to: range.to }),
+    api.dashboard.nodeView({ id: event.params.id, nodeId, from: range.from, to: range.to, charts: false }),
   );
   return { range, detail };
 };
