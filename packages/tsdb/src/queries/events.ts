@@ -27,7 +27,8 @@ export interface TNodeEventsQuery {
 export const RAW_EVENTS_MAX_SPAN_MS = 86_400_000;
 
 /**
- * Liveness transitions (e.g. LIVE -> DRAINING -> DEAD) derived from consecutive node_status samples.
+ * Liveness transitions (e.g. LIVE -> DRAINING -> DEAD) derived from consecutive node_status samples:
+ * the newest `limit`, oldest first.
  * Longer windows (7 d, 30 d) read the 1 m rollup instead: transitions between each minute's last
  * liveness, stamped at that minute's start (or `from`). There, states shorter than a minute may be
  * merged or missed (LIVE -> SUSPECT -> LIVE inside one minute is not seen; LIVE -> DRAINING -> DEAD
@@ -67,7 +68,7 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
        )
      )
      WHERE prev != '' AND prev != cur AND bucket >= toStartOfMinute(${msParam('from')})
-     ORDER BY t, node_id
+     ORDER BY t DESC, node_id DESC
      LIMIT {limit:UInt32}`
       : `SELECT node_id, toUnixTimestamp64Milli(ts) AS t, prev, cur
      FROM (
@@ -79,11 +80,12 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
          AND ts >= ${msParam('scan_from')} AND ts < ${msParam('to')}
      )
      WHERE prev != '' AND prev != cur AND ts >= ${msParam('from')}
-     ORDER BY ts, node_id
+     ORDER BY ts DESC, node_id DESC
      LIMIT {limit:UInt32}`,
     params,
   );
-  return rows.map((r) => ({
+  // The newest `limit` transitions, returned oldest first.
+  return rows.reverse().map((r) => ({
     ts: toNum(r.t),
     node_id: toNum(r.node_id),
     from: String(r.prev) as TLiveness,

@@ -248,6 +248,12 @@ describe('events', () => {
       [],
     );
   });
+  it('keeps the newest transitions when there are more than the limit, oldest first', async () => {
+    for (const source of ['raw', '1m'] as const) {
+      const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, source, limit: 2 });
+      expect(ev.map((e) => e.to)).toEqual(['DEAD', 'LIVE']);
+    }
+  });
   it('sees a change at the window start through the lookback', async () => {
     const from = T0 + 110 * STEP;
     const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', nodeId: 2, from, to: from + 60_000 });
