@@ -77,3 +77,21 @@ describe('alert eval planner on a worker thread', () => {
     expect(v2.changes).toEqual([]);
   });
 });
+
+describe('subjects that disappear', () => {
+  const inline = inlinePlanner();
+  it('resolve when the cluster still reports fresh data (a decommissioned node), never when it is silent', async () => {
+    const stored = [firing('down', 'node=2')];
+    // Node 2 is gone (decommissioned: filtered out) while node 1 reports fresh samples → resolved.
+    const gone = await inline.plan(input(stored, [node(1, 'LIVE'), node(2, 'DECOMMISSIONED')]));
+    const down = gone.changes.filter((c) => c.instance.ruleId === 'down');
+    expect(down.map((c) => [c.instance.key, c.instance.state, c.event.message])).toEqual([
+      ['node=2', 'resolved', 'subject no longer reported'],
+    ]);
+    // The whole cluster is silent (only stale samples, or none): unknown, nothing resolves.
+    const stale = { ...node(1, 'LIVE'), ts: NOW.getTime() - 120_000 };
+    const silent = await inline.plan(input(stored, [stale]));
+    expect(silent.changes.filter((c) => c.instance.ruleId === 'down')).toEqual([]);
+    expect((await inline.plan(input(stored, []))).changes).toEqual([]);
+  });
+});

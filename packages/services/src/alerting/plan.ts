@@ -61,6 +61,13 @@ const toState = (i: TInstanceRow): TInstanceState => ({
   lastTrueAt: i.lastTrueAt,
 });
 
+/** Does the cluster still send fresh node or cgroup readings (so a missing subject is gone, not silent)? */
+function reportsFresh(r: TClusterReadings, now: number): boolean {
+  const fresh = (ts: number) => now - ts < 3 * r.intervalS * 1000;
+  return r.nodes.some((n) => fresh(n.ts)) || r.cgroups.some((g) => fresh(g.ts));
+}
+const isSubjectKey = (k: string) => /^(node|host|agent)=/.test(k);
+
 export function planEvaluation(input: TPlanInput): TPlanOutput {
   const started = performance.now();
   const { now, rules, clusters, live } = input;
@@ -135,18 +142,22 @@ export function planEvaluation(input: TPlanInput): TPlanOutput {
         if (!prevRow && effective !== true) continue;
         track(rule, c, s, prevRow, effective);
       }
-      // Instances whose subject vanished (unknown: left as they are), or whose rule is disabled.
+      // Instances whose rule is disabled resolve. So do those whose subject disappeared (a decommissioned or
+      // removed node, cgroup or agent) while the cluster still reports fresh data; metric series and
+      // cluster-wide values that vanish are unknown (no data), and stay as they are.
+      const gone =
+        rule.enabled && series.success && !metric && rule.aggregation === 'node' && reportsFresh(r, t);
       for (const i of stored ?? []) {
-        if (seen.has(i.key)) continue;
-        if (!rule.enabled && (i.state === 'firing' || i.state === 'pending'))
-          track(
-            rule,
-            c,
-            { key: i.key, labels: i.labels as Record<string, string>, value: i.value, stale: false },
-            i,
-            false,
-            'rule disabled',
-          );
+        if (seen.has(i.key) || (i.state !== 'firing' && i.state !== 'pending')) continue;
+        if (rule.enabled && !(gone && isSubjectKey(i.key))) continue;
+        track(
+          rule,
+          c,
+          { key: i.key, labels: i.labels as Record<string, string>, value: i.value, stale: false },
+          i,
+          false,
+          rule.enabled ? 'subject no longer reported' : 'rule disabled',
+        );
       }
     }
   }
