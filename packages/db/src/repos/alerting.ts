@@ -83,6 +83,25 @@ export async function listAllAgentsForAlerting(db: TDb) {
   });
 }
 
+/** Eviction counters as the evaluator last saw them, by agent id. */
+export async function listSeenEvictions(db: TDb): Promise<Map<string, number>> {
+  const rows = await db.alertAgentEvictions.findMany();
+  return new Map(rows.map((r) => [r.agentId, r.evictions]));
+}
+
+export async function saveSeenEvictions(db: TDb, seen: { agentId: string; evictions: number }[]) {
+  if (seen.length === 0) return;
+  await db.$transaction(
+    seen.map(({ agentId, evictions }) =>
+      db.alertAgentEvictions.upsert({
+        where: { agentId },
+        create: { agentId, evictions },
+        update: { evictions },
+      }),
+    ),
+  );
+}
+
 export type TInstanceRow = Prisma.AlertInstanceGetPayload<object>;
 export type TInstanceWrite = {
   id?: string;

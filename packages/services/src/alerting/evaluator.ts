@@ -10,7 +10,9 @@ import {
   listAllAlertRules,
   listAllClustersForAlerting,
   listLiveInstances,
+  listSeenEvictions,
   saveEvaluation,
+  saveSeenEvictions,
   type TAlertRuleRow,
 } from '@clusterscope/db';
 import {
@@ -27,13 +29,15 @@ import type { TPlanCluster } from './plan';
 import { BUILTIN_RULE_DEFS, ensureBuiltinRules } from './rules';
 import type { TClusterReadings } from './series';
 
-/** State kept between cycles by the leader (outbox eviction counters: only increases page). */
+/**
+ * State kept between cycles by the leader: only a cache. (Outbox eviction counters are persisted in
+ * PostgreSQL, so an increase is paged once even across a leader change.)
+ */
 export interface TEvaluatorMemo {
-  evictions: Map<string, number>;
   /** Every rule, as of `version` (getAlertRulesVersion): re-read only when rules changed. */
   rules?: { version: string; rows: TAlertRuleRow[] };
 }
-export const createEvaluatorMemo = (): TEvaluatorMemo => ({ evictions: new Map() });
+export const createEvaluatorMemo = (): TEvaluatorMemo => ({});
 
 export interface TEvalStats {
   rules: number;
@@ -89,10 +93,11 @@ export async function evaluateAlerts(
   if (missing.length && (await ensureBuiltinRules(deps, missing)) > 0) rules = await listRules();
 
   const orgIds = [...new Set(clusters.map((c) => c.organizationId))];
-  const [nodes, cgroups, agents, live, metrics] = await Promise.all([
+  const [nodes, cgroups, agents, seenEvictions, live, metrics] = await Promise.all([
     getLatestNodesForOrgs(deps.ch, orgIds),
     getLatestCgroupsForOrgs(deps.ch, orgIds),
     listAllAgentsForAlerting(deps.db),
+    listSeenEvictions(deps.db),
     listLiveInstances(deps.db),
     fetchMetricWindows(deps, rules, clusters, now.getTime()),
   ]);
@@ -104,10 +109,13 @@ export async function evaluateAlerts(
   for (const n of nodes) if (orgOf.get(n.cluster_id) === n.org_id) readings.get(n.cluster_id)?.nodes.push(n);
   for (const g of cgroups)
     if (orgOf.get(g.cluster_id) === g.org_id) readings.get(g.cluster_id)?.cgroups.push(g);
+  const evictionsSeen: { agentId: string; evictions: number }[] = [];
   for (const a of agents) {
     if (!inScope(a.clusterId)) continue;
-    const prev = memo.evictions.get(a.id);
-    memo.evictions.set(a.id, a.outboxEvictions);
+    // Evictions since the last cycle of any leader (the first sighting of an agent is its baseline; a
+    // restarted agent counts from 0 again).
+    const prev = seenEvictions.get(a.id);
+    if (prev !== a.outboxEvictions) evictionsSeen.push({ agentId: a.id, evictions: a.outboxEvictions });
     const delta = prev === undefined ? null : Math.max(0, a.outboxEvictions - prev);
     if (a.clusterId)
       readings.get(a.clusterId)?.agents.push({ id: a.id, name: a.name, evictionsDelta: delta });
@@ -126,6 +134,8 @@ export async function evaluateAlerts(
   const planned = performance.now();
 
   await saveEvaluation(deps.db, out.changes, { ids: out.stillTrue, at: now });
+  // After the transitions: a leader dying in between pages those evictions again rather than never.
+  await saveSeenEvictions(deps.db, evictionsSeen);
   const done = performance.now();
   return {
     rules: rules.length,
