@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
 
+// Labels are matched from their start: a <select>'s accessible name also holds its options' text.
 const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
 
 test('rules editor: a metric rule shows its fields, is validated like the API, and is listed in PromQL words', async ({
@@ -15,21 +16,21 @@ test('rules editor: a metric rule shows its fields, is validated like the API, a
   const ed = page.getByTestId('rule-editor');
   const name = `p99 billing ${Date.now()}`;
   await ed.getByLabel('Name', { exact: true }).fill(name);
-  await ed.getByLabel('Cluster').selectOption(c.id);
+  await ed.getByLabel(/^Cluster/).selectOption(c.id);
   await expect(ed.getByTestId('metric-fields')).toHaveCount(0);
-  await ed.getByLabel('Series').selectOption('metric');
+  await ed.getByLabel(/^Series/).selectOption('metric');
   const m = ed.getByTestId('metric-fields');
   await expect(m).toBeVisible();
-  await m.getByLabel('Metric name').fill('sql_service_latency');
-  await m.getByLabel('Function').selectOption('ratio');
+  await m.getByLabel(/^Metric name/).fill('sql_service_latency');
+  await m.getByLabel(/^Function/).selectOption('ratio');
   await ed.getByRole('button', { name: 'Create rule' }).click();
   await expect(ed.getByRole('alert')).toContainText('metric.per');
 
-  await m.getByLabel('Function').selectOption('quantile');
-  await m.getByLabel('Quantile').fill('0.99');
-  await m.getByLabel('Label matchers').fill('app=billing');
-  await m.getByLabel('Scale').fill('0.000001');
-  await ed.getByLabel('Threshold').fill('500');
+  await m.getByLabel(/^Function/).selectOption('quantile');
+  await m.getByLabel(/^Quantile/).fill('0.99');
+  await m.getByLabel(/^Label matchers/).fill('app=billing');
+  await m.getByLabel(/^Scale/).fill('0.000001');
+  await ed.getByLabel(/^Threshold/).fill('500');
   await ed.getByRole('button', { name: 'Create rule' }).click();
   await expect(ed).toHaveCount(0);
   const row = page.getByTestId('rules').locator('tr').filter({ hasText: name });
