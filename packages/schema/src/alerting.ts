@@ -45,6 +45,7 @@ export const ALERT_SERIES = {
   'cgroup.io_read_bps': { subject: 'cgroup', unit: 'B/s', help: 'IO read' },
   'cgroup.io_write_bps': { subject: 'cgroup', unit: 'B/s', help: 'IO write' },
   'agent.outbox_evictions': { subject: 'agent', unit: '', help: 'outbox batches evicted since last check' },
+  metric: { subject: 'metric', unit: '', help: 'a Prometheus series from the metrics input (see metric)' },
 } as const;
 export type TAlertSeries = keyof typeof ALERT_SERIES;
 export const ZAlertSeries = z.enum(Object.keys(ALERT_SERIES) as [TAlertSeries, ...TAlertSeries[]]);
@@ -60,6 +61,9 @@ export const BUILTIN_RULES = [
   'cgroup_throttled',
   'cgroup_memory',
   'outbox_evicting',
+  'sql_latency_p99',
+  'txn_abort_rate',
+  'txn_abort_pct',
 ] as const;
 export const ZBuiltinRule = z.enum(BUILTIN_RULES);
 export type TBuiltinRule = z.infer<typeof ZBuiltinRule>;
@@ -90,6 +94,63 @@ const ZText = (max: number) =>
 
 // ---- rules ----
 
+/**
+ * How a `metric` rule reads the `metrics` table (Prometheus series scraped by the agent) over the last
+ * `windowS` seconds, per node:
+ * - `gauge`: the series' mean (summed over a node's label sets, e.g. stores);
+ * - `rate`: a counter's per-second increase (PromQL `rate`, resets counted);
+ * - `quantile`: `histogram_quantile(quantile, sum by (le) (rate(<name>_bucket)))` — `name` is the family;
+ * - `ratio`: 100 × rate(name) / sum of rate(per…) (e.g. aborts as % of commits + aborts).
+ * Then × `scale` (ns → ms: 0.000001). Only series whose labels equal every matcher count.
+ */
+export const METRIC_FNS = ['gauge', 'rate', 'quantile', 'ratio'] as const;
+export const ZMetricFn = z.enum(METRIC_FNS);
+export type TMetricFn = z.infer<typeof ZMetricFn>;
+const ZMetricName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a Prometheus metric name');
+export const ZAlertMetric = z
+  .object({
+    name: ZMetricName,
+    matchers: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/, 'label names: letters, digits, _'),
+        z.string().max(256),
+      )
+      .refine((o) => Object.keys(o).length <= 10, 'at most 10 matchers')
+      .default({}),
+    fn: ZMetricFn,
+    quantile: z.number().gt(0).lte(1).optional(),
+    per: z.array(ZMetricName).min(1).max(5).optional(),
+    scale: z.number().positive().finite().default(1),
+    windowS: z.int().min(30).max(3600).default(120),
+  })
+  .superRefine((m, ctx) => {
+    if ((m.fn === 'quantile') !== (m.quantile !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quantile'],
+        message: m.fn === 'quantile' ? 'required for fn quantile' : 'only for fn quantile',
+      });
+    if ((m.fn === 'ratio') !== (m.per !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['per'],
+        message: m.fn === 'ratio' ? 'required for fn ratio' : 'only for fn ratio',
+      });
+  });
+export type TAlertMetric = z.output<typeof ZAlertMetric>;
+
+/** A rule's series and metric agree: `metric` is set exactly when series is 'metric' (null = ok). */
+export function checkRuleMetric(series: string, metric: unknown): string | null {
+  if (series === 'metric' && metric == null) return 'metric: required when series is metric';
+  if (series !== 'metric' && metric != null) return 'metric: only for series metric';
+  return null;
+}
+
 const ZAlertRuleFields = z.object({
   name: ZName,
   /** null/absent = every cluster of the org. */
@@ -106,6 +167,7 @@ const ZAlertRuleFields = z.object({
   summary: ZText(500),
   runbookUrl: z.union([ZHttpUrl, z.literal('')]),
   enabled: z.boolean(),
+  metric: ZAlertMetric.nullable(),
 });
 export const ZAlertRuleCreate = ZAlertRuleFields.extend({
   aggregation: ZAggregation.default('node'),
@@ -115,6 +177,10 @@ export const ZAlertRuleCreate = ZAlertRuleFields.extend({
   summary: ZText(500).default(''),
   runbookUrl: z.union([ZHttpUrl, z.literal('')]).default(''),
   enabled: z.boolean().default(true),
+  metric: ZAlertMetric.nullable().default(null),
+}).superRefine((r, ctx) => {
+  const bad = checkRuleMetric(r.series, r.metric);
+  if (bad) ctx.addIssue({ code: 'custom', path: ['metric'], message: bad.replace(/^metric: /, '') });
 });
 export type TAlertRuleCreate = z.input<typeof ZAlertRuleCreate>;
 /** A patch: absent fields keep their value (no defaults here). */
@@ -137,6 +203,7 @@ export const ZAlertRule = z.object({
   summary: z.string(),
   runbookUrl: z.string(),
   enabled: z.boolean(),
+  metric: ZAlertMetric.nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });

@@ -7,6 +7,7 @@ import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
+import { BUILTIN_RULES } from '@clusterscope/schema';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import { appRouter } from '../root';
@@ -76,7 +77,9 @@ describe('alerting REST', () => {
       runbookUrl: 'https://runbooks.example/disk',
     });
     const list = await rest('GET', `/alerting/rules?clusterId=${clusterId}`);
-    expect((list.body as unknown as { builtin: string | null }[]).filter((r) => r.builtin)).toHaveLength(10);
+    expect((list.body as unknown as { builtin: string | null }[]).filter((r) => r.builtin)).toHaveLength(
+      BUILTIN_RULES.length,
+    );
     expect((await rest('DELETE', `/alerting/rules/${id}`)).body).toEqual({ id, deleted: true });
     expect((await rest('GET', `/alerting/rules/${id}`)).status).toBe(404);
 
@@ -101,6 +104,56 @@ describe('alerting REST', () => {
       expect([Object.keys(b)[0], r.status]).toEqual([Object.keys(b)[0], 400]);
       expect(JSON.stringify(r.body)).toContain(Object.keys(b)[0]);
     }
+  });
+
+  it('metric rules over REST: created, echoed, and validated like the UI (field named)', async () => {
+    // The field is named as `metric.quantile` in a message or as an issue path ["metric","quantile"].
+    const names = (body: unknown, field: string) => {
+      const j = JSON.stringify(body);
+      return j.includes(field) || j.includes(JSON.stringify(field.split('.')).slice(0, -1));
+    };
+    const base = {
+      name: 'p99',
+      clusterId,
+      series: 'metric',
+      comparison: 'gt',
+      threshold: 500,
+      severity: 'warning',
+    };
+    const ok = await rest('POST', '/alerting/rules', {
+      ...base,
+      metric: {
+        name: 'sql_service_latency',
+        matchers: { app: 'billing' },
+        fn: 'quantile',
+        quantile: 0.99,
+        scale: 1e-6,
+      },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.metric).toEqual({
+      name: 'sql_service_latency', matchers: { app: 'billing' }, fn: 'quantile', quantile: 0.99, scale: 1e-6, windowS: 120,
+    }); // prettier-ignore
+    const id = ok.body.id as string;
+    const cases: [unknown, number, string][] = [
+      [{ ...base }, 400, 'metric'],
+      [{ ...base, metric: { name: 'x', fn: 'quantile' } }, 400, 'metric.quantile'],
+      [{ ...base, metric: { name: 'x', fn: 'ratio' } }, 400, 'metric.per'],
+      [{ ...base, metric: { name: "x'); DROP", fn: 'rate' } }, 400, 'metric.name'],
+      [{ ...base, metric: { name: 'x', fn: 'rate', matchers: { 'a b': 'c' } } }, 400, 'metric.matchers'],
+      [{ ...base, series: 'node.down', metric: { name: 'x', fn: 'rate' } }, 400, 'metric'],
+    ];
+    for (const [body, status, field] of cases) {
+      const r = await rest('POST', '/alerting/rules', body);
+      expect([field, r.status]).toEqual([field, status]);
+      expect([field, names(r.body, field)]).toEqual([field, true]);
+    }
+    const patch = await rest('PATCH', `/alerting/rules/${id}`, {
+      metric: { name: 'x', fn: 'gauge', quantile: 0.5 },
+    });
+    expect([patch.status, names(patch.body, 'metric.quantile')]).toEqual([400, true]);
+    expect((await rest('PATCH', `/alerting/rules/${id}`, { series: 'node.down' })).status).toBe(400);
+    expect((await rest('DELETE', `/alerting/rules/${id}`)).status).toBe(200);
   });
 
   it('hostile list filters and silence dates answer 400, unknown ids 404', async () => {

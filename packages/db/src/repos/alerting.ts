@@ -1,14 +1,18 @@
 /** On-call alerting rows (issue 12). Every query filters by organization unless it is the evaluator's sweep. */
 import type { TDb } from '../client';
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 
 // ---- rules ----
 
 export type TAlertRuleRow = Prisma.AlertRuleGetPayload<object>;
 export type TAlertRuleData = Omit<
   Prisma.AlertRuleUncheckedCreateInput,
-  'id' | 'organizationId' | 'createdAt' | 'updatedAt'
->;
+  'id' | 'organizationId' | 'createdAt' | 'updatedAt' | 'metric'
+> & { metric?: Prisma.InputJsonValue | null };
+
+/** Prisma wants DbNull, not null, for an empty Json column. */
+const withMetric = <T extends { metric?: Prisma.InputJsonValue | null }>(d: T) =>
+  d.metric === undefined ? { ...d, metric: undefined } : { ...d, metric: d.metric ?? Prisma.DbNull };
 
 export async function listAlertRules(db: TDb, orgId: string, clusterId?: string) {
   return db.alertRule.findMany({
@@ -25,11 +29,11 @@ export async function getAlertRule(db: TDb, orgId: string, id: string) {
 }
 
 export async function createAlertRule(db: TDb, orgId: string, data: TAlertRuleData) {
-  return db.alertRule.create({ data: { ...data, organizationId: orgId } });
+  return db.alertRule.create({ data: { ...withMetric(data), organizationId: orgId } });
 }
 
 export async function updateAlertRule(db: TDb, orgId: string, id: string, data: Partial<TAlertRuleData>) {
-  const res = await db.alertRule.updateMany({ where: { id, organizationId: orgId }, data });
+  const res = await db.alertRule.updateMany({ where: { id, organizationId: orgId }, data: withMetric(data) });
   return res.count ? getAlertRule(db, orgId, id) : null;
 }
 
@@ -40,7 +44,7 @@ export async function deleteAlertRule(db: TDb, orgId: string, id: string) {
 /** Inserts built-in rule rows that are missing (concurrent callers are harmless: the unique key skips). */
 export async function insertBuiltinRules(db: TDb, rows: (TAlertRuleData & { organizationId: string })[]) {
   if (rows.length === 0) return 0;
-  return (await db.alertRule.createMany({ data: rows, skipDuplicates: true })).count;
+  return (await db.alertRule.createMany({ data: rows.map(withMetric), skipDuplicates: true })).count;
 }
 
 // ---- evaluator sweep (all orgs) ----
@@ -61,6 +65,12 @@ export async function listAllAlertRules(db: TDb) {
   return db.alertRule.findMany();
 }
 
+/** Changes whenever a rule is created, edited or deleted (the evaluator re-reads rules only then). */
+export async function getAlertRulesVersion(db: TDb): Promise<string> {
+  const a = await db.alertRule.aggregate({ _count: { _all: true }, _max: { updatedAt: true } });
+  return `${a._count._all}|${a._max.updatedAt?.getTime() ?? 0}`;
+}
+
 /** Instances that are not inactive (inactive ones are not stored past their pending phase). */
 export async function listLiveInstances(db: TDb) {
   return db.alertInstance.findMany({ where: { state: { in: ['pending', 'firing', 'resolved'] } } });
@@ -71,6 +81,25 @@ export async function listAllAgentsForAlerting(db: TDb) {
     where: { clusterId: { not: null } },
     select: { id: true, organizationId: true, clusterId: true, name: true, outboxEvictions: true },
   });
+}
+
+/** Eviction counters as the evaluator last saw them, by agent id. */
+export async function listSeenEvictions(db: TDb): Promise<Map<string, number>> {
+  const rows = await db.alertAgentEvictions.findMany();
+  return new Map(rows.map((r) => [r.agentId, r.evictions]));
+}
+
+export async function saveSeenEvictions(db: TDb, seen: { agentId: string; evictions: number }[]) {
+  if (seen.length === 0) return;
+  await db.$transaction(
+    seen.map(({ agentId, evictions }) =>
+      db.alertAgentEvictions.upsert({
+        where: { agentId },
+        create: { agentId, evictions },
+        update: { evictions },
+      }),
+    ),
+  );
 }
 
 export type TInstanceRow = Prisma.AlertInstanceGetPayload<object>;

@@ -1,89 +1,105 @@
 /**
- * The evaluator: one cycle reads every org's latest node/cgroup/agent state in a few batched queries, steps
- * every rule × cluster × subject through the state machine and stores the transitions. Its cost depends on
- * rules and nodes, never on how many people are looking.
+ * The evaluator: one cycle reads every org's latest node/cgroup/agent state (and the metric windows that
+ * metric rules need) in a few batched queries, hands rules × readings to the planner (a worker thread in
+ * the web process: plan.ts) and stores the transitions it returns. Its cost depends on rules and nodes,
+ * never on how many people are looking; the event loop only fetches and stores.
  */
 import {
+  getAlertRulesVersion,
   listAllAgentsForAlerting,
   listAllAlertRules,
   listAllClustersForAlerting,
   listLiveInstances,
+  listSeenEvictions,
   saveEvaluation,
+  saveSeenEvictions,
   type TAlertRuleRow,
-  type TEventWrite,
-  type TInstanceRow,
-  type TInstanceWrite,
 } from '@clusterscope/db';
-import { getLatestCgroupsForOrgs, getLatestNodesForOrgs } from '@clusterscope/tsdb';
 import {
-  ZAlertSeries,
-  type TAggregation,
-  type TAlertComparison,
-  type TAlertState,
-} from '@clusterscope/schema';
+  getAlertMetricWindows,
+  getLatestCgroupsForOrgs,
+  getLatestNodesForOrgs,
+  type TAlertMetricRow,
+} from '@clusterscope/tsdb';
+import type { TAlertMetric } from '@clusterscope/schema';
 import type { TDeps } from '../deps';
-import { ensureBuiltinRules } from './rules';
-import {
-  aggregate,
-  formatValue,
-  renderSummary,
-  samplesOf,
-  type TClusterReadings,
-  type TSample,
-} from './series';
-import { compare, INACTIVE, step, type TInstanceState } from './state';
+import { inlinePlanner, type TEvalPlanner } from './eval-pool';
+import { metricFetchKey, metricNames, parseMetric } from './metric-values';
+import type { TPlanCluster } from './plan';
+import { BUILTIN_RULE_DEFS, ensureBuiltinRules } from './rules';
+import type { TClusterReadings } from './series';
 
-/** State kept between cycles by the leader (outbox eviction counters: only increases page). */
+/**
+ * State kept between cycles by the leader: only a cache. (Outbox eviction counters are persisted in
+ * PostgreSQL, so an increase is paged once even across a leader change.)
+ */
 export interface TEvaluatorMemo {
-  evictions: Map<string, number>;
+  /** Every rule, as of `version` (getAlertRulesVersion): re-read only when rules changed. */
+  rules?: { version: string; rows: TAlertRuleRow[] };
 }
-export const createEvaluatorMemo = (): TEvaluatorMemo => ({ evictions: new Map() });
+export const createEvaluatorMemo = (): TEvaluatorMemo => ({});
 
 export interface TEvalStats {
   rules: number;
   clusters: number;
   subjects: number;
   transitions: number;
+  /** Whole cycle, ms. */
   ms: number;
+  /** Reading rules, instances and series (event loop, mostly waiting on the databases). */
+  fetchMs: number;
+  /** Evaluating rules (the worker thread when threaded). */
+  planMs: number;
+  /** Storing transitions. */
+  saveMs: number;
+  threaded: boolean;
 }
 
-const instanceKey = (ruleId: string, clusterId: string, key: string) => `${ruleId}|${clusterId}|${key}`;
-
-const toState = (i: TInstanceRow): TInstanceState => ({
-  state: i.state as TAlertState,
-  activeAt: i.activeAt,
-  firedAt: i.firedAt,
-  resolvedAt: i.resolvedAt,
-  lastTrueAt: i.lastTrueAt,
-});
+const inline = inlinePlanner();
 
 /** One cycle; `clusterIds` limits it to those clusters (a nudge after their samples arrived). */
 export async function evaluateAlerts(
   deps: TDeps,
-  opts: { now?: Date; memo?: TEvaluatorMemo; clusterIds?: ReadonlySet<string> } = {},
+  opts: {
+    now?: Date;
+    memo?: TEvaluatorMemo;
+    clusterIds?: ReadonlySet<string>;
+    planner?: TEvalPlanner;
+  } = {},
 ): Promise<TEvalStats> {
   const started = performance.now();
   const now = opts.now ?? new Date();
   const memo = opts.memo ?? createEvaluatorMemo();
+  const planner = opts.planner ?? inline;
   const scope = opts.clusterIds;
   const inScope = (clusterId: string | null) => !scope || (clusterId !== null && scope.has(clusterId));
-  const clusters = (await listAllClustersForAlerting(deps.db)).filter((c) => inScope(c.id));
+  const clusters: TPlanCluster[] = (await listAllClustersForAlerting(deps.db))
+    .filter((c) => inScope(c.id))
+    .map((c) => ({ id: c.id, organizationId: c.organizationId, name: c.name, intervalS: c.intervalS }));
   const scopedOrgs = new Set(clusters.map((c) => c.organizationId));
-  const listRules = async () =>
-    (await listAllAlertRules(deps.db)).filter((r) =>
+  const listRules = async () => {
+    const version = await getAlertRulesVersion(deps.db);
+    if (memo.rules?.version !== version) memo.rules = { version, rows: await listAllAlertRules(deps.db) };
+    return memo.rules.rows.filter((r) =>
       r.clusterId ? inScope(r.clusterId) : !scope || scopedOrgs.has(r.organizationId),
     );
+  };
   let rules = await listRules();
-  const withBuiltins = new Set(rules.filter((r) => r.builtin && r.clusterId).map((r) => r.clusterId));
-  const missing = clusters.filter((c) => !withBuiltins.has(c.id));
+  // Clusters missing any built-in (new clusters, or built-ins added by an upgrade) get them.
+  const builtins = new Map<string, number>();
+  for (const r of rules)
+    if (r.builtin && r.clusterId) builtins.set(r.clusterId, (builtins.get(r.clusterId) ?? 0) + 1);
+  const missing = clusters.filter((c) => (builtins.get(c.id) ?? 0) < BUILTIN_RULE_DEFS.length);
   if (missing.length && (await ensureBuiltinRules(deps, missing)) > 0) rules = await listRules();
 
   const orgIds = [...new Set(clusters.map((c) => c.organizationId))];
-  const [nodes, cgroups, agents, live] = await Promise.all([
+  const [nodes, cgroups, agents, seenEvictions, live, metrics] = await Promise.all([
     getLatestNodesForOrgs(deps.ch, orgIds),
     getLatestCgroupsForOrgs(deps.ch, orgIds),
     listAllAgentsForAlerting(deps.db),
+    listSeenEvictions(deps.db),
     listLiveInstances(deps.db),
+    fetchMetricWindows(deps, rules, clusters, now.getTime()),
   ]);
 
   const readings = new Map<string, TClusterReadings>();
@@ -93,148 +109,92 @@ export async function evaluateAlerts(
   for (const n of nodes) if (orgOf.get(n.cluster_id) === n.org_id) readings.get(n.cluster_id)?.nodes.push(n);
   for (const g of cgroups)
     if (orgOf.get(g.cluster_id) === g.org_id) readings.get(g.cluster_id)?.cgroups.push(g);
+  const evictionsSeen: { agentId: string; evictions: number }[] = [];
   for (const a of agents) {
     if (!inScope(a.clusterId)) continue;
-    const prev = memo.evictions.get(a.id);
-    memo.evictions.set(a.id, a.outboxEvictions);
+    // Evictions since the last cycle of any leader (the first sighting of an agent is its baseline; a
+    // restarted agent counts from 0 again).
+    const prev = seenEvictions.get(a.id);
+    if (prev !== a.outboxEvictions) evictionsSeen.push({ agentId: a.id, evictions: a.outboxEvictions });
     const delta = prev === undefined ? null : Math.max(0, a.outboxEvictions - prev);
     if (a.clusterId)
       readings.get(a.clusterId)?.agents.push({ id: a.id, name: a.name, evictionsDelta: delta });
   }
+  const fetched = performance.now();
 
-  const byKey = new Map(live.map((i) => [instanceKey(i.ruleId, i.clusterId, i.key), i]));
-  const liveByRuleCluster = new Map<string, TInstanceRow[]>();
-  for (const i of live) {
-    const k = `${i.ruleId}|${i.clusterId}`;
-    liveByRuleCluster.set(k, [...(liveByRuleCluster.get(k) ?? []), i]);
-  }
-  const clustersByOrg = new Map<string, typeof clusters>();
-  for (const c of clusters)
-    clustersByOrg.set(c.organizationId, [...(clustersByOrg.get(c.organizationId) ?? []), c]);
-  const changes: { instance: TInstanceWrite; event: TEventWrite }[] = [];
-  const stillTrue: string[] = [];
-  let subjects = 0;
-  const t = now.getTime();
+  const out = await planner.plan({
+    now,
+    rules: memo.rules?.rows ?? rules,
+    rulesVersion: memo.rules?.version,
+    clusters,
+    readings: [...readings],
+    live: live.filter((i) => inScope(i.clusterId)),
+    metrics: [...metrics].map(([k, rows]) => [k, rows.filter((r) => orgOf.get(r.cluster_id) === r.org_id)]),
+  });
+  const planned = performance.now();
 
-  const sampleCache = new Map<string, TSample[]>();
-  let sinceYield = 0;
-  for (const rule of rules) {
-    // Keep the web process responsive: give the event loop a turn every 100 rules.
-    if (++sinceYield >= 100) {
-      sinceYield = 0;
-      await new Promise((r) => setImmediate(r));
-    }
-    const targets = rule.clusterId
-      ? clusters.filter((c) => c.id === rule.clusterId)
-      : (clustersByOrg.get(rule.organizationId) ?? []);
-    const series = ZAlertSeries.safeParse(rule.series);
-    for (const c of targets) {
-      const r = readings.get(c.id)!;
-      let samples: TSample[] = [];
-      if (rule.enabled && series.success) {
-        const sk = `${c.id}|${series.data}`;
-        samples = sampleCache.get(sk) ?? samplesOf(series.data, r, t);
-        sampleCache.set(sk, samples);
-        if (rule.aggregation !== 'node') {
-          const one = aggregate(samples, rule.aggregation as Exclude<TAggregation, 'node'>);
-          samples = one ? [one] : [];
-        }
-      }
-      subjects += samples.length;
-      const stored = liveByRuleCluster.get(`${rule.id}|${c.id}`);
-      const seen = new Set<string>();
-      for (const s of samples) {
-        const cond =
-          s.value === null ? null : compare(s.value, rule.comparison as TAlertComparison, rule.threshold);
-        // Inactive instances are not stored: nothing to do for a healthy subject without a row.
-        if (!stored && cond !== true) continue;
-        seen.add(s.key);
-        // Stale data may keep an alert up, never bring it down.
-        const effective = s.stale && cond === false ? null : cond;
-        const prevRow = stored ? byKey.get(instanceKey(rule.id, c.id, s.key)) : undefined;
-        if (!prevRow && effective !== true) continue;
-        track(rule, c, s, prevRow, effective);
-      }
-      // Instances whose subject vanished, or whose rule is disabled.
-      for (const i of stored ?? []) {
-        if (seen.has(i.key)) continue;
-        if (!rule.enabled && (i.state === 'firing' || i.state === 'pending'))
-          track(
-            rule,
-            c,
-            { key: i.key, labels: i.labels as Record<string, string>, value: i.value, stale: false },
-            i,
-            false,
-            'rule disabled',
-          );
-      }
-    }
-  }
-
-  function track(
-    rule: TAlertRuleRow,
-    c: (typeof clusters)[number],
-    s: TSample,
-    prevRow: TInstanceRow | undefined,
-    cond: boolean | null,
-    why = '',
-  ) {
-    const prev = prevRow ? toState(prevRow) : INACTIVE;
-    const next = step(
-      prev,
-      cond,
-      now,
-      rule.keepFiringForS > 0 && !rule.enabled ? { ...rule, keepFiringForS: 0 } : rule,
-    );
-    if (next.state === prev.state) {
-      if (cond === true && prevRow && (next.state === 'firing' || next.state === 'pending'))
-        stillTrue.push(prevRow.id);
-      return;
-    }
-    const labels = { ...(rule.labels as Record<string, string>), ...s.labels };
-    const summary = renderSummary(rule.summary || rule.name, {
-      ...s.vars,
-      ...labels,
-      cluster: c.name,
-      value: formatValue(s.value),
-      threshold: String(rule.threshold),
-    });
-    changes.push({
-      instance: {
-        id: prevRow?.id,
-        organizationId: rule.organizationId,
-        ruleId: rule.id,
-        clusterId: c.id,
-        key: s.key,
-        labels,
-        state: next.state,
-        severity: rule.severity,
-        summary,
-        value: s.value,
-        activeAt: next.activeAt,
-        firedAt: next.firedAt,
-        resolvedAt: next.resolvedAt,
-        lastTrueAt: next.lastTrueAt,
-        escalatedAt: prevRow?.escalatedAt ?? null,
-      },
-      event: {
-        organizationId: rule.organizationId,
-        kind: 'state',
-        fromState: prev.state,
-        toState: next.state,
-        value: s.value,
-        message: why || summary,
-        at: now,
-      },
-    });
-  }
-
-  await saveEvaluation(deps.db, changes, { ids: stillTrue, at: now });
+  await saveEvaluation(deps.db, out.changes, { ids: out.stillTrue, at: now });
+  // After the transitions: a leader dying in between pages those evictions again rather than never.
+  await saveSeenEvictions(deps.db, evictionsSeen);
+  const done = performance.now();
   return {
     rules: rules.length,
     clusters: clusters.length,
-    subjects,
-    transitions: changes.length,
-    ms: performance.now() - started,
+    subjects: out.subjects,
+    transitions: out.changes.length,
+    ms: done - started,
+    fetchMs: fetched - started,
+    planMs: planned - fetched,
+    saveMs: done - planned,
+    threaded: planner.threaded,
   };
+}
+
+/** One `metrics` read per distinct (matchers, window), for the names and clusters whose rules need it. */
+async function fetchMetricWindows(
+  deps: TDeps,
+  rules: {
+    clusterId: string | null;
+    organizationId: string;
+    enabled: boolean;
+    series: string;
+    metric: unknown;
+  }[],
+  clusters: TPlanCluster[],
+  now: number,
+): Promise<Map<string, TAlertMetricRow[]>> {
+  const wanted = new Map<string, { m: TAlertMetric; names: Set<string>; clusters: Set<string> }>();
+  const byOrg = new Map<string, string[]>();
+  for (const c of clusters) byOrg.set(c.organizationId, [...(byOrg.get(c.organizationId) ?? []), c.id]);
+  const known = new Set(clusters.map((c) => c.id));
+  for (const r of rules) {
+    if (!r.enabled || r.series !== 'metric') continue;
+    const m = parseMetric(r.metric);
+    if (!m) continue;
+    const k = metricFetchKey(m);
+    const w = wanted.get(k) ?? { m, names: new Set<string>(), clusters: new Set<string>() };
+    wanted.set(k, w);
+    for (const n of metricNames(m)) w.names.add(n);
+    for (const id of r.clusterId ? [r.clusterId] : (byOrg.get(r.organizationId) ?? []))
+      if (known.has(id)) w.clusters.add(id);
+  }
+  const out = new Map<string, TAlertMetricRow[]>();
+  const orgOf = new Map(clusters.map((c) => [c.id, c.organizationId]));
+  await Promise.all(
+    [...wanted].map(async ([k, w]) => {
+      const ids = [...w.clusters];
+      out.set(
+        k,
+        await getAlertMetricWindows(deps.ch, {
+          orgIds: [...new Set(ids.map((id) => orgOf.get(id)!))],
+          clusterIds: ids,
+          names: [...w.names],
+          matchers: w.m.matchers,
+          from: now - w.m.windowS * 1000,
+          to: now + 1,
+        }),
+      );
+    }),
+  );
+  return out;
 }

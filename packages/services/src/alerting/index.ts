@@ -8,3 +8,6 @@ export * from './series';
 export * from './evaluator';
 export * from './notify';
 export * from './runner';
+export * from './plan';
+export * from './eval-pool';
+export * from './metric-values';

@@ -10,8 +10,10 @@ import {
   type TAlertRuleRow,
 } from '@clusterscope/db';
 import {
+  checkRuleMetric,
   ZAlertRuleCreate,
   ZAlertRuleUpdate,
+  type TAlertMetric,
   type TAlertRule,
   type TAggregation,
   type TBuiltinRule,
@@ -23,8 +25,12 @@ import { assertCan, type TCaller } from '../caller';
 import { boundClusterOf } from '../access';
 import { AppError, notFound } from '../errors';
 import { parseInput } from './api';
+import { parseMetric } from './metric-values';
 
-type TRuleDef = Omit<TAlertRuleData, 'clusterId' | 'builtin' | 'labels'> & { builtin: TBuiltinRule };
+type TRuleDef = Omit<TAlertRuleData, 'clusterId' | 'builtin' | 'labels' | 'metric'> & {
+  builtin: TBuiltinRule;
+  metric?: TAlertMetric;
+};
 
 /** The built-in rules every cluster gets (one editable row per cluster, created on first evaluation). */
 export const BUILTIN_RULE_DEFS: TRuleDef[] = [
@@ -127,6 +133,58 @@ export const BUILTIN_RULE_DEFS: TRuleDef[] = [
     severity: 'warning',
     summary: 'cgroup {{cgroup}} on {{host}} uses {{value}} % of its memory limit',
   },
+  // Evaluated only for clusters whose agent scrapes /_status/vars (the metrics input); without metrics
+  // their instances stay unknown: never firing, never resolving.
+  {
+    builtin: 'sql_latency_p99',
+    name: 'SQL service latency p99 above 500 ms',
+    series: 'metric',
+    metric: {
+      name: 'sql_service_latency',
+      matchers: {},
+      fn: 'quantile',
+      quantile: 0.99,
+      scale: 1e-6,
+      windowS: 120,
+    },
+    aggregation: 'node',
+    comparison: 'gt',
+    threshold: 500,
+    forS: 300,
+    severity: 'warning',
+    summary: 'SQL p99 latency on node {{node}} of {{cluster}} is {{value}} ms',
+  },
+  {
+    builtin: 'txn_abort_rate',
+    name: 'Transaction aborts above 50/s',
+    series: 'metric',
+    metric: { name: 'sql_txn_abort_count', matchers: {}, fn: 'rate', scale: 1, windowS: 120 },
+    aggregation: 'sum',
+    comparison: 'gt',
+    threshold: 50,
+    forS: 300,
+    severity: 'warning',
+    summary: '{{value}} transaction aborts/s in {{cluster}}',
+  },
+  {
+    builtin: 'txn_abort_pct',
+    name: 'Transaction aborts above 10 %',
+    series: 'metric',
+    metric: {
+      name: 'sql_txn_abort_count',
+      matchers: {},
+      fn: 'ratio',
+      per: ['sql_txn_commit_count', 'sql_txn_abort_count'],
+      scale: 1,
+      windowS: 120,
+    },
+    aggregation: 'sum',
+    comparison: 'gt',
+    threshold: 10,
+    forS: 300,
+    severity: 'warning',
+    summary: '{{value}} % of transactions abort in {{cluster}}',
+  },
   {
     builtin: 'outbox_evicting',
     name: 'Agent outbox evicting data',
@@ -158,6 +216,7 @@ export function toAlertRule(r: TAlertRuleRow): TAlertRule {
     summary: r.summary,
     runbookUrl: r.runbookUrl,
     enabled: r.enabled,
+    metric: parseMetric(r.metric),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -223,7 +282,12 @@ export async function addAlertRule(deps: TDeps, caller: TCaller, input: unknown)
 export async function editAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const { id, ...patch } = parseInput(ZAlertRuleUpdate, input);
-  await loadRule(deps, caller, id);
+  const cur = await loadRule(deps, caller, id);
+  const bad = checkRuleMetric(
+    patch.series ?? cur.series,
+    patch.metric !== undefined ? patch.metric : cur.metric,
+  );
+  if (bad) throw new AppError('BAD_REQUEST', bad);
   const r = await updateAlertRule(deps.db, caller.orgId, id, patch);
   if (!r) throw notFound(`alert rule '${id}'`);
   return toAlertRule(r);

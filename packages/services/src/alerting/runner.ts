@@ -1,5 +1,6 @@
 import { createLeaderLock, type TLeaderLock, type TLiveBus, type TLiveEvent } from '@clusterscope/db';
 import type { TDeps } from '../deps';
+import { createEvalPlanner, type TEvalPlanner } from './eval-pool';
 import { createEvaluatorMemo, evaluateAlerts, type TEvalStats } from './evaluator';
 import { notifyAlerts } from './notify';
 
@@ -39,6 +40,8 @@ export function startAlerting(
     lock: TLeaderLock;
     intervalMs: number;
     bus?: TLiveBus;
+    /** Where rules are evaluated (default inline; the web process passes a worker thread). */
+    planner?: TEvalPlanner;
     onCycle?: (c: TAlertCycle) => void;
   },
 ): () => Promise<void> {
@@ -58,7 +61,7 @@ export function startAlerting(
         memo = createEvaluatorMemo();
         return;
       }
-      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope });
+      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope, planner: opts.planner });
       // A leader that lost its lock mid-cycle must not notify (the new leader will).
       if (!opts.lock.isLeader()) return;
       const n = await notifyAlerts(deps);
@@ -126,6 +129,7 @@ export function startAlerting(
     if (nudgeTimer) clearTimeout(nudgeTimer);
     (await unsubscribe)?.();
     await running.catch(() => undefined);
+    await opts.planner?.close();
     await opts.lock.close();
   };
 }
@@ -137,6 +141,8 @@ export function startAlertingLeader(
     databaseUrl: string;
     intervalMs: number;
     bus?: TLiveBus;
+    /** The bundled eval worker (alert-worker.js); absent = rules evaluated on the event loop. */
+    workerEntry?: string;
     onCycle?: (c: TAlertCycle) => void;
   },
 ) {
@@ -144,6 +150,7 @@ export function startAlertingLeader(
     lock: createLeaderLock(opts.databaseUrl, ALERT_LEADER_KEY),
     intervalMs: opts.intervalMs,
     bus: opts.bus,
+    planner: createEvalPlanner({ entry: opts.workerEntry }),
     onCycle: opts.onCycle,
   });
 }

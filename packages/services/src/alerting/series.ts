@@ -80,6 +80,7 @@ function cgroupValue(series: TAlertSeries, c: TAlertCgroup): number | null {
 export function samplesOf(series: TAlertSeries, r: TClusterReadings, now: number): TSample[] {
   const staleAfterS = 3 * r.intervalS;
   const subject = ALERT_SERIES[series].subject;
+  if (subject === 'metric') return []; // metric rules: metricSamples over their own rows
   if (subject === 'node')
     return r.nodes
       .filter((n) => n.liveness !== 'DECOMMISSIONED')

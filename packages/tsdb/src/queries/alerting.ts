@@ -123,3 +123,4 @@ export async function getLatestCgroupsForOrgs(
     };
   });
 }
+export * from './alerting-metrics';

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { startAlertingLeader } from '@clusterscope/services';
 import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
@@ -17,11 +19,15 @@ export async function startAlertingOnce(): Promise<void> {
   const env = getEnv();
   if (env.ALERT_EVAL_INTERVAL_S === 0) return;
   const { deps } = await getServer();
+  // Rules are evaluated on a worker thread (the bundled alert-worker.js next to index.js); without it
+  // (vite dev) on the event loop.
+  const entry = path.join(path.dirname(process.argv[1] ?? ''), 'alert-worker.js');
   let leader = false;
   const stop = startAlertingLeader(deps, {
     databaseUrl: env.DATABASE_URL,
     intervalMs: env.ALERT_EVAL_INTERVAL_S * 1000,
     bus: getLiveBus(),
+    workerEntry: existsSync(entry) ? entry : undefined,
     onCycle: (c) => {
       if (c.leader !== leader)
         console.error(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actorLabel, filterQuery, parseFilters, sortAlerts, subject } from './format';
+import { actorLabel, describeSeries, filterQuery, parseFilters, sortAlerts, subject } from './format';
 
 const t = (m: number) => new Date(Date.UTC(2026, 10, 23, 10, m));
 
@@ -55,5 +55,28 @@ describe('URL filters', () => {
     expect(filterQuery(f)).toBe('?state=firing%2Cresolved&severity=critical&cluster=c_1');
     expect(parseFilters(new URLSearchParams('cluster=../x')).clusterId).toBe('');
     expect(filterQuery({ state: [], severity: [], clusterId: '' })).toBe('');
+  });
+});
+
+describe('describeSeries', () => {
+  it('writes node/cgroup series and metric rules in PromQL-like words', () => {
+    expect(describeSeries({ series: 'node.down', aggregation: 'node' })).toBe('node.down');
+    expect(describeSeries({ series: 'node.ranges_unavailable', aggregation: 'sum' })).toBe(
+      'sum(node.ranges_unavailable)',
+    );
+    expect(
+      describeSeries({
+        series: 'metric',
+        aggregation: 'node',
+        metric: { name: 'sql_service_latency', fn: 'quantile', quantile: 0.99, windowS: 120 },
+      }),
+    ).toBe('histogram_quantile(0.99, rate(sql_service_latency_bucket[120s]))');
+    expect(
+      describeSeries({
+        series: 'metric',
+        aggregation: 'sum',
+        metric: { name: 'req', fn: 'rate', matchers: { code: '500' }, windowS: 60 },
+      }),
+    ).toBe('sum(rate(req{code="500"}[60s]))');
   });
 });

@@ -95,3 +95,37 @@ export function filterQuery(f: TAlertFilters): string {
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+interface TRuleSeries {
+  series: string;
+  aggregation: string;
+  metric?: {
+    name: string;
+    fn: string;
+    matchers?: Record<string, string>;
+    quantile?: number;
+    per?: string[];
+    windowS?: number;
+  } | null;
+}
+
+/** A rule's series in PromQL-like words: `sum(rate(sql_txn_abort_count{app="x"}[120s]))`, `max(node.down)`. */
+export function describeSeries(r: TRuleSeries): string {
+  let s = r.series;
+  const m = r.metric;
+  if (r.series === 'metric' && m) {
+    const sel = (name: string) => {
+      const ls = Object.entries(m.matchers ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      return `${name}${ls.length ? `{${ls.join(',')}}` : ''}[${m.windowS ?? 120}s]`;
+    };
+    s =
+      m.fn === 'gauge'
+        ? `avg_over_time(${sel(m.name)})`
+        : m.fn === 'rate'
+          ? `rate(${sel(m.name)})`
+          : m.fn === 'quantile'
+            ? `histogram_quantile(${m.quantile}, rate(${sel(`${m.name}_bucket`)}))`
+            : `100 * rate(${sel(m.name)}) / (${(m.per ?? []).map((p) => `rate(${sel(p)})`).join(' + ')})`;
+  }
+  return r.aggregation === 'node' ? s : `${r.aggregation}(${s})`;
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AlertRule" ADD COLUMN     "metric" JSONB;
