@@ -34,6 +34,25 @@ export const RAW_EVENTS_MAX_SPAN_MS = 86_400_000;
  * merged or missed (LIVE -> SUSPECT -> LIVE inside one minute is not seen; LIVE -> DRAINING -> DEAD
  * inside one minute reads as LIVE -> DEAD).
  */
+/**
+ * Hours (per node) that can hold a minute-level transition: some sample was not LIVE, or the hour ends in another
+ * state than the hour before. A healthy month reads ~36k hourly rows and no minutes; the 1 m read below keeps only
+ * these hours and the hour before each (for the state a transition starts from).
+ */
+const CHANGED_HOURS = `
+  SELECT node_id, h FROM (
+    SELECT node_id, h, nl, last,
+           lagInFrame(last) OVER (PARTITION BY node_id ORDER BY h ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev
+    FROM (
+      SELECT node_id, bucket AS h, sum(not_live) AS nl, argMaxMerge(last_liveness) AS last
+      FROM node_status_1h
+      WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} NODE_FILTER
+        AND bucket >= toStartOfHour(${msParam('scan_from')}) AND bucket < ${msParam('to')}
+      GROUP BY node_id, bucket
+    )
+  )
+  WHERE nl > 0 OR (prev != '' AND prev != last)`;
+
 export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promise<TNodeEvent[]> {
   assertRange(q.from, q.to);
   const source =
@@ -64,6 +83,9 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
          FROM node_status_1m
          WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
            AND bucket >= toStartOfMinute(${msParam('scan_from')}) AND bucket < ${msParam('to')}
+           AND (node_id, toStartOfHour(bucket)) IN (
+             SELECT node_id, arrayJoin([h, h - INTERVAL 1 HOUR]) FROM (${CHANGED_HOURS.replace('NODE_FILTER', nodeFilter)})
+           )
          GROUP BY node_id, bucket
        )
      )

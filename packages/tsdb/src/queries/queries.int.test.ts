@@ -254,6 +254,33 @@ describe('events', () => {
       expect(ev.map((e) => e.to)).toEqual(['DEAD', 'LIVE']);
     }
   });
+  it('finds minute transitions across hour boundaries and inside otherwise healthy hours', async () => {
+    // Cluster c9, one sample a minute for 4 h: DEAD from minute 50 to the hour's end, LIVE from minute 60 (hours 1
+    // and 2 have no non-LIVE sample), one DEAD minute at 210 inside an otherwise LIVE hour.
+    const lv = (m: number): TNodeStatusSample['liveness'] =>
+      (m >= 50 && m < 60) || m === 210 ? 'DEAD' : 'LIVE';
+    const w = createWriter(ch);
+    const xs = Array.from({ length: 240 }, (_, m) => ({
+      ...nodeSample(1, 0),
+      ts: T0 + m * 60_000,
+      liveness: lv(m),
+    }));
+    await w.write(A, 'c9', 'a-c9', xs);
+    await w.close();
+    const ev = await getNodeEvents(ch, {
+      orgId: A,
+      clusterId: 'c9',
+      from: T0,
+      to: T0 + 4 * 3_600_000,
+      source: '1m',
+    });
+    expect(ev.map((e) => [(e.ts - T0) / 60_000, e.from, e.to])).toEqual([
+      [50, 'LIVE', 'DEAD'],
+      [60, 'DEAD', 'LIVE'],
+      [210, 'LIVE', 'DEAD'],
+      [211, 'DEAD', 'LIVE'],
+    ]);
+  });
   it('sees a change at the window start through the lookback', async () => {
     const from = T0 + 110 * STEP;
     const ev = await getNodeEvents(ch, { orgId: A, clusterId: 'c1', nodeId: 2, from, to: from + 60_000 });
