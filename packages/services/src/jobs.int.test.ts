@@ -13,7 +13,7 @@ import { cancelRun, claimJob, finishJob, getRunProgress, renewLease, sweepJobs }
 import { createRun } from './runs';
 import { authenticateToken } from './tokens';
 import { createWorkload, startWorkloadRun, updateWorkload } from './workloads';
-import { useTestEnv, errorCode } from './test-env';
+import { errorCode, idleHeartbeat, useTestEnv } from './test-env';
 
 const env = useTestEnv();
 let db: TDb;
@@ -30,14 +30,7 @@ let otherOrg: TCaller;
 async function enroll(orgId: string, name: string, cluster: string, capabilities: string[]) {
   const r = await enrollAgent(deps, orgId, { name, cluster });
   ag[name] = await authenticateToken(deps, r.token!);
-  await updateAgentHeartbeat(db, r.agent.id, {
-    version: 't',
-    capabilities,
-    outboxBytes: 0,
-    outboxEvictions: 0,
-    uptimeS: 1,
-    seenAt: new Date(),
-  });
+  await updateAgentHeartbeat(db, r.agent.id, idleHeartbeat(capabilities));
 }
 
 beforeAll(async () => {

@@ -28,7 +28,7 @@ import {
   startWorkloadRun,
   updateWorkload,
 } from './workloads';
-import { useTestEnv, errorReason } from './test-env';
+import { errorReason, idleHeartbeat, useTestEnv } from './test-env';
 
 const PASSWORD = 'Pl41n-t3xt-pw';
 const TARGET = `postgresql://bench:${PASSWORD}@127.0.0.1:5432/bench`;
@@ -55,12 +55,7 @@ async function heartbeat(name: string, capabilities: string[], jobLimits?: unkno
   await upsertLegacyAgentHeartbeat(db, orgId, {
     name,
     clusterId,
-    version: 't',
-    capabilities,
-    outboxBytes: 0,
-    outboxEvictions: 0,
-    uptimeS: 1,
-    seenAt: new Date(),
+    ...idleHeartbeat(capabilities),
     jobLimits: jobLimits as never,
   });
 }

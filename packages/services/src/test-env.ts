@@ -64,3 +64,8 @@ export async function errorReason(p: Promise<unknown>): Promise<string> {
     return err instanceof AppError ? `${err.code}: ${err.message}` : `thrown: ${String(err)}`;
   }
 }
+
+/** A fresh heartbeat from an idle agent with these tools (empty outbox, up 1 s). */
+export function idleHeartbeat(capabilities: string[]) {
+  return { version: 't', capabilities, outboxBytes: 0, outboxEvictions: 0, uptimeS: 1, seenAt: new Date() };
+}
