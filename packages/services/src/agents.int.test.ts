@@ -26,7 +26,7 @@ import { headOf } from './ingest-prep';
 import { claimJob, finishJob, postJobOutput, renewLease } from './jobs';
 import { authenticateToken, createToken } from './tokens';
 import { createWorkload, startWorkloadRun } from './workloads';
-import { useTestEnv, errorCode } from './test-env';
+import { errorCode, tpcbWorkload, useTestEnv } from './test-env';
 
 /** Stores a batch the way the ingest route does (decoded in process). */
 const ingestBatch = (deps: TDeps, caller: TCaller, batch: TIngestBatch, writer?: TWriter) =>
@@ -89,13 +89,7 @@ beforeAll(async () => {
     raw[name] = r.token!;
     await heartbeat(await as(name), name, ['pgbench']);
   }
-  await createWorkload(deps, admin, {
-    name: 'tpcb',
-    tool: 'pgbench',
-    params: { clients: 1 },
-    target: 'postgresql://u:secret@127.0.0.1:5432/db',
-    durationS: 5,
-  });
+  await createWorkload(deps, admin, tpcbWorkload(1));
 });
 
 afterAll(async () => {

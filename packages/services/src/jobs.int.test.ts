@@ -13,7 +13,7 @@ import { cancelRun, claimJob, finishJob, getRunProgress, renewLease, sweepJobs }
 import { createRun } from './runs';
 import { authenticateToken } from './tokens';
 import { createWorkload, startWorkloadRun, updateWorkload } from './workloads';
-import { errorCode, idleHeartbeat, useTestEnv } from './test-env';
+import { errorCode, idleHeartbeat, tpcbWorkload, useTestEnv } from './test-env';
 
 const env = useTestEnv();
 let db: TDb;
@@ -58,13 +58,7 @@ beforeAll(async () => {
   await enroll(org.id, 'a1', c.id, ['pgbench', 'sysbench']);
   await enroll(org.id, 'a2', c.id, ['pgbench']);
   await enroll(org.id, 'a3', c.id, ['hey']);
-  await createWorkload(deps, admin, {
-    name: 'tpcb',
-    tool: 'pgbench',
-    params: { clients: 2 },
-    target: 'postgresql://u:secret@127.0.0.1:5432/db',
-    durationS: 5,
-  });
+  await createWorkload(deps, admin, tpcbWorkload(2));
 });
 
 describe('workloads', () => {

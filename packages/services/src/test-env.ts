@@ -69,3 +69,9 @@ export async function errorReason(p: Promise<unknown>): Promise<string> {
 export function idleHeartbeat(capabilities: string[]) {
   return { version: 't', capabilities, outboxBytes: 0, outboxEvictions: 0, uptimeS: 1, seenAt: new Date() };
 }
+
+/** The pgbench workload "tpcb" the job tests queue: 5 s against a target that holds a password. */
+export function tpcbWorkload(clients: number) {
+  const target = 'postgresql://u:secret@127.0.0.1:5432/db';
+  return { name: 'tpcb', tool: 'pgbench' as const, params: { clients }, target, durationS: 5 };
+}
