@@ -96,6 +96,10 @@ test.beforeAll(async ({ request }) => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-cli-'));
 });
 
+/** `clusterscope run` of `command` as workload "cpu" of the test cluster. */
+const cliRun = (command: string[]) =>
+  cli(['run', '--cluster', cluster, '--workload', 'cpu', '--', ...command]);
+
 test('submit a recorded pgbench output: the run has its parsed summary and samples', async ({ request }) => {
   const r = await cli([
     'submit',
@@ -132,19 +136,7 @@ test('submit a recorded pgbench output: the run has its parsed summary and sampl
 test('run real sysbench: exit code passed through, live samples stored once, summary parsed', async ({
   request,
 }) => {
-  const r = await cli([
-    'run',
-    '--cluster',
-    cluster,
-    '--workload',
-    'cpu',
-    '--',
-    'sysbench',
-    'cpu',
-    '--time=4',
-    '--report-interval=1',
-    'run',
-  ]);
+  const r = await cliRun(['sysbench', 'cpu', '--time=4', '--report-interval=1', 'run']);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/events per second:/); // the tool's output is passed through
   const live = /run (\S+) succeeded \(exit code 0, (\d+) live samples posted\)/.exec(r.stderr);
@@ -163,23 +155,13 @@ test('run real sysbench: exit code passed through, live samples stored once, sum
 });
 
 test("a failing tool: the CLI exits with the tool's code and the run is failed", async ({ request }) => {
-  const r = await cli([
-    'run',
-    '--cluster',
-    cluster,
-    '--workload',
-    'cpu',
-    '--',
-    'sysbench',
-    'cpu',
-    'nosuchcmd',
-  ]);
+  const r = await cliRun(['sysbench', 'cpu', 'nosuchcmd']);
   expect(r.code).toBe(1);
   const m = /run (\S+) failed \(exit code 1/.exec(r.stderr);
   expect(m, r.stderr).not.toBeNull();
   expect(await getRun(request, m![1])).toMatchObject({ status: 'failed', exitCode: 1 });
 
-  const missing = await cli(['run', '--cluster', cluster, '--workload', 'cpu', '--', 'no-such-tool-xyz']);
+  const missing = await cliRun(['no-such-tool-xyz']);
   expect(missing.code).toBe(127);
   expect(missing.stderr).toMatch(/"no-such-tool-xyz" not found on PATH/);
 });

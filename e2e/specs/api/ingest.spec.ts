@@ -1,34 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { DATA_DIR } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { cliToken } from '../../fixtures/launch';
 import { getRunPoints } from './run-points';
-
-/** E2E_DATA_DIR lets a run use its own app instance (the default e2e/.data is shared). */
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
-
-/** An admin token for org `demo`, made by the admin CLI (the same path CI runners use). */
-function adminToken(): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...TSX_LOADER,
-      ADMIN,
-      'token',
-      'create',
-      '--org',
-      'demo',
-      '--name',
-      `e2e-ingest-${uid()}`,
-      '--scopes',
-      'admin',
-    ],
-    { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-  );
-  return out.trim().split('\n').pop()!;
-}
 
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -58,7 +32,7 @@ let ingest: string;
 let cluster: { id: string; name: string };
 
 test.beforeAll(async ({ request }) => {
-  admin = adminToken();
+  admin = cliToken('admin', 'e2e-ingest'); // the admin CLI: the same path CI runners use
   const name = `ingest-${uid()}`;
   const res = await request.post('/api/v1/clusters', { headers: auth(admin), data: { name } });
   expect(res.status(), await res.text()).toBe(200);

@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { DATA_DIR, PORT } from '../../playwright.config';
-import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
+import { PORT } from '../../playwright.config';
+import { createCliTarget } from '../../fixtures/demo-org';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 const uid = () => randomBytes(4).toString('hex');
 const nested = (n: number) => JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown;
 const nestedText = (n: number) => '['.repeat(n) + ']'.repeat(n);
@@ -15,34 +13,7 @@ let cluster: string;
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
-  const token = (scopes: string) =>
-    execFileSync(
-      process.execPath,
-      [
-        ...TSX_LOADER,
-        ADMIN,
-        'token',
-        'create',
-        '--org',
-        'demo',
-        '--name',
-        `e2e-body-${uid()}`,
-        '--scopes',
-        scopes,
-      ],
-      { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
-    )
-      .trim()
-      .split('\n')
-      .pop()!;
-  const admin = token('admin');
-  ci = token('runs:write');
-  cluster = `body-${uid()}`;
-  const res = await request.post('/api/v1/clusters', {
-    headers: { authorization: `Bearer ${admin}` },
-    data: { name: cluster },
-  });
-  expect(res.status(), await res.text()).toBe(200);
+  ({ ci, cluster } = await createCliTarget(request, 'body'));
 });
 
 /**

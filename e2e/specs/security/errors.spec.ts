@@ -1,27 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { cliToken as createCliToken } from '../../fixtures/launch';
+import { createCliTarget } from '../../fixtures/demo-org';
 
 const uid = () => randomBytes(4).toString('hex');
 const LEAKS = /prisma|postgres|invalid byte|0x00|\bat \w+ \(|node_modules|stack|SELECT|INSERT|\.ts:\d+/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const cliToken = (scopes: string) => createCliToken(scopes, 'e2e-err');
-
-let admin: string;
 let ci: string;
 let cluster: string;
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(180_000); // two admin CLI runs (tsx start-up) on a busy machine
-  admin = cliToken('admin');
-  ci = cliToken('runs:write');
-  cluster = `err-${uid()}`;
-  const res = await request.post('/api/v1/clusters', {
-    headers: { authorization: `Bearer ${admin}` },
-    data: { name: cluster },
-  });
-  expect(res.status(), await res.text()).toBe(200);
+  ({ ci, cluster } = await createCliTarget(request, 'err'));
 });
 
 // PostgreSQL rejects a NUL character in text; the API refuses it first, naming the field.

@@ -4,12 +4,13 @@
  * a host not listed, a directory elsewhere, a file over the cap); a run the server cannot check
  * (`secret:<name>` resolved on the agent) is refused by the agent itself; a run inside the limits succeeds.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { createTokenVia, signIn } from '../../fixtures/auth';
+import { startJobAgent } from '../../fixtures/job-agent';
 import { PORT } from '../../playwright.config';
 
 const ORG = 'demo';
@@ -85,23 +86,8 @@ test.beforeAll(async ({ browser }) => {
       '',
     ].join('\n'),
   );
-  agent = spawn(
-    process.execPath,
-    [path.join(ROOT, 'apps/agent/dist/agent.js'), '--config', path.join(work, 'agent.yaml')],
-    {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        CLUSTERSCOPE_URL: BASE,
-        CLUSTERSCOPE_TOKEN: agentToken,
-        CLUSTERSCOPE_CLUSTER: CLUSTER,
-        CLUSTERSCOPE_HOST: AGENT,
-        CLUSTERSCOPE_OUTBOX_DIR: path.join(work, 'outbox'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  agent.stdout!.on('data', (d) => (agentLog += d));
-  agent.stderr!.on('data', (d) => (agentLog += d));
+  const o = { base: BASE, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
+  agent = startJobAgent(o, (d) => (agentLog += d));
   // Wait for the agent's first heartbeat (its capabilities), so the server knows it.
   await expect
     .poll(

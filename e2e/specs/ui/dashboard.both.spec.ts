@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
+import { openDemoCluster } from '../../fixtures/demo-org';
 
 /** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
 const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
@@ -63,13 +64,7 @@ test('clusters → demo cluster → node, with state badges, charts and the rang
 
 test('a bad range in the URL falls back to the default and says why', async ({ page }) => {
   await signInPatiently(page);
-  await page.goto('/demo/clusters');
-  await page
-    .locator('tr[data-cluster="demo-cockroach"]')
-    .getByRole('link', { name: 'demo-cockroach' })
-    .click();
-  await expect(page).toHaveURL(/\/demo\/clusters\/[^/?]+$/);
-  await page.goto(`${page.url()}?range=2y`);
+  await page.goto(`${await openDemoCluster(page)}?range=2y`);
   await expect(page.getByRole('alert')).toContainText('range: unknown value');
   await expect(page.getByTestId('resolution')).toHaveText('raw');
 });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
+import { signIn } from '../../fixtures/auth';
+import { createRunTarget } from '../../fixtures/demo-org';
 
 const uid = () => randomBytes(4).toString('hex');
 
@@ -74,16 +75,7 @@ async function postRun(
 
 test('runs list → run page → compare two runs with deltas, verdicts and CSV export', async ({ page }) => {
   await signIn(page);
-  const token = await createTokenVia(page.request, 'demo', {
-    name: `e2e-runs-ui-${uid()}`,
-    scopes: ['runs:write'],
-  });
-  const cluster = `bench-${uid()}`;
-  const mk = await page.request.post('/api/trpc/clusters.create', {
-    headers: { 'x-org': 'demo' },
-    data: { name: cluster },
-  });
-  expect(mk.status(), await mk.text()).toBe(200);
+  const { token, cluster } = await createRunTarget(page.request, 'runs-ui');
 
   const workload = `pgbench-ui-${uid()}`;
   const t0 = Date.now() - 4 * 3_600_000;

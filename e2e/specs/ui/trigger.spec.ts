@@ -4,12 +4,13 @@
  * /api/health (loopback only, 5–8 s runs), streams samples live, finishes with a parsed summary; then
  * compare, cancel, the health gate, and lease-expiry recovery after `kill -9` of the agent.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { createTokenVia, signIn as signInOnce } from '../../fixtures/auth';
+import { startJobAgent } from '../../fixtures/job-agent';
 import { DATA_DIR, PORT } from '../../playwright.config';
 
 const ORG = 'demo';
@@ -62,24 +63,8 @@ const progress = async (request: APIRequestContext, id: string) =>
 
 function startAgent() {
   agentLog = '';
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'apps/agent/dist/agent.js'), '--config', path.join(work, 'agent.yaml')],
-    {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        CLUSTERSCOPE_URL: BASE,
-        CLUSTERSCOPE_TOKEN: agentToken,
-        CLUSTERSCOPE_CLUSTER: CLUSTER,
-        CLUSTERSCOPE_HOST: AGENT,
-        CLUSTERSCOPE_OUTBOX_DIR: path.join(work, 'outbox'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout!.on('data', (d) => (agentLog += d));
-  child.stderr!.on('data', (d) => (agentLog += d));
-  return child;
+  const o = { base: BASE, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
+  return startJobAgent(o, (d) => (agentLog += d));
 }
 
 async function createWorkload(request: APIRequestContext, body: Record<string, unknown>) {

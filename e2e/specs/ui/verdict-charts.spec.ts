@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
+import { signIn } from '../../fixtures/auth';
+import { createRunTarget, openDemoCluster } from '../../fixtures/demo-org';
 
 const uid = () => randomBytes(4).toString('hex');
 const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
@@ -68,16 +69,7 @@ test('the same run and baseline show the same verdict on the run page, list, com
   page,
 }) => {
   await signInPatiently(page);
-  const token = await createTokenVia(page.request, 'demo', {
-    name: `e2e-verdict-${uid()}`,
-    scopes: ['runs:write'],
-  });
-  const cluster = `verdict-${uid()}`;
-  const mk = await page.request.post('/api/trpc/clusters.create', {
-    headers: { 'x-org': 'demo' },
-    data: { name: cluster },
-  });
-  expect(mk.status(), await mk.text()).toBe(200);
+  const { token, cluster } = await createRunTarget(page.request, 'verdict');
   const workload = `pgbench-verdict-${uid()}`;
   const t0 = Date.now() - 4 * 3_600_000;
   const at = (h: number) => new Date(t0 + h * 3_600_000).toISOString();
@@ -125,7 +117,7 @@ test('the same run and baseline show the same verdict on the run page, list, com
 
   // Run page: one status and one health badge, the verdict vs the named baseline, a real duration.
   await page.goto(`/demo/runs/${slow}`);
-  await expect(page.getByTestId('run-status')).toHaveText('succeeded');
+  await expect(page.locator('h1').getByTestId('run-status')).toHaveText('succeeded');
   await expect(page.locator('h1 .badge')).toHaveCount(2);
   await read('run page', page.getByTestId('run-verdict'));
   await expect(page.getByTestId('run-verdict')).toContainText(`vs ${baseline}`);
@@ -182,16 +174,6 @@ const inWindow = (label: string, from: number, to: number, zone: string) => {
   const m = minutes(label);
   return a <= b ? m >= a && m <= b : m >= a || m <= b;
 };
-
-async function openDemoCluster(page: Page): Promise<string> {
-  await page.goto('/demo/clusters');
-  await page
-    .locator('tr[data-cluster="demo-cockroach"]')
-    .getByRole('link', { name: 'demo-cockroach' })
-    .click();
-  await expect(page).toHaveURL(/\/demo\/clusters\/[^/?]+$/);
-  return new URL(page.url()).pathname;
-}
 
 async function tickLabels(page: Page, chart: string): Promise<string[]> {
   const texts = await page.getByRole('region', { name: chart }).locator('svg text').allTextContents();

@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../test/query';
 import {
   findFreePort,
   isEmbeddedInitialised,
@@ -16,16 +16,6 @@ import {
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const holdScript = join(pkgDir, 'test', 'fixtures', 'hold-embedded-pg.ts');
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 function postmasterPid(dataDir: string): number {
   return Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!, 10);

@@ -4,7 +4,6 @@
  */
 import {
   createCluster,
-  createDb,
   createLiveBus,
   createOrganization,
   getWorkload,
@@ -15,10 +14,8 @@ import {
 } from '@clusterscope/db';
 import type { THeartbeatSample } from '@clusterscope/schema';
 import type { TIngestBatch } from '@clusterscope/schema';
-import type { TTsdb, TWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import type { TWriter } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import { enrollAgent, revokeAgent } from './agents';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
@@ -29,30 +26,20 @@ import { headOf } from './ingest-prep';
 import { claimJob, finishJob, postJobOutput, renewLease } from './jobs';
 import { authenticateToken, createToken } from './tokens';
 import { createWorkload, startWorkloadRun } from './workloads';
+import { errorCode, tpcbWorkload, useTestEnv } from './test-env';
 
 /** Stores a batch the way the ingest route does (decoded in process). */
 const ingestBatch = (deps: TDeps, caller: TCaller, batch: TIngestBatch, writer?: TWriter) =>
   ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
 
-let url: string;
+const env = useTestEnv((url) => ({ jobBus: createLiveBus(url, JOBS_CHANNEL) }));
 let db: TDb;
-let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let orgId: string;
 let member: TCaller;
 let admin: TCaller;
 const raw: Record<string, string> = {};
 const as = (name: string) => authenticateToken(deps, raw[name]);
-
-const code = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof AppError ? err.code : `thrown: ${String(err)}`;
-  }
-};
 
 const hb = (host: string, capabilities: string[]): THeartbeatSample => ({
   kind: 'heartbeat',
@@ -77,10 +64,7 @@ const heartbeat = async (caller: TCaller, name: string, capabilities: string[], 
 const agentRow = async (name: string) => (await listAgents(db, orgId)).find((a) => a.name === name)!;
 
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch, jobBus: createLiveBus(url, JOBS_CHANNEL) };
+  ({ db, deps } = env);
   const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   orgId = org.id;
   const pgc = await createCluster(db, org.id, { name: 'pg' });
@@ -105,20 +89,11 @@ beforeAll(async () => {
     raw[name] = r.token!;
     await heartbeat(await as(name), name, ['pgbench']);
   }
-  await createWorkload(deps, admin, {
-    name: 'tpcb',
-    tool: 'pgbench',
-    params: { clients: 1 },
-    target: 'postgresql://u:secret@127.0.0.1:5432/db',
-    durationS: 5,
-  });
+  await createWorkload(deps, admin, tpcbWorkload(1));
 });
 
 afterAll(async () => {
   await deps?.jobBus?.close();
-  await cleanupCh?.();
-  await db?.$disconnect();
-  if (url) await dropTestDatabase(url);
 });
 
 describe('agent job routes accept only the agent credential', () => {
@@ -126,20 +101,20 @@ describe('agent job routes accept only the agent credential', () => {
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg', agent: 'a' });
     for (const who of ['ingest', 'ingestPg', 'runsWrite', 'read', 'admin']) {
       const c = await as(who);
-      expect(await code(claimJob(deps, c, { agent: 'a', wait: 0 })), who).toBe('FORBIDDEN');
+      expect(await errorCode(claimJob(deps, c, { agent: 'a', wait: 0 })), who).toBe('FORBIDDEN');
     }
-    expect(await code(claimJob(deps, member, { agent: 'a', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, member, { agent: 'a', wait: 0 }))).toBe('FORBIDDEN');
     const a = await as('a');
     const job = (await claimJob(deps, a, { wait: 0 })).job!;
     expect(job.id).toBe(s.id);
     expect(job.target).toBe('postgresql://u:secret@127.0.0.1:5432/db');
     for (const who of ['ingest', 'runsWrite', 'admin']) {
       const c = await as(who);
-      expect(await code(renewLease(deps, c, { id: s.id, agent: 'a' })), who).toBe('FORBIDDEN');
-      expect(await code(postJobOutput(deps, c, { id: s.id, agent: 'a', output: 'tps = 1' })), who).toBe(
+      expect(await errorCode(renewLease(deps, c, { id: s.id, agent: 'a' })), who).toBe('FORBIDDEN');
+      expect(await errorCode(postJobOutput(deps, c, { id: s.id, agent: 'a', output: 'tps = 1' })), who).toBe(
         'FORBIDDEN',
       );
-      expect(await code(finishJob(deps, c, { id: s.id, agent: 'a', status: 'failed' })), who).toBe(
+      expect(await errorCode(finishJob(deps, c, { id: s.id, agent: 'a', status: 'failed' })), who).toBe(
         'FORBIDDEN',
       );
     }
@@ -150,15 +125,15 @@ describe('agent job routes accept only the agent credential', () => {
     const s = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg', agent: 'b' });
     const a = await as('a');
     // Naming B with A's credential is refused; A's own claim does not see B's reserved run.
-    expect(await code(claimJob(deps, a, { agent: 'b', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, a, { agent: 'b', wait: 0 }))).toBe('FORBIDDEN');
     expect((await claimJob(deps, a, { wait: 0 })).job).toBeNull();
     const b = await as('b');
     expect((await claimJob(deps, b, { agent: 'b', wait: 0 })).job?.id).toBe(s.id);
-    expect(await code(renewLease(deps, a, { id: s.id, agent: 'b' }))).toBe('FORBIDDEN');
-    expect(await code(renewLease(deps, a, { id: s.id }))).toBe('CONFLICT');
-    expect(await code(postJobOutput(deps, a, { id: s.id, output: 'x' }))).toBe('CONFLICT');
-    expect(await code(finishJob(deps, a, { id: s.id, agent: 'b', status: 'failed' }))).toBe('FORBIDDEN');
-    expect(await code(finishJob(deps, a, { id: s.id, status: 'failed' }))).toBe('CONFLICT');
+    expect(await errorCode(renewLease(deps, a, { id: s.id, agent: 'b' }))).toBe('FORBIDDEN');
+    expect(await errorCode(renewLease(deps, a, { id: s.id }))).toBe('CONFLICT');
+    expect(await errorCode(postJobOutput(deps, a, { id: s.id, output: 'x' }))).toBe('CONFLICT');
+    expect(await errorCode(finishJob(deps, a, { id: s.id, agent: 'b', status: 'failed' }))).toBe('FORBIDDEN');
+    expect(await errorCode(finishJob(deps, a, { id: s.id, status: 'failed' }))).toBe('CONFLICT');
     expect((await finishJob(deps, b, { id: s.id, status: 'succeeded' })).status).toBe('succeeded');
   });
 
@@ -174,7 +149,7 @@ describe('agent job routes accept only the agent credential', () => {
     const r = await enrollAgent(deps, orgId, { name: 'doomed', cluster: 'pg' });
     expect((await authenticateToken(deps, r.token!)).agentId).toBe(r.agent.id);
     await revokeAgent(deps, admin, r.agent.id);
-    expect(await code(authenticateToken(deps, r.token!))).toBe('UNAUTHORIZED');
+    expect(await errorCode(authenticateToken(deps, r.token!))).toBe('UNAUTHORIZED');
   });
 });
 
@@ -204,7 +179,9 @@ describe('heartbeats', () => {
     await heartbeat(await as('ingest'), 'legacy', ['fio'], 'other');
     expect((await agentRow('legacy')).cluster?.name).toBe('pg');
     // and it cannot use the job routes until enrolled
-    expect(await code(claimJob(deps, await as('ingestPg'), { agent: 'legacy', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, await as('ingestPg'), { agent: 'legacy', wait: 0 }))).toBe(
+      'FORBIDDEN',
+    );
   });
 
   it('enroll --from-token turns the legacy token into that agent credential (same raw value)', async () => {
@@ -237,7 +214,7 @@ describe('long-polls', () => {
     const w = (await getWorkload(db, orgId, 'tpcb'))!;
     const cluster = (await agentRow('n')).clusterId!;
     // Another web instance, connected before the wait starts (its NOTIFY then takes a few ms).
-    const otherInstance = createLiveBus(url, JOBS_CHANNEL);
+    const otherInstance = createLiveBus(env.url, JOBS_CHANNEL);
     await otherInstance.publish({ orgId: 'warm-up', topic: 'jobs' });
     const waiting = claimJob(deps, n, { agent: 'n', wait: 10 });
     await new Promise((r) => setTimeout(r, 50));

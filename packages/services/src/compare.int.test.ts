@@ -1,10 +1,8 @@
-import { createDb, createCluster, createOrganization, type TDb } from '@clusterscope/db';
+import { createCluster, createOrganization, type TDb } from '@clusterscope/db';
 import { createRng, drawNormal } from '@clusterscope/bench';
 import type { TNodeStatusSample } from '@clusterscope/schema';
 import { createWriter, type TTsdb } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
@@ -13,11 +11,11 @@ import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } fr
 import { ackAlert, findAlerts } from './alerts';
 import { exportComparison, exportResults, exportRuns, toCsv } from './export';
 import { getRunEnvironment } from './environment';
+import { useTestEnv } from './test-env';
 
-let url: string;
+const env = useTestEnv();
 let db: TDb;
 let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let caller: TCaller;
 let other: TCaller;
@@ -66,10 +64,7 @@ function deadNode(ts: number): TNodeStatusSample {
 }
 
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch };
+  ({ db, deps, ch } = env);
   const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   const org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
   clusterId = (await createCluster(db, org.id, { name: 'prod' })).id;
@@ -102,12 +97,6 @@ beforeAll(async () => {
   await w.close();
   await finishRun(deps, caller, { id: ids.sick, status: 'succeeded' });
 }, 120_000);
-
-afterAll(async () => {
-  await db.$disconnect();
-  await cleanupCh();
-  await dropTestDatabase(url);
-});
 
 describe('compareRunWithBaseline', () => {
   it('flags a 20% slower run as a tps regression against the pooled main baseline', async () => {

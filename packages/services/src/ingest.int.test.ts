@@ -1,25 +1,24 @@
-import { createCluster, createDb, createOrganization, listAgents, type TDb } from '@clusterscope/db';
+import { createCluster, createOrganization, listAgents, type TDb } from '@clusterscope/db';
 import type { THeartbeatSample, TNodeStatusSample } from '@clusterscope/schema';
 import type { TIngestBatch } from '@clusterscope/schema';
-import { createWriter, getBenchSamples, selectRows, type TTsdb, type TWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { createWriter, getBenchSamples, selectRows, type TTsdb } from '@clusterscope/tsdb';
+import type { TWriter } from '@clusterscope/tsdb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
 import { ingestPrepared } from './ingest';
 import { holdInProcess } from './ingest-pool';
 import { headOf, MAX_ISSUES, validateIngestBatch } from './ingest-prep';
+import { useTestEnv, errorCode } from './test-env';
 
 /** Stores a batch the way the ingest route does (decoded in process). */
 const ingestBatch = (deps: TDeps, caller: TCaller, batch: TIngestBatch, writer?: TWriter) =>
   ingestPrepared(deps, caller, holdInProcess(headOf(batch), batch.samples), writer);
 
-let url: string;
+const env = useTestEnv();
 let db: TDb;
 let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let org: { id: string };
 let org2: { id: string };
@@ -65,30 +64,13 @@ async function count(table: string, orgId: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-const code = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof AppError ? err.code : String(err);
-  }
-};
-
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch };
+  ({ db, deps, ch } = env);
   org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
   prod = await createCluster(db, org.id, { name: 'prod' });
   stage = await createCluster(db, org.id, { name: 'stage' });
   await createCluster(db, org2.id, { name: 'theirs' });
-});
-
-afterAll(async () => {
-  await db?.$disconnect();
-  await dropTestDatabase(url);
 });
 
 describe('validateIngestBatch', () => {
@@ -140,25 +122,25 @@ describe('ingestBatch', () => {
     const byName = { batchId: 'batch-bound-2', cluster: 'stage', samples: [node(Date.now())] };
     expect((await ingestBatch(deps, bound, byName, w)).clusterId).toBe(stage.id);
     const other = { batchId: 'batch-bound-3', cluster: 'prod', samples: [node(Date.now())] };
-    expect(await code(ingestBatch(deps, bound, other, w))).toBe('FORBIDDEN');
+    expect(await errorCode(ingestBatch(deps, bound, other, w))).toBe('FORBIDDEN');
     await w.close();
   });
 
   it('rejects unknown clusters, other orgs clusters, a missing cluster and tokens without ingest', async () => {
     const s = [node(Date.now())];
-    expect(await code(ingestBatch(deps, tok(), { batchId: 'batch-x-1', cluster: 'nope', samples: s }))).toBe(
-      'NOT_FOUND',
-    );
     expect(
-      await code(ingestBatch(deps, tok(), { batchId: 'batch-x-2', cluster: 'theirs', samples: s })),
+      await errorCode(ingestBatch(deps, tok(), { batchId: 'batch-x-1', cluster: 'nope', samples: s })),
     ).toBe('NOT_FOUND');
-    expect(await code(ingestBatch(deps, tok(), { batchId: 'batch-x-3', samples: s }))).toBe(
+    expect(
+      await errorCode(ingestBatch(deps, tok(), { batchId: 'batch-x-2', cluster: 'theirs', samples: s })),
+    ).toBe('NOT_FOUND');
+    expect(await errorCode(ingestBatch(deps, tok(), { batchId: 'batch-x-3', samples: s }))).toBe(
       'UNPROCESSABLE_CONTENT',
     );
     const ro = tok({ scopes: ['read', 'runs:write'] });
-    expect(await code(ingestBatch(deps, ro, { batchId: 'batch-x-4', cluster: 'prod', samples: s }))).toBe(
-      'FORBIDDEN',
-    );
+    expect(
+      await errorCode(ingestBatch(deps, ro, { batchId: 'batch-x-4', cluster: 'prod', samples: s })),
+    ).toBe('FORBIDDEN');
   });
 
   it('upserts the Agent row from the latest heartbeat of a batch', async () => {
@@ -191,7 +173,7 @@ describe('ingestBatch', () => {
   });
 
   it('answers SERVICE_UNAVAILABLE naming ClickHouse when it is down', async () => {
-    await cleanupCh();
+    await env.closeCh();
     const err = await ingestBatch(deps, tok(), {
       batchId: 'batch-down-1',
       cluster: 'prod',

@@ -1,28 +1,22 @@
 import {
   createCluster,
-  createDb,
   createOrganization,
   listAudit,
   updateAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
-import { type TTsdb } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { enrollAgent } from './agents';
-import { AppError } from './errors';
 import { cancelRun, claimJob, finishJob, getRunProgress, renewLease, sweepJobs } from './jobs';
 import { createRun } from './runs';
 import { authenticateToken } from './tokens';
 import { createWorkload, startWorkloadRun, updateWorkload } from './workloads';
+import { errorCode, idleHeartbeat, tpcbWorkload, useTestEnv } from './test-env';
 
-let url: string;
+const env = useTestEnv();
 let db: TDb;
-let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let admin: TCaller;
 let member: TCaller;
@@ -32,34 +26,15 @@ const ag: Record<string, TCaller> = {};
 let readTok: TCaller;
 let otherOrg: TCaller;
 
-const code = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof AppError ? err.code : `thrown: ${String(err)}`;
-  }
-};
-
 /** Enrolls an agent (its credential becomes ag[name]) and records a heartbeat with its tools. */
 async function enroll(orgId: string, name: string, cluster: string, capabilities: string[]) {
   const r = await enrollAgent(deps, orgId, { name, cluster });
   ag[name] = await authenticateToken(deps, r.token!);
-  await updateAgentHeartbeat(db, r.agent.id, {
-    version: 't',
-    capabilities,
-    outboxBytes: 0,
-    outboxEvictions: 0,
-    uptimeS: 1,
-    seenAt: new Date(),
-  });
+  await updateAgentHeartbeat(db, r.agent.id, idleHeartbeat(capabilities));
 }
 
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch };
+  ({ db, deps } = env);
   const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   const org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
   const c = await createCluster(db, org.id, { name: 'pg' });
@@ -83,33 +58,21 @@ beforeAll(async () => {
   await enroll(org.id, 'a1', c.id, ['pgbench', 'sysbench']);
   await enroll(org.id, 'a2', c.id, ['pgbench']);
   await enroll(org.id, 'a3', c.id, ['hey']);
-  await createWorkload(deps, admin, {
-    name: 'tpcb',
-    tool: 'pgbench',
-    params: { clients: 2 },
-    target: 'postgresql://u:secret@127.0.0.1:5432/db',
-    durationS: 5,
-  });
-});
-
-afterAll(async () => {
-  await cleanupCh?.();
-  await db?.$disconnect();
-  if (url) await dropTestDatabase(url);
+  await createWorkload(deps, admin, tpcbWorkload(2));
 });
 
 describe('workloads', () => {
   it('validates params per tool and bumps the version on edit; viewers cannot write', async () => {
     expect(
-      await code(
+      await errorCode(
         createWorkload(deps, admin, { name: 'x', tool: 'pgbench', params: { clients: '1; rm -rf /' } }),
       ),
     ).toBe('UNPROCESSABLE_CONTENT');
     for (const target of ['$(id)', '--foo', 'http://x/ a', 'postgresql://h/db?sslkey=/etc/passwd', 'a\nb'])
       expect(
-        await code(createWorkload(deps, admin, { name: 'x', tool: 'pgbench', params: {}, target })),
+        await errorCode(createWorkload(deps, admin, { name: 'x', tool: 'pgbench', params: {}, target })),
       ).toBe('UNPROCESSABLE_CONTENT');
-    expect(await code(createWorkload(deps, viewer, { name: 'v', tool: 'hey', params: {} }))).toBe(
+    expect(await errorCode(createWorkload(deps, viewer, { name: 'v', tool: 'hey', params: {} }))).toBe(
       'FORBIDDEN',
     );
     const w = await updateWorkload(deps, member, { id: 'tpcb', params: { clients: 3 } });
@@ -120,8 +83,8 @@ describe('workloads', () => {
 
 describe('job queue', () => {
   it('only admin/member start runs; viewers and read tokens get FORBIDDEN', async () => {
-    expect(await code(startWorkloadRun(deps, viewer, { id: 'tpcb', cluster: 'pg' }))).toBe('FORBIDDEN');
-    expect(await code(startWorkloadRun(deps, readTok, { id: 'tpcb', cluster: 'pg' }))).toBe('FORBIDDEN');
+    expect(await errorCode(startWorkloadRun(deps, viewer, { id: 'tpcb', cluster: 'pg' }))).toBe('FORBIDDEN');
+    expect(await errorCode(startWorkloadRun(deps, readTok, { id: 'tpcb', cluster: 'pg' }))).toBe('FORBIDDEN');
   });
 
   it('two agents racing for one job: exactly one claim wins (SKIP LOCKED)', async () => {
@@ -141,7 +104,7 @@ describe('job queue', () => {
     expect(p.status).toBe('claimed');
     const holder = p.agent!;
     const loser = holder === 'a1' ? 'a2' : 'a1';
-    expect(await code(renewLease(deps, ag[loser], { id: started.id, agent: loser }))).toBe('CONFLICT');
+    expect(await errorCode(renewLease(deps, ag[loser], { id: started.id, agent: loser }))).toBe('CONFLICT');
     const lease = await renewLease(deps, ag[holder], { id: started.id, agent: holder, running: true });
     expect(lease).toMatchObject({ status: 'running', cancelRequested: false });
     const done = await finishJob(deps, ag[holder], {
@@ -151,9 +114,9 @@ describe('job queue', () => {
       exitCode: 0,
     });
     expect(done.status).toBe('succeeded');
-    expect(await code(finishJob(deps, ag[holder], { id: started.id, agent: holder, status: 'failed' }))).toBe(
-      'CONFLICT',
-    );
+    expect(
+      await errorCode(finishJob(deps, ag[holder], { id: started.id, agent: holder, status: 'failed' })),
+    ).toBe('CONFLICT');
   });
 
   it('offers jobs only to agents with the tool (minus disabled), of the cluster, and of the org', async () => {
@@ -166,10 +129,10 @@ describe('job queue', () => {
     expect((await claimJob(deps, ag.a1, { agent: 'a1', wait: 0, disabled: '' })).job?.id).toBe(s.id);
     await finishJob(deps, ag.a1, { id: s.id, agent: 'a1', status: 'failed' });
     const s2 = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
-    expect(await code(claimJob(deps, otherOrg, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
-    expect(await code(claimJob(deps, ingestTok, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
-    expect(await code(claimJob(deps, ag.a1, { agent: 'ghost', wait: 0 }))).toBe('FORBIDDEN');
-    expect(await code(claimJob(deps, member, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, otherOrg, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, ingestTok, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, ag.a1, { agent: 'ghost', wait: 0 }))).toBe('FORBIDDEN');
+    expect(await errorCode(claimJob(deps, member, { agent: 'a1', wait: 0 }))).toBe('FORBIDDEN');
     // Long-poll: a waiting agent is woken by the start.
     const t0 = Date.now();
     const waiting = claimJob(deps, ag.a2, { agent: 'a2', wait: 10 });
@@ -199,7 +162,7 @@ describe('job queue', () => {
 
   it('cancel: queued ends at once; running is flagged for the agent; audit records start and cancel', async () => {
     const q = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'elsewhere' });
-    expect(await code(cancelRun(deps, viewer, q.id))).toBe('FORBIDDEN');
+    expect(await errorCode(cancelRun(deps, viewer, q.id))).toBe('FORBIDDEN');
     expect(await cancelRun(deps, member, q.id)).toMatchObject({ status: 'cancelled' });
     const r = await startWorkloadRun(deps, member, { id: 'tpcb', cluster: 'pg' });
     await claimJob(deps, ag.a1, { agent: 'a1', wait: 0 });

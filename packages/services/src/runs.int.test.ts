@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
   createCluster,
-  createDb,
   createOrganization,
   findClusterByName,
   listAudit,
@@ -9,12 +8,9 @@ import {
   type TDb,
 } from '@clusterscope/db';
 import { getBenchResults, getBenchSamples, type TTsdb } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
-import { AppError } from './errors';
 import {
   addRunOutput,
   addRunResults,
@@ -28,34 +24,22 @@ import {
 import { compareRunIds, compareRunWithBaseline, findRunRows, getRunDetail } from './compare';
 import { getRunListMeta } from './run-list';
 import { queryRuns } from './access';
+import { useTestEnv, errorReason } from './test-env';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../bench/fixtures/${name}`, import.meta.url), 'utf8');
 
-let url: string;
+const env = useTestEnv();
 let db: TDb;
 let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let ci: TCaller;
 let other: TCaller;
 let ingestOnly: TCaller;
 let viewer: TCaller;
 
-const fail = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof AppError ? `${err.code}: ${err.message}` : `thrown: ${String(err)}`;
-  }
-};
-
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch };
+  ({ db, deps, ch } = env);
   const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   const org2 = await createOrganization(db, { name: 'Other', slug: 'other' });
   await createCluster(db, org.id, { name: 'prod' });
@@ -65,12 +49,6 @@ beforeAll(async () => {
   ingestOnly = { ...t, orgId: org.id, orgSlug: 'acme', scopes: ['ingest'] };
   other = { ...t, orgId: org2.id, orgSlug: 'other', scopes: ['runs:write'] };
   viewer = { kind: 'user', userId: 'u1', orgId: org.id, orgSlug: 'acme', role: 'viewer' };
-});
-
-afterAll(async () => {
-  await cleanupCh?.();
-  await db?.$disconnect();
-  await dropTestDatabase(url);
 });
 
 describe('runs service', () => {
@@ -97,7 +75,7 @@ describe('runs service', () => {
     const done = await finishRun(deps, ci, { id, status: 'succeeded', exitCode: 0 });
     expect(done.status).toBe('succeeded');
     expect(done.finishedAt).not.toBeNull();
-    expect(await fail(finishRun(deps, ci, { id, status: 'failed' }))).toMatch(/^CONFLICT/);
+    expect(await errorReason(finishRun(deps, ci, { id, status: 'failed' }))).toMatch(/^CONFLICT/);
 
     const got = await getRunById(deps, ci, id);
     expect(got).toMatchObject({
@@ -144,9 +122,9 @@ describe('runs service', () => {
 
   it('rejects garbage output with what was recognised, and warns on truncated output', async () => {
     const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'any', tool: 'wrk' });
-    const bad = await fail(addRunOutput(deps, { ...ci }, { id, output: 'hello\nworld\n' }));
+    const bad = await errorReason(addRunOutput(deps, { ...ci }, { id, output: 'hello\nworld\n' }));
     expect(bad).toMatch(/^UNPROCESSABLE_CONTENT: output: .*recognised/);
-    const empty = await fail(addRunOutput(deps, ci, { id, output: '' }));
+    const empty = await errorReason(addRunOutput(deps, ci, { id, output: '' }));
     expect(empty).toMatch(/^UNPROCESSABLE_CONTENT/);
 
     const { id: id2 } = await createRun(deps, ci, {
@@ -178,24 +156,24 @@ describe('runs service', () => {
       { name: 'read.lat_p99_ms', value: 9, unit: 'ms', direction: 'lower' },
       { name: 'custom_score', value: 7, unit: 'pts', direction: 'higher' },
     ]);
-    expect(await fail(addRunResults(deps, ci, { id, metrics: [{ name: 'mystery', value: 1 }] }))).toMatch(
-      /metrics\.0\.direction/,
-    );
+    expect(
+      await errorReason(addRunResults(deps, ci, { id, metrics: [{ name: 'mystery', value: 1 }] })),
+    ).toMatch(/metrics\.0\.direction/);
   });
 
   it('needs a tool for a new workload, a known cluster and run write permission', async () => {
-    expect(await fail(createRun(deps, ci, { cluster: 'prod', workload: 'brand-new' }))).toMatch(
+    expect(await errorReason(createRun(deps, ci, { cluster: 'prod', workload: 'brand-new' }))).toMatch(
       /UNPROCESSABLE_CONTENT: tool: required/,
     );
     // An unknown id (never taken for a new name) is NOT_FOUND.
     const unknownId = 'cunknownclusterid0000000000';
-    expect(await fail(createRun(deps, ci, { cluster: unknownId, workload: 'oltp-ro' }))).toMatch(
+    expect(await errorReason(createRun(deps, ci, { cluster: unknownId, workload: 'oltp-ro' }))).toMatch(
       /^NOT_FOUND/,
     );
-    expect(await fail(createRun(deps, ingestOnly, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
+    expect(await errorReason(createRun(deps, ingestOnly, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
       /^FORBIDDEN/,
     );
-    expect(await fail(createRun(deps, viewer, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
+    expect(await errorReason(createRun(deps, viewer, { cluster: 'prod', workload: 'oltp-ro' }))).toMatch(
       /^FORBIDDEN/,
     );
   });
@@ -214,13 +192,13 @@ describe('runs service', () => {
       audit.length,
     );
     const bound = { ...ci, clusterId: made!.id };
-    expect(await fail(createRun(deps, bound, { cluster: `${name}-2`, workload: 'oltp-ro' }))).toMatch(
+    expect(await errorReason(createRun(deps, bound, { cluster: `${name}-2`, workload: 'oltp-ro' }))).toMatch(
       /^NOT_FOUND/,
     );
     // Turned off: 404 naming the way to create it, nothing created.
     await setAutoCreateClusters(db, ci.orgId, false);
     try {
-      expect(await fail(createRun(deps, ci, { cluster: `${name}-off`, workload: 'oltp-ro' }))).toMatch(
+      expect(await errorReason(createRun(deps, ci, { cluster: `${name}-off`, workload: 'oltp-ro' }))).toMatch(
         /^NOT_FOUND: cluster '.*-off' not found in this organization: create it in Settings → Clusters/,
       );
       expect(await findClusterByName(db, ci.orgId, `${name}-off`)).toBeNull();
@@ -244,7 +222,7 @@ describe('runs service', () => {
       toolWorkload: 'movr',
     });
     expect(
-      await fail(createRun(deps, ci, { cluster: 'prod', workload: 'mystery', output: 'hello' })),
+      await errorReason(createRun(deps, ci, { cluster: 'prod', workload: 'mystery', output: 'hello' })),
     ).toMatch(/UNPROCESSABLE_CONTENT: output: no known tool recognised/);
 
     const broken = movr.split('\n\n')[0] + '\nError: pq: relation "movr.users" does not exist\n';
@@ -257,10 +235,10 @@ describe('runs service', () => {
 
   it('isolates organizations', async () => {
     const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
-    expect(await fail(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);
-    expect(await fail(finishRun(deps, other, { id, status: 'failed' }))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(finishRun(deps, other, { id, status: 'failed' }))).toMatch(/^NOT_FOUND/);
     expect(
-      await fail(addRunSamples(deps, other, { id, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
+      await errorReason(addRunSamples(deps, other, { id, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
     ).toMatch(/^NOT_FOUND/);
     expect((await findRuns(deps, other, { limit: 50 })).items).toHaveLength(0);
   });
@@ -293,14 +271,14 @@ describe('runs service', () => {
       git: { repo: 'r', branch: 'main', sha: 'b2' },
     });
     // Single reads and comparisons: NOT_FOUND.
-    expect(await fail(getRunById(deps, bound, a))).toMatch(/^NOT_FOUND/);
-    expect(await fail(getRunDetail(deps, bound, a))).toMatch(/^NOT_FOUND/);
-    expect(await fail(compareRunIds(deps, bound, [a, b]))).toMatch(/^NOT_FOUND/);
-    expect(await fail(compareRunWithBaseline(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(getRunById(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(getRunDetail(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(compareRunIds(deps, bound, [a, b]))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(compareRunWithBaseline(deps, bound, a))).toMatch(/^NOT_FOUND/);
     // Lists: only its cluster's runs, also when it names the other cluster.
     const seen = (await findRuns(deps, bound, { workload: 'bound-wl', limit: 50 })).items.map((r) => r.id);
     expect(seen).toEqual([mine.id]);
-    expect(await fail(findRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(findRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
     expect((await findRunRows(deps, bound, { workload: 'bound-wl' })).map((r) => r.id)).toEqual([mine.id]);
     expect(await findRunRows(deps, bound, { cluster: 'prod' })).toEqual([]);
     expect((await getRunListMeta(deps, bound, { workload: 'bound-wl' })).total).toBe(1);
@@ -350,6 +328,8 @@ describe('runs service', () => {
     expect(
       (await findRuns(deps, ci, { status: 'succeeded', workload: 'list-wl', limit: 50 })).items,
     ).toHaveLength(0);
-    expect(await fail(findRuns(deps, ci, { label: 'oops', limit: 50 }))).toMatch(/^BAD_REQUEST: label/);
+    expect(await errorReason(findRuns(deps, ci, { label: 'oops', limit: 50 }))).toMatch(
+      /^BAD_REQUEST: label/,
+    );
   });
 });

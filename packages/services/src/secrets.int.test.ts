@@ -5,21 +5,16 @@
  */
 import {
   createCluster,
-  createDb,
   createOrganization,
   insertWorkload,
   listAudit,
   upsertLegacyAgentHeartbeat,
   type TDb,
 } from '@clusterscope/db';
-import { type TTsdb } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { enrollAgent } from './agents';
-import { AppError } from './errors';
 import { exportRuns } from './export';
 import { claimJob, getRunProgress } from './jobs';
 import { findRuns, getRunById } from './runs';
@@ -33,16 +28,15 @@ import {
   startWorkloadRun,
   updateWorkload,
 } from './workloads';
+import { errorReason, idleHeartbeat, useTestEnv } from './test-env';
 
 const PASSWORD = 'Pl41n-t3xt-pw';
 const TARGET = `postgresql://bench:${PASSWORD}@127.0.0.1:5432/bench`;
 const KEY_A = generateSecretKey();
 const KEY_B = generateSecretKey();
 
-let url: string;
+const env = useTestEnv(() => ({ secrets: loadSecretKeys(KEY_A) }));
 let db: TDb;
-let ch: TTsdb;
-let cleanupCh: () => Promise<void>;
 let deps: TDeps;
 let orgId: string;
 let clusterId: string;
@@ -61,30 +55,13 @@ async function heartbeat(name: string, capabilities: string[], jobLimits?: unkno
   await upsertLegacyAgentHeartbeat(db, orgId, {
     name,
     clusterId,
-    version: 't',
-    capabilities,
-    outboxBytes: 0,
-    outboxEvictions: 0,
-    uptimeS: 1,
-    seenAt: new Date(),
+    ...idleHeartbeat(capabilities),
     jobLimits: jobLimits as never,
   });
 }
 
-const reason = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof AppError ? `${err.code}: ${err.message}` : `thrown: ${String(err)}`;
-  }
-};
-
 beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url);
-  ({ ch, cleanup: cleanupCh } = await openTempClickHouse());
-  deps = { db, ch, secrets: loadSecretKeys(KEY_A) };
+  ({ db, deps } = env);
   const org = await createOrganization(db, { name: 'Acme', slug: 'acme' });
   orgId = org.id;
   clusterId = (await createCluster(db, org.id, { name: 'pg' })).id;
@@ -94,12 +71,6 @@ beforeAll(async () => {
   // Agent job routes take only the agent's own credential.
   const enrolled = await enrollAgent(deps, orgId, { name: 'db1', cluster: 'pg' });
   agentTok = await authenticateToken(deps, enrolled.token!);
-});
-
-afterAll(async () => {
-  await cleanupCh?.();
-  await db?.$disconnect();
-  if (url) await dropTestDatabase(url);
 });
 
 describe('workload credentials', () => {
@@ -190,7 +161,7 @@ describe('job confinement (server side)', () => {
     ]; // prettier-ignore
     for (const [name, w, re] of cases) {
       await createWorkload(deps, admin, { name, params: {}, ...w } as never);
-      const r = await reason(startWorkloadRun(deps, admin, { id: name, cluster: 'pg' }));
+      const r = await errorReason(startWorkloadRun(deps, admin, { id: name, cluster: 'pg' }));
       expect(r, name).toMatch(/^UNPROCESSABLE_CONTENT: target: no agent of this cluster allows this run/);
       expect(r, name).toMatch(re);
     }
@@ -203,7 +174,7 @@ describe('job confinement (server side)', () => {
       ['ok-dir', { tool: 'fio', target: '/var/lib/cs/jobs/fio', params: { size: '512M', numjobs: 2 } }],
     ] as const) {
       await createWorkload(deps, admin, { name, params: {}, ...w } as never);
-      expect(await reason(startWorkloadRun(deps, admin, { id: name, cluster: 'pg' })), name).toBe('ok');
+      expect(await errorReason(startWorkloadRun(deps, admin, { id: name, cluster: 'pg' })), name).toBe('ok');
     }
   });
 });

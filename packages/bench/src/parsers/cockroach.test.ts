@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCockroachWorkload } from './cockroach';
-import { metricOf, readFixture } from './fixture.test-helper';
+import { expectMetrics, metricOf, readFixture } from './fixture.test-helper';
 
 describe('parseCockroachWorkload', () => {
   it('reads bank per-second lines and the result', () => {
@@ -19,11 +19,13 @@ describe('parseCockroachWorkload', () => {
         lat_max_ms: 234.9,
       },
     });
-    expect(metricOf(r, 'ops_per_s')).toBe(3442.5);
-    expect(metricOf(r, 'ops')).toBe(206551);
-    expect(metricOf(r, 'lat_avg_ms')).toBe(4.6);
-    expect(metricOf(r, 'lat_p99_ms')).toBe(19.9);
-    expect(metricOf(r, 'lat_max_ms')).toBe(469.8);
+    expectMetrics(r, {
+      ops_per_s: 3442.5,
+      ops: 206551,
+      lat_avg_ms: 4.6,
+      lat_p99_ms: 19.9,
+      lat_max_ms: 469.8,
+    });
     expect(r.summary.some((m) => m.name.startsWith('transfer.'))).toBe(false);
   });
 
@@ -34,11 +36,13 @@ describe('parseCockroachWorkload', () => {
     expect(r.samples[0].values['read.ops_per_s']).toBe(11011.5);
     expect(r.samples[0].values['update.lat_p99_ms']).toBe(7.3);
     expect(r.samples[0].values.ops_per_s).toBeCloseTo(11011.5 + 581.7, 6);
-    expect(metricOf(r, 'read.ops')).toBe(8576709);
-    expect(metricOf(r, 'update.ops_per_s')).toBe(751.7);
-    expect(metricOf(r, 'update.lat_p99_ms')).toBe(6.6);
-    expect(metricOf(r, 'ops_per_s')).toBe(15046.2);
-    expect(metricOf(r, 'ops')).toBe(9027735);
+    expectMetrics(r, {
+      'read.ops': 8576709,
+      'update.ops_per_s': 751.7,
+      'update.lat_p99_ms': 6.6,
+      ops_per_s: 15046.2,
+      ops: 9027735,
+    });
     expect(r.summary.find((m) => m.name === 'read.lat_max_ms')?.direction).toBe('lower');
   });
 
@@ -46,22 +50,26 @@ describe('parseCockroachWorkload', () => {
     const r = parseCockroachWorkload(readFixture('cockroach_workload_tpcc.txt'));
     expect(r.workload).toBe('tpcc');
     expect(r.incomplete).toBe(false);
-    expect(metricOf(r, 'tpmC')).toBe(12);
-    expect(metricOf(r, 'efc_pct')).toBe(93.3);
-    expect(metricOf(r, 'newOrder.ops')).toBe(120);
-    expect(metricOf(r, 'newOrder.lat_p90_ms')).toBe(23.1);
-    expect(metricOf(r, 'delivery.lat_avg_ms')).toBe(32.6);
-    expect(metricOf(r, 'ops')).toBe(289);
-    expect(metricOf(r, 'audit_failures')).toBe(0);
+    expectMetrics(r, {
+      tpmC: 12,
+      efc_pct: 93.3,
+      'newOrder.ops': 120,
+      'newOrder.lat_p90_ms': 23.1,
+      'delivery.lat_avg_ms': 32.6,
+      ops: 289,
+      audit_failures: 0,
+    });
     expect(r.summary.find((m) => m.name === 'tpmC')).toMatchObject({ unit: 'tx/min', direction: 'higher' });
   });
 
   it('reads the short tpcc output with only the tpmC line', () => {
     const r = parseCockroachWorkload(readFixture('cockroach_workload_tpcc_short.txt'));
     expect(r.workload).toBe('tpcc');
-    expect(metricOf(r, 'tpmC')).toBe(153);
-    expect(metricOf(r, 'efc_pct')).toBe(119);
-    expect(metricOf(r, 'newOrder.lat_p95_ms')).toBe(48.2);
+    expectMetrics(r, {
+      tpmC: 153,
+      efc_pct: 119,
+      'newOrder.lat_p95_ms': 48.2,
+    });
   });
 
   it('reports failed audit checks', () => {
@@ -101,8 +109,10 @@ describe('parseCockroachWorkload', () => {
       for (const f of ['v19.2-workload-tpcc-10-warehouses.txt', 'v21.2-workload-tpcc-local.txt']) {
         const r = parseCockroachWorkload(readFixture(`real/${f}`));
         expect(r.workload).toBe('tpcc');
-        expect(metricOf(r, 'tpmC')).toBe(121.6);
-        expect(metricOf(r, 'efc_pct')).toBe(94.6);
+        expectMetrics(r, {
+          tpmC: 121.6,
+          efc_pct: 94.6,
+        });
       }
     });
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TParseResult } from '@clusterscope/schema';
+import { expect } from 'vitest';
 
 /** Reads a recorded output from packages/bench/fixtures (tests only). */
 export function readFixture(name: string): string {
@@ -11,4 +12,10 @@ export function metricOf(result: TParseResult, name: string): number {
   const m = result.summary.find((x) => x.name === name);
   if (!m) throw new Error(`metric ${name} missing; have ${result.summary.map((x) => x.name).join(', ')}`);
   return m.value;
+}
+
+/** Expects exactly these summary metrics (values, or `expect.closeTo(…)`); fails naming any that is missing. */
+export function expectMetrics(result: TParseResult, want: Record<string, unknown>): void {
+  const got = Object.fromEntries(Object.keys(want).map((name) => [name, metricOf(result, name)]));
+  expect(got).toEqual(want);
 }

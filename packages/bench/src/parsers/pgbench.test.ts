@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricOf, readFixture } from './fixture.test-helper';
+import { expectMetrics, metricOf, readFixture } from './fixture.test-helper';
 import { parsePgbench } from './pgbench';
 
 describe('parsePgbench', () => {
@@ -13,12 +13,14 @@ describe('parsePgbench', () => {
       { elapsed_s: 3, values: { tps: 2066, lat_avg_ms: 0.965, lat_stddev_ms: 0.818, errors_per_s: 0 } },
       { elapsed_s: 4, values: { tps: 2287.2, lat_avg_ms: 0.875, lat_stddev_ms: 0.459, errors_per_s: 0 } },
     ]);
-    expect(metricOf(r, 'tps')).toBe(1514.47335);
-    expect(metricOf(r, 'transactions')).toBe(6033);
-    expect(metricOf(r, 'lat_avg_ms')).toBe(1.318);
-    expect(metricOf(r, 'lat_stddev_ms')).toBe(1.826);
-    expect(metricOf(r, 'conn_time_ms')).toBe(19.902);
-    expect(metricOf(r, 'errors_pct')).toBe(0);
+    expectMetrics(r, {
+      tps: 1514.47335,
+      transactions: 6033,
+      lat_avg_ms: 1.318,
+      lat_stddev_ms: 1.826,
+      conn_time_ms: 19.902,
+      errors_pct: 0,
+    });
     expect(r.statements).toHaveLength(11);
     expect(r.statements?.[4]).toEqual({ statement: 'BEGIN;', latency_ms: 0.052, failures: 0 });
     expect(r.statements?.[8]).toEqual({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseOutput } from './parse-output';
-import { metricOf, readFixture } from './fixture.test-helper';
+import { expectMetrics, metricOf, readFixture } from './fixture.test-helper';
 import { parseSysbench, percentileMetric } from './sysbench';
 
 describe('parseSysbench', () => {
@@ -23,13 +23,15 @@ describe('parseSysbench', () => {
       },
     });
     expect(r.samples[5].elapsed_s).toBe(60);
-    expect(metricOf(r, 'tps')).toBe(80.48);
-    expect(metricOf(r, 'qps')).toBe(482.9);
-    expect(metricOf(r, 'transactions')).toBe(4830);
-    expect(metricOf(r, 'lat_avg_ms')).toBe(12.42);
-    expect(metricOf(r, 'lat_p95_ms')).toBe(21.11);
-    expect(metricOf(r, 'lat_max_ms')).toBe(32.9);
-    expect(metricOf(r, 'duration_s')).toBe(60.0081);
+    expectMetrics(r, {
+      tps: 80.48,
+      qps: 482.9,
+      transactions: 4830,
+      lat_avg_ms: 12.42,
+      lat_p95_ms: 21.11,
+      lat_max_ms: 32.9,
+      duration_s: 60.0081,
+    });
     const tps = r.summary.find((m) => m.name === 'tps');
     expect(tps).toMatchObject({ unit: 'tx/s', direction: 'higher' });
     expect(r.summary.find((m) => m.name === 'lat_p95_ms')?.direction).toBe('lower');
@@ -39,9 +41,11 @@ describe('parseSysbench', () => {
     const r = parseSysbench(readFixture('sysbench_oltp_read_only_pgsql.txt'));
     expect(r.workload).toBe('oltp_read_only');
     expect(r.samples.map((s) => s.values.tps)).toEqual([2670.99, 3154.62, 3277.95, 3126.06]);
-    expect(metricOf(r, 'tps')).toBe(3052.72);
-    expect(metricOf(r, 'qps')).toBe(48843.46);
-    expect(metricOf(r, 'lat_p95_ms')).toBe(1.44);
+    expectMetrics(r, {
+      tps: 3052.72,
+      qps: 48843.46,
+      lat_p95_ms: 1.44,
+    });
     expect(r.histogram).toHaveLength(157);
     expect(r.histogram?.[0]).toEqual({ value_ms: 0.424, count: 11 });
     expect(r.histogram?.at(-1)).toEqual({ value_ms: 40.37, count: 1 });
@@ -52,9 +56,11 @@ describe('parseSysbench', () => {
     const r = parseSysbench(readFixture('sysbench_oltp_write_only_pgsql_local.txt'));
     expect(r.samples[0].values.lat_p99_ms).toBe(2.11);
     expect(r.samples[2].values.errors_per_s).toBe(11);
-    expect(metricOf(r, 'lat_p99_ms')).toBe(7.7);
-    expect(metricOf(r, 'errors')).toBe(27);
-    expect(metricOf(r, 'errors_per_s')).toBe(6.74);
+    expectMetrics(r, {
+      lat_p99_ms: 7.7,
+      errors: 27,
+      errors_per_s: 6.74,
+    });
     expect(r.summary.find((m) => m.name === 'errors_per_s')?.direction).toBe('lower');
   });
 
@@ -73,15 +79,19 @@ describe('parseSysbench', () => {
     const mem = parseSysbench(readFixture('sysbench_memory.txt'));
     expect(mem.workload).toBe('memory');
     expect(mem.samples[0].values.mem_bw_kib_s).toBeCloseTo(5811.42 * 1024, 6);
-    expect(metricOf(mem, 'ops_per_s')).toBe(6051616.93);
-    expect(metricOf(mem, 'mem_bw_kib_s')).toBeCloseTo(5909.78 * 1024, 6);
+    expectMetrics(mem, {
+      ops_per_s: 6051616.93,
+      mem_bw_kib_s: expect.closeTo(5909.78 * 1024, 6),
+    });
     const io = parseSysbench(readFixture('sysbench_fileio.txt'));
     expect(io.workload).toBe('fileio');
     expect(io.samples[0].values).toMatchObject({ fsync_per_s: 2615.96, lat_p95_ms: 0.006 });
     expect(io.samples[0].values.read_bw_kib_s).toBeCloseTo(613.33 * 1024, 6);
-    expect(metricOf(io, 'read_iops')).toBe(38985.56);
-    expect(metricOf(io, 'write_iops')).toBe(25990.38);
-    expect(metricOf(io, 'write_bw_kib_s')).toBeCloseTo(406.1 * 1024, 6);
+    expectMetrics(io, {
+      read_iops: 38985.56,
+      write_iops: 25990.38,
+      write_bw_kib_s: expect.closeTo(406.1 * 1024, 6),
+    });
   });
 
   it('flags a cut run and drops the partial last line', () => {

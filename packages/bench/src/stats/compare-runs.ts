@@ -1,6 +1,12 @@
 import type { TDirection, TIntervalSample, TMetric } from '@clusterscope/schema';
 import { directionOf, getMetricInfo } from '../metrics';
-import { type TCompareOptions, type TCompareResult, type TVerdict, compareSamples } from './compare-samples';
+import {
+  type TCompareOptions,
+  type TCompareResult,
+  type TVerdict,
+  compareSamples,
+  UNTESTED,
+} from './compare-samples';
 
 export type TRunData = { samples: TIntervalSample[]; summary: TMetric[] };
 
@@ -90,12 +96,7 @@ export function compareRuns(
       mean_a: ma.value,
       mean_b: mb.value,
       change_pct: change,
-      ci95: null,
-      p_value: null,
-      test: 'none',
-      p_welch: null,
-      p_mann_whitney: null,
-      block_size: 1,
+      ...UNTESTED,
       verdict,
       reason: extreme
         ? 'summary only; a single min/max value is not judged'

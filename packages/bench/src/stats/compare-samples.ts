@@ -58,6 +58,16 @@ function directionalVerdict(change: number, direction: TDirection): TVerdict {
   return better ? 'improvement' : 'regression';
 }
 
+/** The statistics fields of a comparison that ran no test (too few samples, or summary values only). */
+export const UNTESTED = {
+  ci95: null,
+  p_value: null,
+  test: 'none',
+  p_welch: null,
+  p_mann_whitney: null,
+  block_size: 1,
+} as const satisfies Partial<TCompareResult>;
+
 /**
  * Compares interval samples of run A (baseline) and run B for one metric.
  *
@@ -93,12 +103,7 @@ export function compareSamples(
     return {
       ...base,
       change_pct,
-      ci95: null,
-      p_value: null,
-      test: 'none',
-      p_welch: null,
-      p_mann_whitney: null,
-      block_size: 1,
+      ...UNTESTED,
       verdict: 'noise',
       reason: 'fewer than 3 samples in a run',
     };

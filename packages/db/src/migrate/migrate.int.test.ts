@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../test/query';
 import { createEmptyTestDatabase, createTestDatabase, dropTestDatabase } from '../../test/pg';
 import {
   checkDrift,
@@ -15,14 +15,10 @@ import {
   migrationStatus,
 } from './index';
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
+/** Writes `<dir>/<name>/migration.sql`. */
+async function addMigration(dir: string, name: string, sql: string): Promise<void> {
+  await mkdir(join(dir, name));
+  await writeFile(join(dir, name, 'migration.sql'), sql);
 }
 
 async function repoMigrationNames(): Promise<string[]> {
@@ -103,9 +99,9 @@ describe('deployMigrations', () => {
     const url = await emptyDb();
     const paths = await copyOfPrismaDir('broken');
     const broken = '29990101000000_broken';
-    await mkdir(join(paths.migrationsDir, broken));
-    await writeFile(
-      join(paths.migrationsDir, broken, 'migration.sql'),
+    await addMigration(
+      paths.migrationsDir,
+      broken,
       'CREATE TABLE "half_done" (id int);\nSELECT * FROM "no_such_table";\n',
     );
 
@@ -133,9 +129,9 @@ describe('deployMigrations', () => {
     const url = await emptyDb();
     const paths = await copyOfPrismaDir('dollar');
     const name = '29990101000000_function';
-    await mkdir(join(paths.migrationsDir, name));
-    await writeFile(
-      join(paths.migrationsDir, name, 'migration.sql'),
+    await addMigration(
+      paths.migrationsDir,
+      name,
       'CREATE FUNCTION "answer"() RETURNS int AS $$\nBEGIN\n  PERFORM 1;\n  RETURN 42;\nEND;\n$$ LANGUAGE plpgsql;\n',
     );
     const { applied } = await deployMigrations(url, paths);
