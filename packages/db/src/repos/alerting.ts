@@ -182,7 +182,8 @@ export async function saveEvaluation(
         data: { lastTrueAt: stillTrue.at },
       }),
     );
-  if (ops.length) await db.$transaction(ops);
+  // One cycle can change thousands of instances; under load Prisma's 5 s default aborted whole cycles (bench:load).
+  if (ops.length) await db.$transaction(ops, { maxWait: 10_000, timeout: 60_000 });
 }
 
 // ---- instances (API) ----
