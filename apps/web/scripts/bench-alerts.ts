@@ -22,12 +22,10 @@
  * BENCH_PARTS=latency,false,cost picks parts (default all); BENCH_TRIALS the detection trials (20).
  */
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter, type TContext } from '@clusterscope/api';
 import { createDb, createLeaderLock, createLiveBus } from '@clusterscope/db';
@@ -50,6 +48,7 @@ import {
 } from '@clusterscope/services';
 import { createWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { bootWorkerFromSource } from '@clusterscope/services/testing';
 
 const log = (m: string) => console.error(`bench-alerts: ${m}`);
 const num = (name: string, def: number) => {
@@ -60,22 +59,6 @@ const num = (name: string, def: number) => {
 const TRIALS = num('BENCH_TRIALS', 20);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'latency,false,cost').split(','));
 
-/** The eval worker from source: a boot file that loads eval-worker.ts through tsx (the web runs the bundle). */
-function workerBoot(dir: string): string {
-  const entry = path.join(dir, 'alert-worker-boot.mjs');
-  const tsxDir = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-  const tsxApi = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const src = path.resolve(
-    path.dirname(fileURLToPath(import.meta.url)),
-    '../../../packages/services/src/alerting/eval-worker.ts',
-  );
-  writeFileSync(
-    entry,
-    `import { tsImport } from ${JSON.stringify(tsxApi)};\n` +
-      `await tsImport(${JSON.stringify(pathToFileURL(src).href)}, import.meta.url);\n`,
-  );
-  return entry;
-}
 const EVAL_S = num('ALERT_EVAL_INTERVAL_S', 15);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => {
@@ -97,6 +80,7 @@ function node(id: number, ts: number, over: Partial<TNodeStatusSample> = {}): TN
 
 async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'cs-bench-alerts-'));
+  const evalWorker = bootWorkerFromSource('alerting/eval-worker.ts');
   const pg = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg'), log: () => undefined });
   const stops: (() => Promise<unknown>)[] = [];
   try {
@@ -205,7 +189,7 @@ async function main() {
         lock: createLeaderLock(pg.url, ALERT_LEADER_KEY),
         intervalMs: EVAL_S * 1000,
         bus: leaderBus,
-        planner: createEvalPlanner({ entry: workerBoot(tmp) }),
+        planner: createEvalPlanner({ entry: evalWorker.entry }),
       });
       const downAt = new Map<string, number>();
       const t0 = Date.now();
@@ -316,7 +300,7 @@ async function main() {
     });
     // Only the big org from here on: drop the others' rows so a cycle sees 1,000 rules (+ 10 built-ins) × 50 nodes.
     await db.organization.deleteMany({ where: { id: { in: ['latency', 'noisy'] } } });
-    const planner = createEvalPlanner({ entry: workerBoot(tmp) });
+    const planner = createEvalPlanner({ entry: evalWorker.entry });
     stops.push(() => planner.close());
     await evaluateAlerts(deps); // creates the built-ins
     await evaluateAlerts(deps, { planner }); // starts the worker
@@ -435,6 +419,7 @@ async function main() {
     for (const s of stops.reverse()) await s().catch(() => undefined);
     await pg.stop();
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(evalWorker.dir, { recursive: true, force: true });
   }
 }
 

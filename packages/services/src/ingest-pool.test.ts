@@ -1,24 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { TSample } from '@clusterscope/schema';
 import { encodeSamplesToBytes } from '@clusterscope/tsdb/encode';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bootWorkerFromSource } from './testing';
 import { createIngestPool, type TIngestPool } from './ingest-pool';
 
-// The worker runs from source through tsx (production runs the bundled ingest-worker.js).
-const dir = mkdtempSync(join(tmpdir(), 'cs-pool-'));
-const entry = join(dir, 'boot.mjs');
-const tsxDir = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
-writeFileSync(
-  entry,
-  `import { tsImport } from ${JSON.stringify(tsxApi)};\n` +
-    `await tsImport(${JSON.stringify(new URL('./ingest-worker.ts', import.meta.url).href)}, import.meta.url);\n`,
-);
+// The worker runs from source through tsx (production runs the bundled worker file).
+const { entry, dir } = bootWorkerFromSource('ingest-worker.ts');
 
 const ns = (i: number): TSample => ({
   kind: 'node_status', ts: 1_700_000_000_000 + i, node_id: 1 + i, address: `n${i}\t:26257`, sql_address: '',

@@ -1,24 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bootWorkerFromSource } from '../testing';
 import type { TAlertRuleRow, TInstanceRow } from '@clusterscope/db';
 import type { TAlertNode } from '@clusterscope/tsdb';
 import { createEvalPlanner, inlinePlanner } from './eval-pool';
 import type { TPlanInput } from './plan';
 
-// The worker runs from source through tsx (the web process runs the bundled alert-worker.js).
-const dir = mkdtempSync(join(tmpdir(), 'cs-eval-'));
-const entry = join(dir, 'boot.mjs');
-const tsxDir = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
-writeFileSync(
-  entry,
-  `import { tsImport } from ${JSON.stringify(tsxApi)};\n` +
-    `await tsImport(${JSON.stringify(new URL('./eval-worker.ts', import.meta.url).href)}, import.meta.url);\n`,
-);
+// The worker runs from source through tsx (production runs the bundled worker file).
+const { entry, dir } = bootWorkerFromSource('alerting/eval-worker.ts');
 const planner = createEvalPlanner({ entry });
 afterAll(async () => {
   await planner.close();
