@@ -1,8 +1,8 @@
 /**
  * The evaluator: one cycle reads every org's latest node/cgroup/agent state (and the metric windows that
- * metric rules need) in a few batched queries, hands rules × readings to the planner (a worker thread in
- * the web process: plan.ts) and stores the transitions it returns. Its cost depends on rules and nodes,
- * never on how many people are looking; the event loop only fetches and stores.
+ * metric rules need) in a few batched queries, evaluates rules × readings (plan.ts) and stores the
+ * transitions. Its cost depends on rules and nodes, never on how many people are looking; in the web
+ * process it runs on the alerting thread (thread.ts).
  */
 import {
   getAlertRulesVersion,
@@ -23,9 +23,8 @@ import {
 } from '@clusterscope/tsdb';
 import type { TAlertMetric } from '@clusterscope/schema';
 import type { TDeps } from '../deps';
-import { inlinePlanner, type TEvalPlanner } from './eval-pool';
 import { metricFetchKey, metricNames, parseMetric } from './metric-values';
-import type { TPlanCluster } from './plan';
+import { planEvaluation, type TPlanCluster } from './plan';
 import { BUILTIN_RULE_DEFS, ensureBuiltinRules } from './rules';
 import type { TClusterReadings } from './series';
 
@@ -48,14 +47,11 @@ export interface TEvalStats {
   ms: number;
   /** Reading rules, instances and series (event loop, mostly waiting on the databases). */
   fetchMs: number;
-  /** Evaluating rules (the worker thread when threaded). */
+  /** Evaluating rules. */
   planMs: number;
   /** Storing transitions. */
   saveMs: number;
-  threaded: boolean;
 }
-
-const inline = inlinePlanner();
 
 /** One cycle; `clusterIds` limits it to those clusters (a nudge after their samples arrived). */
 export async function evaluateAlerts(
@@ -64,13 +60,11 @@ export async function evaluateAlerts(
     now?: Date;
     memo?: TEvaluatorMemo;
     clusterIds?: ReadonlySet<string>;
-    planner?: TEvalPlanner;
   } = {},
 ): Promise<TEvalStats> {
   const started = performance.now();
   const now = opts.now ?? new Date();
   const memo = opts.memo ?? createEvaluatorMemo();
-  const planner = opts.planner ?? inline;
   const scope = opts.clusterIds;
   const inScope = (clusterId: string | null) => !scope || (clusterId !== null && scope.has(clusterId));
   const clusters: TPlanCluster[] = (await listAllClustersForAlerting(deps.db))
@@ -122,10 +116,9 @@ export async function evaluateAlerts(
   }
   const fetched = performance.now();
 
-  const out = await planner.plan({
+  const out = planEvaluation({
     now,
     rules: memo.rules?.rows ?? rules,
-    rulesVersion: memo.rules?.version,
     clusters,
     readings: [...readings],
     live: live.filter((i) => inScope(i.clusterId)),
@@ -146,7 +139,6 @@ export async function evaluateAlerts(
     fetchMs: fetched - started,
     planMs: planned - fetched,
     saveMs: done - planned,
-    threaded: planner.threaded,
   };
 }
 

@@ -9,5 +9,5 @@ export * from './evaluator';
 export * from './notify';
 export * from './runner';
 export * from './plan';
-export * from './eval-pool';
+export * from './thread';
 export * from './metric-values';

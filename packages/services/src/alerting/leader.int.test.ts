@@ -3,6 +3,7 @@
  * and the ingest fast path: a node_status notice on the LISTEN/NOTIFY bus makes the leader evaluate at once.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample } from '@clusterscope/schema';
@@ -10,7 +11,9 @@ import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TDeps } from '../deps';
+import { bootWorkerFromSource } from '../testing';
 import { ALERT_LEADER_KEY, NUDGE_WINDOW_MS, startAlerting, type TAlertCycle } from './runner';
+import { ALERT_THREAD_NICE, startAlertingThread } from './thread';
 
 let url: string;
 let db: TDb;
@@ -156,3 +159,56 @@ it('a node_status notice from another instance makes the leader evaluate that cl
     await otherBus.close();
   }
 }, 60_000);
+
+/** Nice value of each thread of this process (Linux). */
+const threadNices = () =>
+  readdirSync('/proc/self/task').map((t) => {
+    const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+    return { tid: Number(t), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
+  });
+
+it('the web process runs the loop on its own thread: own pool, lower priority, chDB read through the web thread; stop releases the lock', async () => {
+  const org = await db.organization.create({ data: { id: randomUUID(), name: 'Thread', slug: 'thread' } });
+  const cluster = await db.cluster.create({ data: { organizationId: org.id, name: 'east', intervalS: 10 } });
+  await db.alertRule.create({
+    data: {
+      organizationId: org.id,
+      clusterId: cluster.id,
+      name: 'node down (for 0)',
+      series: 'node.down',
+      comparison: 'gt',
+      threshold: 0,
+      forS: 0,
+      severity: 'critical',
+    },
+  });
+  await writer.write(org.id, cluster.id, 't-1', [node(1, Date.now()), node(3, Date.now(), true)]);
+  const boot = bootWorkerFromSource('alerting/thread-worker.ts');
+  const cycles: TAlertCycle[] = [];
+  const before = threadNices();
+  const stop = startAlertingThread(deps, {
+    entry: boot.entry,
+    config: { databaseUrl: url, intervalMs: 200, nice: ALERT_THREAD_NICE },
+    onCycle: (c) => cycles.push(c),
+  });
+  try {
+    let firing: { labels: unknown }[] = [];
+    for (const end = Date.now() + 30_000; firing.length === 0 && Date.now() < end; await sleep(100))
+      firing = await db.alertInstance.findMany({ where: { clusterId: cluster.id, state: 'firing' } });
+    expect(firing.map((i) => (i.labels as Record<string, string>).node)).toEqual(['3']);
+    await waitUntil(() => cycles.some((c) => c.leader && c.stats && c.ms !== undefined));
+    expect(cycles.filter((c) => c.error)).toEqual([]);
+    expect(cycles.some((c) => c.leader && c.stats!.clusters >= 1)).toBe(true);
+    // One new thread at nice 10; this (the web) thread keeps its priority.
+    const niced = threadNices().filter((t) => !before.some((b) => b.tid === t.tid) && t.nice === ALERT_THREAD_NICE);
+    expect(niced).toHaveLength(1);
+    expect(threadNices().find((t) => t.tid === process.pid)?.nice).toBe(0);
+  } finally {
+    await stop();
+    rmSync(boot.dir, { recursive: true, force: true });
+  }
+  // Stopped: the lock is free for another instance at once.
+  const next = createLeaderLock(url, ALERT_LEADER_KEY);
+  expect(await next.tryAcquire()).toBe(true);
+  await next.close();
+}, 90_000);

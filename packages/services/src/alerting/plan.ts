@@ -33,8 +33,6 @@ export interface TPlanInput {
   now: Date;
   /** Every rule (out-of-scope ones find no target cluster). */
   rules: TAlertRuleRow[];
-  /** Identifies `rules` (getAlertRulesVersion): a worker that has them is sent none. */
-  rulesVersion?: string;
   clusters: TPlanCluster[];
   readings: [string, TClusterReadings][];
   /** Instances not inactive (pending, firing, resolved). */

@@ -1,6 +1,5 @@
 import { createLeaderLock, type TLeaderLock, type TLiveBus, type TLiveEvent } from '@clusterscope/db';
 import type { TDeps } from '../deps';
-import { createEvalPlanner, type TEvalPlanner } from './eval-pool';
 import { createEvaluatorMemo, evaluateAlerts, type TEvalStats } from './evaluator';
 import { notifyAlerts } from './notify';
 
@@ -17,6 +16,8 @@ export interface TAlertCycle {
   /** Clusters of a nudged cycle (absent for the timer's full cycle). */
   nudged?: string[];
   stats?: TEvalStats;
+  /** The whole cycle (lock, evaluation, notification), ms. */
+  ms?: number;
   queued?: number;
   sent?: number;
   error?: string;
@@ -40,8 +41,6 @@ export function startAlerting(
     lock: TLeaderLock;
     intervalMs: number;
     bus?: TLiveBus;
-    /** Where rules are evaluated (default inline; the web process passes a worker thread). */
-    planner?: TEvalPlanner;
     onCycle?: (c: TAlertCycle) => void;
   },
 ): () => Promise<void> {
@@ -53,6 +52,7 @@ export function startAlerting(
   const serial = (fn: () => Promise<void>) => (running = running.then(fn, fn));
 
   async function cycle(scope?: Set<string>) {
+    const started = performance.now();
     let c: TAlertCycle = { leader: false };
     try {
       const leader = await opts.lock.tryAcquire();
@@ -61,11 +61,11 @@ export function startAlerting(
         memo = createEvaluatorMemo();
         return;
       }
-      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope, planner: opts.planner });
+      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope });
       // A leader that lost its lock mid-cycle must not notify (the new leader will).
       if (!opts.lock.isLeader()) return;
       const n = await notifyAlerts(deps);
-      c = { leader, stats, ...n };
+      c = { leader, stats, ...n, ms: performance.now() - started };
     } catch (err) {
       c = { ...c, error: (err as Error).message };
       console.error(
@@ -129,20 +129,17 @@ export function startAlerting(
     if (nudgeTimer) clearTimeout(nudgeTimer);
     (await unsubscribe)?.();
     await running.catch(() => undefined);
-    await opts.planner?.close();
     await opts.lock.close();
   };
 }
 
-/** The web process's entry: leader lock on its own connection to `databaseUrl`, then the loop. */
+/** The loop on this thread (vite dev; the built web server runs it on the alerting thread, thread.ts). */
 export function startAlertingLeader(
   deps: TDeps,
   opts: {
     databaseUrl: string;
     intervalMs: number;
     bus?: TLiveBus;
-    /** The bundled eval worker (alert-worker.js); absent = rules evaluated on the event loop. */
-    workerEntry?: string;
     onCycle?: (c: TAlertCycle) => void;
   },
 ) {
@@ -150,7 +147,6 @@ export function startAlertingLeader(
     lock: createLeaderLock(opts.databaseUrl, ALERT_LEADER_KEY),
     intervalMs: opts.intervalMs,
     bus: opts.bus,
-    planner: createEvalPlanner({ entry: opts.workerEntry }),
     onCycle: opts.onCycle,
   });
 }

@@ -1,18 +1,7 @@
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
-import { bootWorkerFromSource } from '../testing';
+import { describe, expect, it } from 'vitest';
 import type { TAlertRuleRow, TInstanceRow } from '@clusterscope/db';
 import type { TAlertNode } from '@clusterscope/tsdb';
-import { createEvalPlanner, inlinePlanner } from './eval-pool';
-import type { TPlanInput } from './plan';
-
-// The worker runs from source through tsx (production runs the bundled worker file).
-const { entry, dir } = bootWorkerFromSource('alerting/eval-worker.ts');
-const planner = createEvalPlanner({ entry });
-afterAll(async () => {
-  await planner.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+import { planEvaluation, type TPlanInput } from './plan';
 
 const NOW = new Date(Date.UTC(2026, 10, 20, 12));
 const rule = (id: string, over: Partial<TAlertRuleRow> = {}): TAlertRuleRow => ({
@@ -36,51 +25,39 @@ const firing = (ruleId: string, key: string): TInstanceRow =>
 const input = (live: TInstanceRow[], nodes: TAlertNode[]): TPlanInput => ({
   now: NOW,
   rules: [rule('down'), rule('cap', { series: 'node.capacity_pct', threshold: 80 })],
-  rulesVersion: 'v1',
   clusters: [{ id: 'c', organizationId: 'o', name: 'prod', intervalS: 10 }],
   readings: [['c', { nodes, cgroups: [], agents: [], intervalS: 10 }]],
   live,
   metrics: [],
 });
 
-describe('alert eval planner on a worker thread', () => {
-  it('answers exactly what the inline planner answers (Dates cross intact)', async () => {
-    const a = input([firing('down', 'node=1')], [node(1, 'LIVE'), node(2, 'DEAD')]);
-    const [w, i] = await Promise.all([planner.plan(a), inlinePlanner().plan(a)]);
-    expect(planner.threaded).toBe(true);
-    expect({ ...w, ms: 0 }).toEqual({ ...i, ms: 0 });
-    const states = w.changes.map((c) => `${c.instance.ruleId}/${c.instance.key}:${c.instance.state}`);
+describe('planEvaluation', () => {
+  it('fires, resolves and keeps firing by rule and node', () => {
+    const out = planEvaluation(input([firing('down', 'node=1')], [node(1, 'LIVE'), node(2, 'DEAD')]));
+    const states = out.changes.map((c) => `${c.instance.ruleId}/${c.instance.key}:${c.instance.state}`);
     expect(states.sort()).toEqual([
       'cap/node=1:firing',
       'cap/node=2:firing',
       'down/node=1:resolved',
       'down/node=2:firing',
     ]);
-    expect(w.changes[0]!.event.at).toBeInstanceOf(Date);
-  });
-  it('keeps the rules between jobs of the same version (sent once) and takes new ones', async () => {
-    const again = await planner.plan({ ...input([], [node(3, 'DEAD')]), rules: [] });
-    // rules: [] with the same version is not sent; the worker still has both rules.
-    expect(again.changes.map((c) => c.instance.ruleId).sort()).toEqual(['cap', 'down']);
-    const v2 = await planner.plan({ ...input([], [node(3, 'DEAD')]), rules: [], rulesVersion: 'v2' });
-    expect(v2.changes).toEqual([]);
+    expect(out.changes[0]!.event.at).toBeInstanceOf(Date);
   });
 });
 
 describe('subjects that disappear', () => {
-  const inline = inlinePlanner();
-  it('resolve when the cluster still reports fresh data (a decommissioned node), never when it is silent', async () => {
+  it('resolve when the cluster still reports fresh data (a decommissioned node), never when it is silent', () => {
     const stored = [firing('down', 'node=2')];
     // Node 2 is gone (decommissioned: filtered out) while node 1 reports fresh samples → resolved.
-    const gone = await inline.plan(input(stored, [node(1, 'LIVE'), node(2, 'DECOMMISSIONED')]));
+    const gone = planEvaluation(input(stored, [node(1, 'LIVE'), node(2, 'DECOMMISSIONED')]));
     const down = gone.changes.filter((c) => c.instance.ruleId === 'down');
     expect(down.map((c) => [c.instance.key, c.instance.state, c.event.message])).toEqual([
       ['node=2', 'resolved', 'subject no longer reported'],
     ]);
     // The whole cluster is silent (only stale samples, or none): unknown, nothing resolves.
     const stale = { ...node(1, 'LIVE'), ts: NOW.getTime() - 120_000 };
-    const silent = await inline.plan(input(stored, [stale]));
+    const silent = planEvaluation(input(stored, [stale]));
     expect(silent.changes.filter((c) => c.instance.ruleId === 'down')).toEqual([]);
-    expect((await inline.plan(input(stored, []))).changes).toEqual([]);
+    expect((planEvaluation(input(stored, []))).changes).toEqual([]);
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * The alerting loop (leader lock, evaluator, notifier) on its own thread of the web process, with its own
+ * PostgreSQL pool and a lower scheduling priority: Prisma runs its query compiler on the JS thread, so a cycle
+ * on the event loop took ~40 ms of it away from requests. The web thread only answers the thread's ClickHouse
+ * reads when ClickHouse is chDB (one per process, opened there); with CLICKHOUSE_URL the thread opens its own
+ * client. The entry is thread-worker.ts (bundled by apps/web as alert-worker.js).
+ */
+import { Worker } from 'node:worker_threads';
+import { selectRows } from '@clusterscope/tsdb';
+import type { TDeps } from '../deps';
+import type { TAlertCycle } from './runner';
+
+export interface TAlertThreadConfig {
+  databaseUrl: string;
+  /** ClickHouse over HTTP: the thread opens its own client. Absent = chDB, read through the web thread. */
+  clickhouseUrl?: string;
+  intervalMs: number;
+  origin?: string;
+  smtp?: { url?: string; from?: string };
+  vapid?: TDeps['vapid'];
+  /** The thread's nice value (Linux keeps one per thread); 0 leaves it as is. */
+  nice: number;
+}
+
+export type TToThread =
+  | { t: 'ch'; id: number; ok: true; rows: unknown[] }
+  | { t: 'ch'; id: number; ok: false; error: string }
+  | { t: 'stop' };
+export type TFromThread =
+  | { t: 'ch'; id: number; query: string; params: Record<string, unknown> }
+  | { t: 'cycle'; c: TAlertCycle }
+  | { t: 'stopped' };
+
+/** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
+export const ALERT_THREAD_NICE = 10;
+
+/**
+ * Starts the thread; a thread that dies is started again after `restartMs` (its lock is released with its
+ * connection, so another instance may lead meanwhile). Returns stop: the thread stops its loop, releases the
+ * lock and closes its pool, or is terminated after 10 s.
+ */
+export function startAlertingThread(
+  deps: Pick<TDeps, 'ch'>,
+  opts: {
+    entry: string | URL;
+    config: TAlertThreadConfig;
+    onCycle?: (c: TAlertCycle) => void;
+    restartMs?: number;
+    log?: (msg: string) => void;
+  },
+): () => Promise<void> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  let stopping = false;
+  let worker: Worker | null = null;
+  let restart: NodeJS.Timeout | null = null;
+  let exited: Promise<void> = Promise.resolve();
+
+  function spawn() {
+    const w = new Worker(opts.entry, { workerData: opts.config });
+    worker = w;
+    exited = new Promise((resolve) => w.once('exit', () => resolve()));
+    w.on('message', (m: TFromThread) => {
+      if (m.t === 'cycle') opts.onCycle?.(m.c);
+      else if (m.t === 'ch') void answer(w, m);
+    });
+    w.on('error', (err) => {
+      log(JSON.stringify({ level: 'error', msg: 'alerting thread failed', err: err.message }));
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = null;
+      if (stopping) return;
+      log(JSON.stringify({ level: 'warn', msg: 'alerting thread exited; restarting', code }));
+      restart = setTimeout(spawn, opts.restartMs ?? 5000);
+    });
+  }
+
+  async function answer(w: Worker, m: Extract<TFromThread, { t: 'ch' }>) {
+    let reply: TToThread;
+    try {
+      reply = { t: 'ch', id: m.id, ok: true, rows: await selectRows(deps.ch, m.query, m.params) };
+    } catch (err) {
+      reply = { t: 'ch', id: m.id, ok: false, error: (err as Error).message };
+    }
+    w.postMessage(reply);
+  }
+
+  spawn();
+  return async () => {
+    stopping = true;
+    if (restart) clearTimeout(restart);
+    const w = worker;
+    if (!w) return;
+    const kill = setTimeout(() => void w.terminate(), 10_000);
+    w.postMessage({ t: 'stop' } satisfies TToThread);
+    await exited;
+    clearTimeout(kill);
+  };
+}
