@@ -40,6 +40,7 @@ import {
   setRouting,
   ALERT_THREAD_NICE,
   createEvaluatorMemo,
+  secretKeysOf,
   createToken,
   evaluateAlerts,
   notifyAlerts,
@@ -101,7 +102,13 @@ async function main() {
     const startThread = (intervalMs: number, onCycle?: (c: TAlertCycle) => void) => {
       const stop = startAlertingThread(deps, {
         entry: thread.entry,
-        config: { databaseUrl: pg.url, intervalMs, origin: deps.origin, nice: ALERT_THREAD_NICE },
+        config: {
+          databaseUrl: pg.url,
+          intervalMs,
+          origin: deps.origin,
+          secrets: secretKeysOf(deps),
+          nice: ALERT_THREAD_NICE,
+        },
         onCycle,
       });
       stops.push(stop);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
- * For tests and benches: a boot file that runs a worker module (e.g. `alerting/eval-worker.ts`) from source through
+ * For tests and benches: a boot file that runs a worker module (e.g. `alerting/thread-worker.ts`) from source through
  * tsx — production runs the bundled `*-worker.js`. Returns the boot file and its temp dir (remove it when done).
  */
 export function bootWorkerFromSource(worker: string): { entry: string; dir: string } {

@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample } from '@clusterscope/schema';
@@ -11,8 +13,12 @@ import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TDeps } from '../deps';
+import { secretKeysOf } from '../secrets';
 import { bootWorkerFromSource } from '../testing';
 import { ALERT_LEADER_KEY, NUDGE_WINDOW_MS, startAlerting, type TAlertCycle } from './runner';
+import type { TCaller } from '../caller';
+import { addChannel, setRouting } from './api';
+import { signBody } from './channels';
 import { ALERT_THREAD_NICE, startAlertingThread } from './thread';
 
 let url: string;
@@ -167,8 +173,28 @@ const threadNices = () =>
     return { tid: Number(t), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
   });
 
-it('the web process runs the loop on its own thread: own pool, lower priority, chDB read through the web thread; stop releases the lock', async () => {
+it('the web process runs the loop on its own thread: own pool, lower priority, chDB read through the web thread, channel secrets opened with the web’s keys; stop releases the lock', async () => {
   const org = await db.organization.create({ data: { id: randomUUID(), name: 'Thread', slug: 'thread' } });
+  const hits: { body: string; sig: unknown }[] = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => (hits.push({ body, sig: req.headers['x-clusterscope-signature'] }), res.end('ok')));
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const caller: TCaller = {
+    kind: 'token', tokenId: 't', orgId: org.id, orgSlug: 'thread', scopes: ['admin'], clusterId: null,
+  }; // prettier-ignore
+  const hook = await addChannel(deps, caller, {
+    name: 'hook',
+    kind: 'webhook',
+    config: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` },
+    secret: { hmacSecret: 'thread-secret' },
+  });
+  await setRouting(deps, caller, {
+    routes: [{ severity: 'critical', channelIds: [hook.id] }],
+    grouping: { groupWaitS: 0, groupIntervalS: 2, repeatIntervalS: 3600 },
+  });
   const cluster = await db.cluster.create({ data: { organizationId: org.id, name: 'east', intervalS: 10 } });
   await db.alertRule.create({
     data: {
@@ -188,7 +214,7 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
   const before = threadNices();
   const stop = startAlertingThread(deps, {
     entry: boot.entry,
-    config: { databaseUrl: url, intervalMs: 200, nice: ALERT_THREAD_NICE },
+    config: { databaseUrl: url, intervalMs: 200, secrets: secretKeysOf(deps), nice: ALERT_THREAD_NICE },
     onCycle: (c) => cycles.push(c),
   });
   try {
@@ -196,16 +222,22 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
     for (const end = Date.now() + 30_000; firing.length === 0 && Date.now() < end; await sleep(100))
       firing = await db.alertInstance.findMany({ where: { clusterId: cluster.id, state: 'firing' } });
     expect(firing.map((i) => (i.labels as Record<string, string>).node)).toEqual(['3']);
+    // Sent by the thread, signed with the secret the web thread sealed.
+    await waitUntil(() => hits.length > 0);
+    expect(hits[0]?.sig).toBe(signBody('thread-secret', hits[0]!.body));
     await waitUntil(() => cycles.some((c) => c.leader && c.stats && c.ms !== undefined));
     expect(cycles.filter((c) => c.error)).toEqual([]);
     expect(cycles.some((c) => c.leader && c.stats!.clusters >= 1)).toBe(true);
     // One new thread at nice 10; this (the web) thread keeps its priority.
-    const niced = threadNices().filter((t) => !before.some((b) => b.tid === t.tid) && t.nice === ALERT_THREAD_NICE);
+    const niced = threadNices().filter(
+      (t) => !before.some((b) => b.tid === t.tid) && t.nice === ALERT_THREAD_NICE,
+    );
     expect(niced).toHaveLength(1);
     expect(threadNices().find((t) => t.tid === process.pid)?.nice).toBe(0);
   } finally {
     await stop();
     rmSync(boot.dir, { recursive: true, force: true });
+    await new Promise((r) => receiver.close(r));
   }
   // Stopped: the lock is free for another instance at once.
   const next = createLeaderLock(url, ALERT_LEADER_KEY);

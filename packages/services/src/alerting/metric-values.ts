@@ -1,4 +1,4 @@
-/** Values of `metric` rules from the window rows of getAlertMetricWindows (pure; runs in the eval worker). */
+/** Values of `metric` rules from the window rows of getAlertMetricWindows (pure). */
 import type { TAlertMetricRow } from '@clusterscope/tsdb';
 import { ZAlertMetric, type TAggregation, type TAlertMetric } from '@clusterscope/schema';
 import type { TSample } from './series';

@@ -1,7 +1,6 @@
 /**
  * The CPU-heavy half of an evaluation cycle, pure: every rule × cluster × subject stepped through the
- * state machine over readings the caller fetched. It runs in the alert eval worker (eval-worker.ts) so
- * that the web process's event loop only fetches and stores; without a worker it runs inline.
+ * state machine over readings the caller fetched (in the web process: on the alerting thread, thread.ts).
  */
 import type { TAlertRuleRow, TEventWrite, TInstanceRow, TInstanceWrite } from '@clusterscope/db';
 import type { TAlertMetricRow } from '@clusterscope/tsdb';

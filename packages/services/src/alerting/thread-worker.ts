@@ -5,6 +5,7 @@ import { createDb, createLeaderLock, createLiveBus } from '@clusterscope/db';
 import { openClickHouse, type TChClient, type TTsdb } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
 import { createMailer } from '../mail';
+import type { TSecretKey } from '../secrets';
 import { ALERT_LEADER_KEY, startAlerting } from './runner';
 import type { TAlertThreadConfig, TFromThread, TToThread } from './thread';
 
@@ -50,9 +51,12 @@ function parentClickHouse(): TTsdb {
 const db = createDb(cfg.databaseUrl);
 const ch = cfg.clickhouseUrl ? await openClickHouse({ url: cfg.clickhouseUrl, path: '' }) : parentClickHouse();
 const bus = createLiveBus(cfg.databaseUrl);
+// Buffers cross as Uint8Arrays.
+const key = (k: TSecretKey): TSecretKey => ({ id: k.id, key: Buffer.from(k.key) });
 const deps: TDeps = {
   db,
   ch,
+  secrets: { current: key(cfg.secrets.current), previous: cfg.secrets.previous.map(key) },
   mail: createMailer({ smtpUrl: cfg.smtp?.url, from: cfg.smtp?.from }),
   origin: cfg.origin,
   vapid: cfg.vapid,

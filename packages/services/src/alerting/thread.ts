@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { selectRows } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
+import type { TSecretKeys } from '../secrets';
 import type { TAlertCycle } from './runner';
 
 export interface TAlertThreadConfig {
@@ -18,6 +19,8 @@ export interface TAlertThreadConfig {
   origin?: string;
   smtp?: { url?: string; from?: string };
   vapid?: TDeps['vapid'];
+  /** The web thread's keys (secretKeysOf: SECRETS_KEY or its ephemeral key), to open channel secrets. */
+  secrets: TSecretKeys;
   /** The thread's nice value (Linux keeps one per thread); 0 leaves it as is. */
   nice: number;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   ALERT_THREAD_NICE,
+  secretKeysOf,
   startAlertingLeader,
   startAlertingThread,
   type TAlertCycle,
@@ -46,6 +47,7 @@ export async function startAlertingOnce(): Promise<void> {
           origin: env.ORIGIN,
           smtp: { url: env.SMTP_URL, from: env.SMTP_FROM },
           vapid: deps.vapid,
+          secrets: secretKeysOf(deps),
           nice: ALERT_THREAD_NICE,
         },
         onCycle,
