@@ -58,6 +58,6 @@ describe('subjects that disappear', () => {
     const stale = { ...node(1, 'LIVE'), ts: NOW.getTime() - 120_000 };
     const silent = planEvaluation(input(stored, [stale]));
     expect(silent.changes.filter((c) => c.instance.ruleId === 'down')).toEqual([]);
-    expect((planEvaluation(input(stored, []))).changes).toEqual([]);
+    expect(planEvaluation(input(stored, [])).changes).toEqual([]);
   });
 });

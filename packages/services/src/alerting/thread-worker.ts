@@ -49,7 +49,9 @@ function parentClickHouse(): TTsdb {
 }
 
 const db = createDb(cfg.databaseUrl);
-const ch = cfg.clickhouseUrl ? await openClickHouse({ url: cfg.clickhouseUrl, path: '' }) : parentClickHouse();
+const ch = cfg.clickhouseUrl
+  ? await openClickHouse({ url: cfg.clickhouseUrl, path: '' })
+  : parentClickHouse();
 const bus = createLiveBus(cfg.databaseUrl);
 // Buffers cross as Uint8Arrays.
 const key = (k: TSecretKey): TSecretKey => ({ id: k.id, key: Buffer.from(k.key) });

@@ -32,7 +32,10 @@ export async function startAlertingOnce(): Promise<void> {
   const onCycle = (c: TAlertCycle) => {
     if (c.leader !== leader)
       console.error(
-        JSON.stringify({ level: 'info', msg: c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower' }),
+        JSON.stringify({
+          level: 'info',
+          msg: c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower',
+        }),
       );
     leader = c.leader;
   };
