@@ -10,6 +10,11 @@ export const ALERT_LEADER_KEY = 0x616c7274; // 'alrt'
 export const NUDGE_DELAY_MS = 100;
 /** At most one nudged cycle per cluster per window. */
 export const NUDGE_WINDOW_MS = 1000;
+/**
+ * A cycle without transitions runs the notification pass only when the last one is this old: nudges for many
+ * clusters do not each pay for it, and its timers (group_wait, repeats, escalation, retries) keep 1 s steps.
+ */
+export const NOTIFY_GAP_MS = 1000;
 
 export interface TAlertCycle {
   leader: boolean;
@@ -48,6 +53,7 @@ export function startAlerting(
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
+  let notifiedAt = -Infinity;
   /** Cycles run one after another, timer and nudged alike. */
   const serial = (fn: () => Promise<void>) => (running = running.then(fn, fn));
 
@@ -59,12 +65,15 @@ export function startAlerting(
       c = { leader };
       if (!leader) {
         memo = createEvaluatorMemo();
+        notifiedAt = -Infinity;
         return;
       }
       const stats = await evaluateAlerts(deps, { memo, clusterIds: scope });
       // A leader that lost its lock mid-cycle must not notify (the new leader will).
       if (!opts.lock.isLeader()) return;
-      const n = await notifyAlerts(deps);
+      const due = stats.transitions > 0 || performance.now() - notifiedAt >= NOTIFY_GAP_MS;
+      const n = due ? await notifyAlerts(deps) : {};
+      if (due) notifiedAt = performance.now();
       c = { leader, stats, ...n, ms: performance.now() - started };
     } catch (err) {
       c = { ...c, error: (err as Error).message };
