@@ -34,13 +34,15 @@ export type TFromThread =
   | { t: 'cycle'; c: TAlertCycle }
   | { t: 'stopped' };
 
+const STOP_GRACE_MS = 2000;
+
 /** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
 export const ALERT_THREAD_NICE = 10;
 
 /**
  * Starts the thread; a thread that dies is started again after `restartMs` (its lock is released with its
  * connection, so another instance may lead meanwhile). Returns stop: the thread stops its loop, releases the
- * lock and closes its pool, or is terminated after 10 s.
+ * lock and closes its pool, or is terminated after 2 s.
  */
 export function startAlertingThread(
   deps: Pick<TDeps, 'ch'>,
@@ -93,7 +95,9 @@ export function startAlertingThread(
     if (restart) clearTimeout(restart);
     const w = worker;
     if (!w) return;
-    const kill = setTimeout(() => void w.terminate(), 10_000);
+    // At nice 10 under a saturated CPU a cycle can take seconds: do not hold up the web's shutdown for it
+    // (its transactions roll back with the connection; the next leader re-evaluates).
+    const kill = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
     w.postMessage({ t: 'stop' } satisfies TToThread);
     await exited;
     clearTimeout(kill);
