@@ -25,6 +25,7 @@ import {
 } from '@clusterscope/services';
 import {
   ZAlertDetail,
+  ZAlertingId,
   ZAlertInstance,
   ZAlertListInput,
   ZAlertRule,
@@ -45,12 +46,7 @@ import { orgProcedure, router } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['alerting']);
-const ZId = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[\w-]+$/, 'letters, digits, _ and -');
+const ZId = ZAlertingId;
 const ZDeleted = z.object({ id: z.string(), deleted: z.boolean() });
 
 /** On-call alerting (issue 12): viewers read; members ack and silence; admins edit rules, channels, routing. */
