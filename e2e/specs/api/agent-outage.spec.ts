@@ -25,7 +25,7 @@ import {
   type AgentProcess,
   type TStoredCounts,
 } from '../../fixtures/agent';
-import { healthy, launch, waitFor, type TLaunched } from '../../fixtures/launch';
+import { launch, waitFor, waitHealthy, type TLaunched } from '../../fixtures/launch';
 
 const APP_PORT = PORT + 1;
 const METRICS_PORT = PORT + 3;
@@ -40,15 +40,7 @@ let cockroach: Awaited<ReturnType<typeof startCockroach>> | undefined;
 async function startApp(dataDir?: string): Promise<TLaunched> {
   const app = launch({}, { port: APP_PORT, dataDir });
   apps.push(app);
-  await waitFor(
-    async () => {
-      if (app.child.exitCode !== null) throw new Error(`app exited during start-up:\n${app.output()}`);
-      return healthy(APP_PORT);
-    },
-    150_000,
-    `app on port ${APP_PORT}`,
-  );
-  return app;
+  return waitHealthy(app);
 }
 
 async function stopApp(app: TLaunched): Promise<void> {

@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { PORT } from '../../playwright.config';
 import { adminTokenFor, createCluster, createIngestToken } from '../../fixtures/agent';
-import { healthy, launch, TSX_LOADER, waitFor, WEB_DIR, type TLaunched } from '../../fixtures/launch';
+import { launch, TSX_LOADER, waitHealthy, WEB_DIR, type TLaunched } from '../../fixtures/launch';
 
 const APP_PORT = PORT + 5;
 const AGENTS = 50;
@@ -93,15 +93,7 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
   const startApp = async (dir?: string) => {
     const app = launch({}, { port: APP_PORT, dataDir: dir });
     apps.push(app);
-    await waitFor(
-      async () => {
-        if (app.child.exitCode !== null) throw new Error(`app exited during start-up:\n${app.output()}`);
-        return healthy(APP_PORT);
-      },
-      150_000,
-      `app on port ${APP_PORT}`,
-    );
-    return app;
+    return waitHealthy(app);
   };
   let app = await startApp();
   log('app started');
