@@ -21,7 +21,7 @@ import {
   spawnAgent,
   startCockroach,
   startIngestProxy,
-  writeAgentConfig,
+  writeAgentConfigIn,
   type AgentProcess,
   type TStoredCounts,
 } from '../../fixtures/agent';
@@ -97,11 +97,9 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const killToken = await createIngestToken(base, admin, killCluster.id, 'kill');
 
   // ── Phase 1: the app is down for ≥ 5 intervals while the agent keeps collecting. ──
-  const cfg1 = writeAgentConfig(path.join(work, 'outage'), {
+  const cfg1 = writeAgentConfigIn(work, 'outage', {
     url: base,
     token: outageToken.token,
-    host: `outage-${uid()}`,
-    outboxDir: path.join(work, 'outage', 'outbox'),
     cockroachUrl: cockroach.url,
     intervalMs: INTERVAL_MS,
     metricsPort: METRICS_PORT,
@@ -149,11 +147,9 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
 
   // ── Phase 2: kill -9 after the app committed a batch, before the agent got the answer. ──
   const proxy = await startIngestProxy(base);
-  const cfg2 = writeAgentConfig(path.join(work, 'kill'), {
+  const cfg2 = writeAgentConfigIn(work, 'kill', {
     url: proxy.url,
     token: killToken.token,
-    host: `kill-${uid()}`,
-    outboxDir: path.join(work, 'kill', 'outbox'),
     cockroachUrl: cockroach.url,
     intervalMs: INTERVAL_MS,
   });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget } from '../../fixtures/demo-org';
+import { postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
 
@@ -35,7 +36,7 @@ function pgbenchOutput(tps: number, n = 30, seed = 1): string {
   ].join('\n');
 }
 
-async function postRun(
+const postRun = (
   request: APIRequestContext,
   token: string,
   a: {
@@ -47,31 +48,13 @@ async function postRun(
     seed: number;
     at: string;
   },
-): Promise<string> {
-  const headers = { authorization: `Bearer ${token}` };
-  const res = await request.post('/api/v1/runs', {
-    headers,
-    data: {
-      cluster: a.cluster,
-      workload: a.workload,
-      tool: 'pgbench',
-      params: { clients: 2, scale: 1 },
-      git: { repo: 'acme/db', branch: a.branch, sha: a.sha },
-      labels: { suite: 'e2e' },
-      startedAt: a.at,
-    },
+) =>
+  postPgbenchRun(request, token, {
+    ...a,
+    output: pgbenchOutput(a.tps, 30, a.seed),
+    params: { clients: 2, scale: 1 },
+    labels: { suite: 'e2e' },
   });
-  expect(res.status(), await res.text()).toBe(200);
-  const { id } = await res.json();
-  const out = await request.post(`/api/v1/runs/${id}/output`, {
-    headers,
-    data: { output: pgbenchOutput(a.tps, 30, a.seed), tool: 'pgbench' },
-  });
-  expect(out.status(), await out.text()).toBe(200);
-  const fin = await request.post(`/api/v1/runs/${id}/finish`, { headers, data: { status: 'succeeded' } });
-  expect(fin.status(), await fin.text()).toBe(200);
-  return id;
-}
 
 test('runs list → run page → compare two runs with deltas, verdicts and CSV export', async ({ page }) => {
   await signIn(page);

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget, openDemoCluster } from '../../fixtures/demo-org';
+import { postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
 const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
@@ -33,37 +34,18 @@ function pgbenchOutput(tps: number, seed: number): string {
   ].join('\n');
 }
 
-async function submitRun(
+/** Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s. */
+const submitRun = (
   request: APIRequestContext,
   token: string,
   a: { cluster: string; workload: string; branch: string; tps: number; seed: number; at: string },
-): Promise<string> {
-  const headers = { authorization: `Bearer ${token}` };
-  const res = await request.post('/api/v1/runs', {
-    headers,
-    data: {
-      cluster: a.cluster,
-      workload: a.workload,
-      tool: 'pgbench',
-      git: { repo: 'acme/db', branch: a.branch, sha: `sha${a.seed}` },
-      startedAt: a.at,
-    },
+) =>
+  postPgbenchRun(request, token, {
+    ...a,
+    sha: `sha${a.seed}`,
+    output: pgbenchOutput(a.tps, a.seed),
+    finishedAt: a.at,
   });
-  expect(res.status(), await res.text()).toBe(200);
-  const { id } = await res.json();
-  const out = await request.post(`/api/v1/runs/${id}/output`, {
-    headers,
-    data: { output: pgbenchOutput(a.tps, a.seed), tool: 'pgbench' },
-  });
-  expect(out.status(), await out.text()).toBe(200);
-  // Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s.
-  const fin = await request.post(`/api/v1/runs/${id}/finish`, {
-    headers,
-    data: { status: 'succeeded', finishedAt: a.at },
-  });
-  expect(fin.status(), await fin.text()).toBe(200);
-  return id;
-}
 
 test('the same run and baseline show the same verdict on the run page, list, compare and alert', async ({
   page,

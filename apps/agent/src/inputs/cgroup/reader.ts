@@ -181,6 +181,10 @@ interface ReadContext {
   name: DeviceNamer;
 }
 
+/** The fields every cgroup sample starts with. */
+const sampleHead = (ctx: ReadContext, rel: string, version: 1 | 2) =>
+  ({ kind: 'cgroup_usage', ts: ctx.ts, host: ctx.host, node_id: ctx.nodeId, cgroup: rel, version }) as const;
+
 /** Read one v2 cgroup (`dir` is root + rel). Undefined when the directory is gone. */
 export function readCgroupV2(root: string, rel: string, ctx: ReadContext): TCgroupUsageSample | undefined {
   const dir = join(root, rel);
@@ -191,12 +195,7 @@ export function readCgroupV2(root: string, rel: string, ctx: ReadContext): TCgro
   const cpuMax = parseCpuMax(f('cpu.max'));
   const mstat = parseKeyValues(f('memory.stat'));
   return {
-    kind: 'cgroup_usage',
-    ts: ctx.ts,
-    host: ctx.host,
-    node_id: ctx.nodeId,
-    cgroup: rel,
-    version: 2,
+    ...sampleHead(ctx, rel, 2),
     cpu_usage_usec: cpu.get('usage_usec') ?? 0,
     cpu_nr_periods: cpu.get('nr_periods') ?? 0,
     cpu_nr_throttled: cpu.get('nr_throttled') ?? 0,
@@ -254,12 +253,7 @@ export function readCgroupV1(root: string, rel: string, ctx: ReadContext): TCgro
   const usageNs = firstNumber(readText(join(d.cpuacct, rel, 'cpuacct.usage'))) ?? 0;
   const recursive = blk('blkio.throttle.io_service_bytes_recursive') !== undefined;
   return {
-    kind: 'cgroup_usage',
-    ts: ctx.ts,
-    host: ctx.host,
-    node_id: ctx.nodeId,
-    cgroup: rel,
-    version: 1,
+    ...sampleHead(ctx, rel, 1),
     cpu_usage_usec: Math.floor(usageNs / 1000),
     cpu_nr_periods: cstat.get('nr_periods') ?? 0,
     cpu_nr_throttled: cstat.get('nr_throttled') ?? 0,
