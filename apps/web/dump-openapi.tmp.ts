@@ -1,0 +1,2 @@
+import { getOpenApiDocument } from '@clusterscope/api';
+console.log(JSON.stringify(getOpenApiDocument('http://x')));
