@@ -42,6 +42,17 @@ function notifyRun(ctx: TContext, orgId: string, runId: string, clusterId: strin
   });
 }
 
+/** Awaits a run write, fans the run change out (run id and cluster taken from its result), returns the result. */
+async function notified<T>(
+  ctx: TContext & { caller: { orgId: string } },
+  write: Promise<T>,
+  runOf: (r: T) => [runId: string, clusterId: string | null],
+): Promise<T> {
+  const r = await write;
+  notifyRun(ctx, ctx.caller.orgId, ...runOf(r));
+  return r;
+}
+
 export const runsRouter = router({
   create: write
     .meta(
@@ -54,11 +65,7 @@ export const runsRouter = router({
     )
     .input(ZRunCreate)
     .output(z.object({ id: z.string(), parsed: ZRunOutputResult.optional() }))
-    .mutation(async ({ ctx, input }) => {
-      const r = await createRun(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, r.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) => notified(ctx, createRun(ctx.deps, ctx.caller, input), (r) => [r.id, null])),
   addSamples: write
     .meta(
       rest(
@@ -86,11 +93,9 @@ export const runsRouter = router({
     )
     .input(ZRunOutputIn)
     .output(ZRunOutputResult)
-    .mutation(async ({ ctx, input }) => {
-      const r = await addRunOutput(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, addRunOutput(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   addResults: write
     .meta(
       rest(
@@ -102,11 +107,9 @@ export const runsRouter = router({
     )
     .input(ZRunResultsIn)
     .output(z.object({ summary: z.array(ZMetric) }))
-    .mutation(async ({ ctx, input }) => {
-      const r = await addRunResults(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, addRunResults(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   finish: write
     .meta(
       rest(
@@ -118,11 +121,9 @@ export const runsRouter = router({
     )
     .input(ZRunFinishIn)
     .output(ZRun)
-    .mutation(async ({ ctx, input }) => {
-      const r = await finishRun(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, r.id, r.clusterId);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, finishRun(ctx.deps, ctx.caller, input), (r) => [r.id, r.clusterId]),
+    ),
   list: read
     .meta(
       rest(
