@@ -64,7 +64,7 @@ async function flush(agentJs: string, cfg: string): Promise<AgentProcess> {
 }
 
 const total = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows, 0);
-const duplicates = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows - t.unique, 0);
+const duplicates = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows - t.keys, 0);
 
 test.afterAll(async () => {
   for (const a of agents)
