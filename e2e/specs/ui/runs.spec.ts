@@ -3,38 +3,9 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget } from '../../fixtures/demo-org';
-import { postPgbenchRun } from '../../fixtures/runs';
+import { pgbenchOutput, postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
-
-/** A pgbench `-P 1` output with `n` progress lines around `tps` (deterministic jitter). */
-function pgbenchOutput(tps: number, n = 30, seed = 1): string {
-  let s = seed;
-  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647 - 0.5) * 2;
-  const lines = Array.from({ length: n }, (_, i) => {
-    const t = tps * (1 + 0.02 * rnd());
-    return `progress: ${i + 1}.0 s, ${t.toFixed(1)} tps, lat ${(2000 / t).toFixed(3)} ms stddev 0.300, 0 failed`;
-  });
-  return [
-    'pgbench (15.18 (Debian 15.18-0+deb12u1), server 18.4)',
-    'starting vacuum...end.',
-    ...lines,
-    'transaction type: <builtin: TPC-B (sort of)>',
-    'scaling factor: 1',
-    'query mode: simple',
-    'number of clients: 2',
-    'number of threads: 1',
-    'maximum number of tries: 1',
-    `duration: ${n} s`,
-    `number of transactions actually processed: ${Math.round(tps * n)}`,
-    'number of failed transactions: 0 (0.000%)',
-    `latency average = ${(2000 / tps).toFixed(3)} ms`,
-    'latency stddev = 0.300 ms',
-    'initial connection time = 5.000 ms',
-    `tps = ${tps.toFixed(6)} (without initial connection time)`,
-    '',
-  ].join('\n');
-}
 
 const postRun = (
   request: APIRequestContext,
@@ -51,7 +22,7 @@ const postRun = (
 ) =>
   postPgbenchRun(request, token, {
     ...a,
-    output: pgbenchOutput(a.tps, 30, a.seed),
+    output: pgbenchOutput(a.tps, { seed: a.seed, detailed: true }),
     params: { clients: 2, scale: 1 },
     labels: { suite: 'e2e' },
   });

@@ -7,32 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget, openDemoCluster } from '../../fixtures/demo-org';
-import { postPgbenchRun } from '../../fixtures/runs';
+import { pgbenchOutput, postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
 const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
-
-/** A pgbench `-P 1` output with 30 progress lines around `tps` (deterministic jitter). */
-function pgbenchOutput(tps: number, seed: number): string {
-  let s = seed;
-  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647 - 0.5) * 2;
-  const lines = Array.from({ length: 30 }, (_, i) => {
-    const t = tps * (1 + 0.02 * rnd());
-    return `progress: ${i + 1}.0 s, ${t.toFixed(1)} tps, lat ${(2000 / t).toFixed(3)} ms stddev 0.300, 0 failed`;
-  });
-  return [
-    'pgbench (15.18 (Debian 15.18-0+deb12u1), server 18.4)',
-    ...lines,
-    'transaction type: <builtin: TPC-B (sort of)>',
-    'number of clients: 2',
-    'duration: 30 s',
-    `number of transactions actually processed: ${Math.round(tps * 30)}`,
-    'number of failed transactions: 0 (0.000%)',
-    `latency average = ${(2000 / tps).toFixed(3)} ms`,
-    `tps = ${tps.toFixed(6)} (without initial connection time)`,
-    '',
-  ].join('\n');
-}
 
 /** Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s. */
 const submitRun = (
@@ -43,7 +21,7 @@ const submitRun = (
   postPgbenchRun(request, token, {
     ...a,
     sha: `sha${a.seed}`,
-    output: pgbenchOutput(a.tps, a.seed),
+    output: pgbenchOutput(a.tps, { seed: a.seed }),
     finishedAt: a.at,
   });
 

@@ -1,2 +1,0 @@
-import { getOpenApiDocument } from '@clusterscope/api';
-console.log(JSON.stringify(getOpenApiDocument('http://x')));
