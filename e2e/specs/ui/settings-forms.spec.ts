@@ -9,6 +9,13 @@ const orgGrouping = async (page: Page) =>
 
 test('routing: the org grouping fields show the stored values and save a change', async ({ page }) => {
   await signIn(page).catch(() => signIn(page));
+  // The routing form shows once the org has a channel.
+  await rpc(page.request, 'alerting.createChannel', {
+    name: `grouping-hook-${Date.now()}`,
+    kind: 'webhook',
+    config: { url: 'http://127.0.0.1:9/never' },
+    secret: { hmacSecret: 'x' },
+  });
   const before = await orgGrouping(page);
   const form = page.getByTestId('routing-form');
   const repeat = form.getByLabel('Repeat interval (s)');
