@@ -21,6 +21,15 @@ const open = (dir: string, maxBytes = 1 << 20, segmentBytes = 4096) => {
 };
 const body = (i: number, size = 100) => Buffer.from(`batch-${i}:`.padEnd(size, 'x'));
 
+/** A closed outbox in a fresh dir holding id-0..id-2 in one segment; returns the dir and the segment file. */
+function threeInOneSegment(): { dir: string; seg: string } {
+  const dir = dirOf();
+  const o = open(dir);
+  for (let i = 0; i < 3; i++) o.append(`id-${i}`, 1, body(i));
+  o.close();
+  return { dir, seg: join(dir, readdirSync(dir).find((n) => n.startsWith('seg-'))!) };
+}
+
 function drain(o: Outbox): string[] {
   const ids: string[] = [];
   for (let r = o.peek(); r; r = o.peek()) {
@@ -62,11 +71,7 @@ describe('outbox', () => {
   });
 
   it('ignores and truncates a torn tail (kill -9 mid-write)', () => {
-    const dir = dirOf();
-    const a = open(dir);
-    for (let i = 0; i < 3; i++) a.append(`id-${i}`, 1, body(i));
-    a.close();
-    const seg = join(dir, readdirSync(dir).find((n) => n.startsWith('seg-'))!);
+    const { dir, seg } = threeInOneSegment();
     const full = statSync(seg).size;
     // Torn write: a header promising 500 bytes followed by only 10.
     const head = Buffer.alloc(8);
@@ -81,19 +86,11 @@ describe('outbox', () => {
   });
 
   it('detects a record cut inside its payload and a bad checksum', () => {
-    const dir = dirOf();
-    const a = open(dir);
-    for (let i = 0; i < 3; i++) a.append(`id-${i}`, 1, body(i));
-    a.close();
-    const seg = join(dir, readdirSync(dir).find((n) => n.startsWith('seg-'))!);
+    const { dir, seg } = threeInOneSegment();
     truncateSync(seg, statSync(seg).size - 7);
     expect(drain(open(dir))).toEqual(['id-0', 'id-1']);
 
-    const dir2 = dirOf();
-    const c = open(dir2);
-    for (let i = 0; i < 3; i++) c.append(`id-${i}`, 1, body(i));
-    c.close();
-    const seg2 = join(dir2, readdirSync(dir2).find((n) => n.startsWith('seg-'))!);
+    const { dir: dir2, seg: seg2 } = threeInOneSegment();
     const buf = readFileSync(seg2);
     const recLen = buf.length / 3;
     buf[recLen + 20] ^= 0xff; // flip a byte in record 2

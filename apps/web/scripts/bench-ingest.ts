@@ -23,6 +23,7 @@ import type { TCgroupUsageSample, TMetricSample, TNodeStatusSample, TSample } fr
 import { formatTs } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
+import { postIngest } from './lib/http';
 
 const num = (name: string, def: number) => {
   const v = Number(process.env[name] ?? def);
@@ -184,18 +185,7 @@ async function benchApi(base: string, token: string, bodies: Buffer[]): Promise<
   const client = async () => {
     while (next < bodies.length && Date.now() < until) {
       const body = bodies[next++];
-      const res = await fetch(`${base}/api/v1/ingest`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-encoding': 'gzip',
-        },
-        body,
-      });
-      const text = await res.text();
-      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
-      rows += (JSON.parse(text) as { accepted: number }).accepted;
+      rows += await postIngest(base, token, body);
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));

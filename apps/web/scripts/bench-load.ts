@@ -32,6 +32,7 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { buildUrl, readClusterMeta } from '@clusterscope/db/embedded';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
+import { ok, postIngest, signIn } from './lib/http';
 
 const num = (name: string, def: number) => {
   const raw = process.env[name];
@@ -61,12 +62,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
 const r1 = (x: number) => Math.round(x * 10) / 10;
-
-async function ok(res: Response, what: string): Promise<string> {
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
-  return text;
-}
 
 // ---- the web server process ------------------------------------------------------------------------
 
@@ -107,21 +102,6 @@ const rssMb = (pid: number) => {
 };
 
 // ---- set-up ----------------------------------------------------------------------------------------
-
-async function signIn(base: string, dataDir: string): Promise<string> {
-  const txt = fs.readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
-  const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
-  const res = await fetch(`${base}/api/auth/sign-in/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({ email: get('email'), password: get('password') }),
-  });
-  await ok(res, 'sign-in');
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-}
 
 interface TAgent {
   clusterId: string;
@@ -209,20 +189,6 @@ const ingestBody = (a: TAgent, batchId: string, tss: number[]) =>
       samples: tss.flatMap((ts) => a.nodes.flatMap((n) => samplesFor(n, ts))),
     }),
   );
-
-async function postIngest(base: string, token: string, body: Buffer): Promise<void> {
-  const res = await fetch(`${base}/api/v1/ingest`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'content-encoding': 'gzip',
-    },
-    body,
-  });
-  const text = await res.text();
-  if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
-}
 
 /** BENCH_HISTORY_MIN minutes of 10 s history for every node (oldest first), one agent at a time. */
 async function backfill(base: string, agents: TAgent[]) {

@@ -21,11 +21,11 @@ import {
   spawnAgent,
   startCockroach,
   startIngestProxy,
-  writeAgentConfig,
+  writeAgentConfigIn,
   type AgentProcess,
   type TStoredCounts,
 } from '../../fixtures/agent';
-import { healthy, launch, waitFor, type TLaunched } from '../../fixtures/launch';
+import { launch, waitFor, waitHealthy, type TLaunched } from '../../fixtures/launch';
 
 const APP_PORT = PORT + 1;
 const METRICS_PORT = PORT + 3;
@@ -40,15 +40,7 @@ let cockroach: Awaited<ReturnType<typeof startCockroach>> | undefined;
 async function startApp(dataDir?: string): Promise<TLaunched> {
   const app = launch({}, { port: APP_PORT, dataDir });
   apps.push(app);
-  await waitFor(
-    async () => {
-      if (app.child.exitCode !== null) throw new Error(`app exited during start-up:\n${app.output()}`);
-      return healthy(APP_PORT);
-    },
-    150_000,
-    `app on port ${APP_PORT}`,
-  );
-  return app;
+  return waitHealthy(app);
 }
 
 async function stopApp(app: TLaunched): Promise<void> {
@@ -72,7 +64,7 @@ async function flush(agentJs: string, cfg: string): Promise<AgentProcess> {
 }
 
 const total = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows, 0);
-const duplicates = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows - t.unique, 0);
+const duplicates = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows - t.keys, 0);
 
 test.afterAll(async () => {
   for (const a of agents)
@@ -105,11 +97,9 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const killToken = await createIngestToken(base, admin, killCluster.id, 'kill');
 
   // ── Phase 1: the app is down for ≥ 5 intervals while the agent keeps collecting. ──
-  const cfg1 = writeAgentConfig(path.join(work, 'outage'), {
+  const cfg1 = writeAgentConfigIn(work, 'outage', {
     url: base,
     token: outageToken.token,
-    host: `outage-${uid()}`,
-    outboxDir: path.join(work, 'outage', 'outbox'),
     cockroachUrl: cockroach.url,
     intervalMs: INTERVAL_MS,
     metricsPort: METRICS_PORT,
@@ -157,11 +147,9 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
 
   // ── Phase 2: kill -9 after the app committed a batch, before the agent got the answer. ──
   const proxy = await startIngestProxy(base);
-  const cfg2 = writeAgentConfig(path.join(work, 'kill'), {
+  const cfg2 = writeAgentConfigIn(work, 'kill', {
     url: proxy.url,
     token: killToken.token,
-    host: `kill-${uid()}`,
-    outboxDir: path.join(work, 'kill', 'outbox'),
     cockroachUrl: cockroach.url,
     intervalMs: INTERVAL_MS,
   });

@@ -20,7 +20,7 @@ import {
   scrapeMetrics,
   spawnAgent,
   startCockroach,
-  writeAgentConfig,
+  writeAgentConfigIn,
   type AgentProcess,
 } from '../../fixtures/agent';
 import { waitFor } from '../../fixtures/launch';
@@ -79,11 +79,9 @@ test.afterAll(async () => {
 });
 
 test('--check against the real app passes', async () => {
-  const cfg = writeAgentConfig(path.join(work, 'check'), {
+  const cfg = writeAgentConfigIn(work, 'check', {
     url: BASE,
     token: ingest.token,
-    host: `check-${uid()}`,
-    outboxDir: path.join(work, 'check', 'outbox'),
     cockroachUrl: cockroach.url,
   });
   const r = await runAgent(['--check', '--config', cfg]);
@@ -97,11 +95,10 @@ test('--once, then the daemon: nodes, cgroup and the agent row show up through t
   request,
 }) => {
   const host = `db-${uid()}`;
-  const cfg = writeAgentConfig(path.join(work, 'daemon'), {
+  const cfg = writeAgentConfigIn(work, 'daemon', {
     url: BASE,
     token: ingest.token,
     host,
-    outboxDir: path.join(work, 'daemon', 'outbox'),
     cockroachUrl: cockroach.url,
     intervalMs: 1000,
     metricsPort: METRICS_PORT,
@@ -170,11 +167,9 @@ test('--check with a revoked token fails clearly', async ({ request }) => {
   const doomed = await createIngestToken(BASE, admin, cluster.id, `doomed-${uid()}`);
   const rv = await request.post('/api/trpc/tokens.revoke', { headers: auth(admin), data: { id: doomed.id } });
   expect(rv.status(), await rv.text()).toBe(200);
-  const cfg = writeAgentConfig(path.join(work, 'revoked'), {
+  const cfg = writeAgentConfigIn(work, 'revoked', {
     url: BASE,
     token: doomed.token,
-    host: `revoked-${uid()}`,
-    outboxDir: path.join(work, 'revoked', 'outbox'),
     cockroachUrl: cockroach.url,
   });
   const r = await runAgent(['--check', '--config', cfg]);

@@ -6,14 +6,12 @@
  * restarted on the same data dir each time. Afterwards ClickHouse (read from the chDB dir once the app
  * exited) holds every sent sample exactly once: acked = stored = sent, no key stored twice.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { PORT } from '../../playwright.config';
-import { adminTokenFor, createCluster, createIngestToken } from '../../fixtures/agent';
-import { healthy, launch, TSX_LOADER, waitFor, WEB_DIR, type TLaunched } from '../../fixtures/launch';
+import { adminTokenFor, countStored, createCluster, createIngestToken } from '../../fixtures/agent';
+import { launch, waitHealthy, type TLaunched } from '../../fixtures/launch';
 
 const APP_PORT = PORT + 5;
 const AGENTS = 50;
@@ -93,15 +91,7 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
   const startApp = async (dir?: string) => {
     const app = launch({}, { port: APP_PORT, dataDir: dir });
     apps.push(app);
-    await waitFor(
-      async () => {
-        if (app.child.exitCode !== null) throw new Error(`app exited during start-up:\n${app.output()}`);
-        return healthy(APP_PORT);
-      },
-      150_000,
-      `app on port ${APP_PORT}`,
-    );
-    return app;
+    return waitHealthy(app);
   };
   let app = await startApp();
   log('app started');
@@ -217,15 +207,7 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
 
   app.child.kill('SIGINT');
   await app.exited;
-  const out = execFileSync(
-    process.execPath,
-    [...TSX_LOADER, path.resolve(import.meta.dirname, '../../fixtures/fault-ch-count.ts'), path.join(dataDir, 'clickhouse'), cluster.id],
-    { cwd: WEB_DIR, encoding: 'utf8', timeout: 60_000 },
-  ); // prettier-ignore
-  const stored = JSON.parse(out.trim().split('\n').pop()!) as Record<
-    'node_status' | 'cgroup_usage',
-    { rows: number; keys: number; duplicated: number }
-  >;
+  const stored = countStored(dataDir, cluster.id);
   const acked = agents.reduce((n, a) => n + a.acked.size, 0);
   const summary = { sent, acked, stored, inFlightAtKill, killsAtS: kills.map((k) => +(k / 1000).toFixed(1)), retries, duplicates, errors: Object.fromEntries(errors) }; // prettier-ignore
   console.log(`exactly-once: ${JSON.stringify(summary)}`);

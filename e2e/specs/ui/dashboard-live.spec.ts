@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { createTokenVia, signIn } from '../../fixtures/auth';
+import { createDemoCluster } from '../../fixtures/demo-org';
 
 /** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
 const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
@@ -11,12 +12,7 @@ test('a sample posted to /api/v1/ingest appears on the open cluster page without
   await signInPatiently(page);
   // A fresh cluster of the demo org (page.request shares the signed-in session).
   const name = `live-${Date.now()}`;
-  const created = await page.request.post('/api/trpc/clusters.create', {
-    headers: { 'x-org': 'demo' },
-    data: { name },
-  });
-  expect(created.status(), await created.text()).toBe(200);
-  const cluster = (await created.json()).result.data as { id: string };
+  const cluster = await createDemoCluster(page.request, name);
   const token = await createTokenVia(page.request, 'demo', { name, scopes: ['ingest'] });
 
   await page.goto(`/demo/clusters/${cluster.id}`);

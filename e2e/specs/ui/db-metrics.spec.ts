@@ -13,6 +13,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { buildAgentDist, spawnAgent, type AgentProcess } from '../../fixtures/agent';
 import { createTokenVia, signIn } from '../../fixtures/auth';
+import { createDemoCluster } from '../../fixtures/demo-org';
 import {
   histogramQuantile,
   LATENCY_BUCKETS,
@@ -100,12 +101,7 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
   test.setTimeout(120_000);
   await signIn(page).catch(() => signIn(page));
   const name = `dbm-${Date.now()}`;
-  const created = await page.request.post('/api/trpc/clusters.create', {
-    headers: { 'x-org': 'demo' },
-    data: { name },
-  });
-  expect(created.status(), await created.text()).toBe(200);
-  const cluster = (await created.json()).result.data as { id: string };
+  const cluster = await createDemoCluster(page.request, name);
   const token = await createTokenVia(page.request, 'demo', {
     name,
     scopes: ['ingest'],

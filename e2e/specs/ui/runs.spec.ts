@@ -3,39 +3,11 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget } from '../../fixtures/demo-org';
+import { pgbenchOutput, postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
 
-/** A pgbench `-P 1` output with `n` progress lines around `tps` (deterministic jitter). */
-function pgbenchOutput(tps: number, n = 30, seed = 1): string {
-  let s = seed;
-  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647 - 0.5) * 2;
-  const lines = Array.from({ length: n }, (_, i) => {
-    const t = tps * (1 + 0.02 * rnd());
-    return `progress: ${i + 1}.0 s, ${t.toFixed(1)} tps, lat ${(2000 / t).toFixed(3)} ms stddev 0.300, 0 failed`;
-  });
-  return [
-    'pgbench (15.18 (Debian 15.18-0+deb12u1), server 18.4)',
-    'starting vacuum...end.',
-    ...lines,
-    'transaction type: <builtin: TPC-B (sort of)>',
-    'scaling factor: 1',
-    'query mode: simple',
-    'number of clients: 2',
-    'number of threads: 1',
-    'maximum number of tries: 1',
-    `duration: ${n} s`,
-    `number of transactions actually processed: ${Math.round(tps * n)}`,
-    'number of failed transactions: 0 (0.000%)',
-    `latency average = ${(2000 / tps).toFixed(3)} ms`,
-    'latency stddev = 0.300 ms',
-    'initial connection time = 5.000 ms',
-    `tps = ${tps.toFixed(6)} (without initial connection time)`,
-    '',
-  ].join('\n');
-}
-
-async function postRun(
+const postRun = (
   request: APIRequestContext,
   token: string,
   a: {
@@ -47,31 +19,13 @@ async function postRun(
     seed: number;
     at: string;
   },
-): Promise<string> {
-  const headers = { authorization: `Bearer ${token}` };
-  const res = await request.post('/api/v1/runs', {
-    headers,
-    data: {
-      cluster: a.cluster,
-      workload: a.workload,
-      tool: 'pgbench',
-      params: { clients: 2, scale: 1 },
-      git: { repo: 'acme/db', branch: a.branch, sha: a.sha },
-      labels: { suite: 'e2e' },
-      startedAt: a.at,
-    },
+) =>
+  postPgbenchRun(request, token, {
+    ...a,
+    output: pgbenchOutput(a.tps, { seed: a.seed, detailed: true }),
+    params: { clients: 2, scale: 1 },
+    labels: { suite: 'e2e' },
   });
-  expect(res.status(), await res.text()).toBe(200);
-  const { id } = await res.json();
-  const out = await request.post(`/api/v1/runs/${id}/output`, {
-    headers,
-    data: { output: pgbenchOutput(a.tps, 30, a.seed), tool: 'pgbench' },
-  });
-  expect(out.status(), await out.text()).toBe(200);
-  const fin = await request.post(`/api/v1/runs/${id}/finish`, { headers, data: { status: 'succeeded' } });
-  expect(fin.status(), await fin.text()).toBe(200);
-  return id;
-}
 
 test('runs list → run page → compare two runs with deltas, verdicts and CSV export', async ({ page }) => {
   await signIn(page);

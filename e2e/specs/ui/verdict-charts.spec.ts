@@ -7,63 +7,23 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signIn } from '../../fixtures/auth';
 import { createRunTarget, openDemoCluster } from '../../fixtures/demo-org';
+import { pgbenchOutput, postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
 const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
 
-/** A pgbench `-P 1` output with 30 progress lines around `tps` (deterministic jitter). */
-function pgbenchOutput(tps: number, seed: number): string {
-  let s = seed;
-  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647 - 0.5) * 2;
-  const lines = Array.from({ length: 30 }, (_, i) => {
-    const t = tps * (1 + 0.02 * rnd());
-    return `progress: ${i + 1}.0 s, ${t.toFixed(1)} tps, lat ${(2000 / t).toFixed(3)} ms stddev 0.300, 0 failed`;
-  });
-  return [
-    'pgbench (15.18 (Debian 15.18-0+deb12u1), server 18.4)',
-    ...lines,
-    'transaction type: <builtin: TPC-B (sort of)>',
-    'number of clients: 2',
-    'duration: 30 s',
-    `number of transactions actually processed: ${Math.round(tps * 30)}`,
-    'number of failed transactions: 0 (0.000%)',
-    `latency average = ${(2000 / tps).toFixed(3)} ms`,
-    `tps = ${tps.toFixed(6)} (without initial connection time)`,
-    '',
-  ].join('\n');
-}
-
-async function submitRun(
+/** Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s. */
+const submitRun = (
   request: APIRequestContext,
   token: string,
   a: { cluster: string; workload: string; branch: string; tps: number; seed: number; at: string },
-): Promise<string> {
-  const headers = { authorization: `Bearer ${token}` };
-  const res = await request.post('/api/v1/runs', {
-    headers,
-    data: {
-      cluster: a.cluster,
-      workload: a.workload,
-      tool: 'pgbench',
-      git: { repo: 'acme/db', branch: a.branch, sha: `sha${a.seed}` },
-      startedAt: a.at,
-    },
+) =>
+  postPgbenchRun(request, token, {
+    ...a,
+    sha: `sha${a.seed}`,
+    output: pgbenchOutput(a.tps, { seed: a.seed }),
+    finishedAt: a.at,
   });
-  expect(res.status(), await res.text()).toBe(200);
-  const { id } = await res.json();
-  const out = await request.post(`/api/v1/runs/${id}/output`, {
-    headers,
-    data: { output: pgbenchOutput(a.tps, a.seed), tool: 'pgbench' },
-  });
-  expect(out.status(), await out.text()).toBe(200);
-  // Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s.
-  const fin = await request.post(`/api/v1/runs/${id}/finish`, {
-    headers,
-    data: { status: 'succeeded', finishedAt: a.at },
-  });
-  expect(fin.status(), await fin.text()).toBe(200);
-  return id;
-}
 
 test('the same run and baseline show the same verdict on the run page, list, compare and alert', async ({
   page,

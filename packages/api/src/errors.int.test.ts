@@ -7,10 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { createDb, type TDb } from '@clusterscope/db';
+import type { TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../db/test/pg';
+import { openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { nulPath, type TContext } from './trpc';
 
@@ -22,13 +21,10 @@ let db: TDb;
 let deps: TDeps;
 let broken: TDeps;
 let token: string;
-let cleanupCh: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase());
-  const ch = await openTempClickHouse();
-  cleanupCh = ch.cleanup;
-  deps = { db, ch: ch.ch };
+  ({ db, deps, close } = await openTestDeps());
   const org = await db.organization.create({ data: { id: randomUUID(), name: 'E', slug: 'org-e' } });
   token = (await createToken(deps, org.id, { name: 'ci', scopes: ['admin'] })).token;
   // Every query on the cluster table fails as an unexpected database error would; the rest is the real database.
@@ -41,10 +37,7 @@ beforeAll(async () => {
   broken = { ...deps, db: new Proxy(db, { get: (t, k) => (k === 'cluster' ? cluster : Reflect.get(t, k)) }) };
 }, 120_000);
 
-afterAll(async () => {
-  await db?.$disconnect();
-  await cleanupCh?.();
-});
+afterAll(() => close?.());
 
 type TTrpcError = { error: { message: string } };
 

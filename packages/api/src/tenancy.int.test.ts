@@ -9,10 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, upsertLegacyAgentHeartbeat, type TDb } from '@clusterscope/db';
+import { upsertLegacyAgentHeartbeat, type TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../db/test/pg';
+import { openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { createCallerFactory, type TContext } from './trpc';
 
@@ -195,7 +194,7 @@ const factory = createCallerFactory(appRouter);
 
 let db: TDb;
 let deps: TDeps;
-let cleanupCh: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 let a: TIds;
 const ctxFor = (over: Partial<TContext>): TContext => ({
   deps,
@@ -241,10 +240,7 @@ async function snapshotA() {
 }
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase());
-  const ch = await openTempClickHouse();
-  cleanupCh = ch.cleanup;
-  deps = { db, ch: ch.ch };
+  ({ db, deps, close } = await openTestDeps());
 
   const ua = await createUser('owner-a@example.com');
   const ub = await createUser('owner-b@example.com');
@@ -384,10 +380,7 @@ beforeAll(async () => {
   boundCaller = ctxFor({ bearer: bound.token });
 }, 120_000);
 
-afterAll(async () => {
-  await cleanupCh?.();
-  await db?.$disconnect();
-});
+afterAll(() => close?.());
 
 const callers: { name: string; ctx: TContext }[] = [];
 let outsider: TContext;

@@ -68,12 +68,14 @@ export const BUILTIN_RULES = [
 export const ZBuiltinRule = z.enum(BUILTIN_RULES);
 export type TBuiltinRule = z.infer<typeof ZBuiltinRule>;
 
-const ZId = z
+/** The id of an alerting object (rule, alert, silence, channel) or of a cluster in an alerting payload. */
+export const ZAlertingId = z
   .string()
   .trim()
   .min(1)
   .max(64)
   .regex(/^[\w-]+$/, 'letters, digits, _ and -');
+const ZId = ZAlertingId;
 const ZDuration = z
   .int()
   .min(0)

@@ -88,24 +88,29 @@ const capture = () => {
   };
 };
 
+/** The fake API (closed after the test), a client of it and captured stdout/stderr. */
+async function setup(opts: Parameters<typeof startFakeApi>[0] = {}) {
+  const api = await startFakeApi(opts);
+  close = api.close;
+  return { api, cap: capture(), client: new ApiClient(api.url, 't0k') };
+}
+
+/** `clusterscope run` options for a short sysbench cpu run, with `over` on top. */
+const cpuRun = (over: Partial<Parameters<typeof runBenchmark>[1]> = {}) => ({
+  cluster: 'ci',
+  workload: 'cpu',
+  tool: 'sysbench' as const,
+  labels: {},
+  failOnRegression: false,
+  argv: ['sysbench', 'cpu', '--time=3', '--report-interval=1', '--threads=1', 'run'],
+  sampleEveryMs: 300,
+  ...over,
+});
+
 describe('clusterscope run', () => {
   it('retries a live-sample chunk unchanged under the same batchId (a lost answer never duplicates)', async () => {
-    const api = await startFakeApi({ failSamples: 1 });
-    close = api.close;
-    const cap = capture();
-    const code = await runBenchmark(
-      new ApiClient(api.url, 't0k'),
-      {
-        cluster: 'ci',
-        workload: 'cpu',
-        tool: 'sysbench',
-        labels: {},
-        failOnRegression: false,
-        argv: ['sysbench', 'cpu', '--time=3', '--report-interval=1', '--threads=1', 'run'],
-        sampleEveryMs: 300,
-      },
-      cap.io,
-    );
+    const { api, cap, client } = await setup({ failSamples: 1 });
+    const code = await runBenchmark(client, cpuRun(), cap.io);
     expect(code).toBe(0);
     type TPost = { batchId: string; samples: { elapsed_s: number }[] };
     const posts = api.calls.filter((c) => c.url.endsWith('/samples')).map((c) => c.body as TPost);
@@ -118,21 +123,15 @@ describe('clusterscope run', () => {
   }, 20_000);
 
   it('runs real sysbench, streams live samples, posts output and finishes with its exit code', async () => {
-    const api = await startFakeApi();
-    close = api.close;
-    const cap = capture();
+    const { api, cap, client } = await setup();
     const code = await runBenchmark(
-      new ApiClient(api.url, 't0k'),
-      {
-        cluster: 'ci',
-        workload: 'cpu',
+      client,
+      cpuRun({
         tool: detectToolFromArgv(['sysbench']),
         labels: { pr: '42' },
         failOnRegression: true,
         baseline: 'main',
-        argv: ['sysbench', 'cpu', '--time=3', '--report-interval=1', '--threads=1', 'run'],
-        sampleEveryMs: 300,
-      },
+      }),
       cap.io,
     );
     expect(code).toBe(0);
@@ -171,19 +170,14 @@ describe('clusterscope run', () => {
   }, 30_000);
 
   it('exits 3 on a regression', async () => {
-    const api = await startFakeApi({ regression: true });
-    close = api.close;
-    const cap = capture();
+    const { cap, client } = await setup({ regression: true });
     const code = await runBenchmark(
-      new ApiClient(api.url, 't0k'),
-      {
-        cluster: 'ci',
-        workload: 'cpu',
-        tool: 'sysbench',
-        labels: {},
+      client,
+      cpuRun({
         failOnRegression: true,
         argv: ['sysbench', 'cpu', '--time=1', 'run'],
-      },
+        sampleEveryMs: undefined,
+      }),
       cap.io,
     );
     expect(code).toBe(3);
@@ -191,10 +185,7 @@ describe('clusterscope run', () => {
   }, 30_000);
 
   it('propagates a failing tool exit code and a missing binary', async () => {
-    const api = await startFakeApi();
-    close = api.close;
-    const cap = capture();
-    const client = new ApiClient(api.url, 't0k');
+    const { api, cap, client } = await setup();
     const base = { cluster: 'ci', workload: 'x', labels: {}, failOnRegression: true };
     expect(await runBenchmark(client, { ...base, argv: ['sh', '-c', 'echo boom >&2; exit 7'] }, cap.io)).toBe(
       7,
@@ -217,11 +208,9 @@ describe('clusterscope submit', () => {
   );
 
   it('creates a run, posts the output and finishes it', async () => {
-    const api = await startFakeApi();
-    close = api.close;
-    const cap = capture();
+    const { api, cap, client } = await setup();
     const code = await submitOutput(
-      new ApiClient(api.url, 't0k'),
+      client,
       {
         cluster: 'ci',
         workload: 'oltp_write_only',
@@ -243,10 +232,7 @@ describe('clusterscope submit', () => {
   });
 
   it('falls back to /results on 422 and rejects unreadable output before creating a run', async () => {
-    const api = await startFakeApi({ outputStatus: 422 });
-    close = api.close;
-    const cap = capture();
-    const client = new ApiClient(api.url, 't0k');
+    const { api, cap, client } = await setup({ outputStatus: 422 });
     const base = { cluster: 'ci', workload: 'w', labels: {}, failOnRegression: false, source: 'f.txt' };
     expect(await submitOutput(client, { ...base, output }, cap.io)).toBe(0);
     expect(api.calls.map((c) => c.url)).toContain('/api/v1/runs/run_1/results');
@@ -257,8 +243,7 @@ describe('clusterscope submit', () => {
   });
 
   it('shows HTTP error bodies with a hint', async () => {
-    const api = await startFakeApi();
-    close = api.close;
+    const { api } = await setup();
     const err = await new ApiClient(api.url, 'wrong')
       .createRun({ cluster: 'c', workload: 'w' })
       .catch((e: unknown) => e);

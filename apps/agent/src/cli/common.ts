@@ -5,6 +5,17 @@ import type { TComparison, TVerdict } from './api-client';
 
 export class UsageError extends Error {}
 
+/** What `clusterscope run` and `submit` post a run as, and how they judge it. */
+export interface RunTarget {
+  cluster: string;
+  workload: string;
+  tool?: TTool;
+  labels: Record<string, string>;
+  git?: { repo: string; branch: string; sha: string };
+  failOnRegression: boolean;
+  baseline?: string;
+}
+
 /** Tool from the command line: basename of argv[0]; `cockroach workload …` → cockroach-workload. */
 export function detectToolFromArgv(argv: string[]): TTool | undefined {
   const bin = basename(argv[0] ?? '');

@@ -1,18 +1,10 @@
 /** `clusterscope run`: spawn a benchmark, stream its interval samples live, post its output, finish the run. */
 import { spawn } from 'node:child_process';
 import { parseOutput } from '@clusterscope/bench';
-import type { TTool } from '@clusterscope/schema';
 import type { ApiClient, TLiveSample } from './api-client';
-import { describeComparison, formatVerdicts } from './common';
+import { describeComparison, formatVerdicts, type RunTarget } from './common';
 
-export interface RunOptions {
-  cluster: string;
-  workload: string;
-  tool?: TTool;
-  labels: Record<string, string>;
-  git?: { repo: string; branch: string; sha: string };
-  failOnRegression: boolean;
-  baseline?: string;
+export interface RunOptions extends RunTarget {
   argv: string[];
   /** How often the accumulated output is parsed for new interval samples. */
   sampleEveryMs?: number;

@@ -1,18 +1,10 @@
 /** `clusterscope submit`: post a finished benchmark's output as a run. */
 import { detectTool, parseOutput } from '@clusterscope/bench';
-import type { TTool } from '@clusterscope/schema';
 import { ApiError, type ApiClient, type TOutputResult } from './api-client';
-import { describeComparison, formatVerdicts } from './common';
+import { describeComparison, formatVerdicts, type RunTarget } from './common';
 import { EXIT_REGRESSION, type RunIo } from './run';
 
-export interface SubmitOptions {
-  cluster: string;
-  workload: string;
-  tool?: TTool;
-  labels: Record<string, string>;
-  git?: { repo: string; branch: string; sha: string };
-  failOnRegression: boolean;
-  baseline?: string;
+export interface SubmitOptions extends RunTarget {
   output: string;
   source: string;
 }

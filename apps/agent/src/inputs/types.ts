@@ -50,7 +50,12 @@ export interface InputDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
   create(config: z.output<S>, ctx: InputContext): Input;
 }
 
-/** Helper keeping the config type attached to `create`. */
-export function defineInput<S extends z.ZodMiniType>(def: InputDefinition<S>): InputDefinition<S> {
-  return def;
+/** What an input module declares: its `create` returns the input without a name (it gets the definition's). */
+export type InputSpec<S extends z.ZodMiniType> = Omit<InputDefinition<S>, 'create'> & {
+  create(config: z.output<S>, ctx: InputContext): Omit<Input, 'name'>;
+};
+
+/** Declares an input: keeps the config type attached to `create` and names what it creates. */
+export function defineInput<S extends z.ZodMiniType>(spec: InputSpec<S>): InputDefinition<S> {
+  return { ...spec, create: (config, ctx) => Object.assign(spec.create(config, ctx), { name: spec.name }) };
 }

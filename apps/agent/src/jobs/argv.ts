@@ -150,6 +150,17 @@ function pgUrl(target: string): URL {
   return u;
 }
 
+/** A postgres URL without its password (argv is visible in ps) and the password as PGPASSWORD. */
+function pgConn(target: string): { conn: string; env: Record<string, string> } {
+  const u = pgUrl(target);
+  const env: Record<string, string> = {};
+  if (u.password) {
+    env.PGPASSWORD = decodeURIComponent(u.password);
+    u.password = '';
+  }
+  return { conn: u.toString(), env };
+}
+
 function dir(target: string, fallback: string): string {
   if (target === '') return fallback;
   if (!/^\/[A-Za-z0-9_./@+-]*$/.test(target) || target.split('/').includes('..'))
@@ -220,14 +231,7 @@ export function buildPlan(
 
   switch (job.tool) {
     case 'pgbench': {
-      const u = pgUrl(target);
-      // The password goes through the environment, not argv (visible in ps).
-      const env: Record<string, string> = {};
-      if (u.password) {
-        env.PGPASSWORD = decodeURIComponent(u.password);
-        u.password = '';
-      }
-      const conn = u.toString();
+      const { conn, env } = pgConn(target);
       const c = p.int('clients', 1, 1000, 1);
       const j = p.int('jobs', 1, 256, 1);
       const b = p.oneOf('builtin', PGBENCH_BUILTINS, 'tpcb-like');
@@ -338,13 +342,7 @@ export function buildPlan(
     }
     case 'cockroach-workload': {
       // cockroach workload takes only a URL; its pgx driver reads PGPASSWORD when the URL has none.
-      const u = pgUrl(target);
-      const env: Record<string, string> = {};
-      if (u.password) {
-        env.PGPASSWORD = decodeURIComponent(u.password);
-        u.password = '';
-      }
-      const conn = u.toString();
+      const { conn, env } = pgConn(target);
       const w = p.oneOf('workload', COCKROACH_WORKLOADS);
       const wh = p.optInt('warehouses', 1, 100_000);
       const rp = p.optInt('readPercent', 0, 100);

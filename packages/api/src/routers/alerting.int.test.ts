@@ -5,27 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type TDb } from '@clusterscope/db';
+import type { TDb } from '@clusterscope/db';
 import { createToken, type TDeps } from '@clusterscope/services';
 import { BUILTIN_RULES } from '@clusterscope/schema';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../../db/test/pg';
+import { openTestDeps } from '../test-deps';
 import { appRouter } from '../root';
 import { createCallerFactory, type TContext } from '../trpc';
 
 let db: TDb;
 let deps: TDeps;
 let token: string;
-let cleanupCh: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 let orgId: string;
 let clusterId: string;
 const users: Record<string, string> = {};
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase());
-  const ch = await openTempClickHouse();
-  cleanupCh = ch.cleanup;
-  deps = { db, ch: ch.ch };
+  ({ db, deps, close } = await openTestDeps());
   orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'A', slug: 'org-a' } })).id;
   clusterId = (await db.cluster.create({ data: { organizationId: orgId, name: 'prod' } })).id;
   token = (await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] })).token;
@@ -35,10 +31,7 @@ beforeAll(async () => {
     users[role] = u.id;
   }
 }, 120_000);
-afterAll(async () => {
-  await db?.$disconnect();
-  await cleanupCh?.();
-});
+afterAll(() => close?.());
 
 const rest = async (method: string, path: string, body?: unknown) => {
   const res = await createOpenApiFetchHandler({

@@ -25,6 +25,7 @@ import {
 } from '@clusterscope/services';
 import {
   ZAlertDetail,
+  ZAlertingId,
   ZAlertInstance,
   ZAlertListInput,
   ZAlertRule,
@@ -42,110 +43,85 @@ import {
   ZSilenceCreate,
 } from '@clusterscope/schema';
 import { orgProcedure, router } from '../trpc';
+import { restMeta } from '../rest';
 
-const tags = ['alerting'];
-const ZId = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[\w-]+$/, 'letters, digits, _ and -');
+const rest = restMeta(['alerting']);
+const ZId = ZAlertingId;
 const ZDeleted = z.object({ id: z.string(), deleted: z.boolean() });
 
 /** On-call alerting (issue 12): viewers read; members ack and silence; admins edit rules, channels, routing. */
 export const alertingRouter = router({
   // ---- rules (REST CRUD) ----
   rules: orgProcedure
-    .meta({ openapi: { method: 'GET', path: '/alerting/rules', tags, summary: 'List alert rules' } })
+    .meta(rest('GET', '/alerting/rules', 'List alert rules'))
     .input(ZRuleListInput)
     .output(z.array(ZAlertRule))
     .query(({ ctx, input }) => findAlertRules(ctx.deps, ctx.caller, input)),
   rule: orgProcedure
-    .meta({ openapi: { method: 'GET', path: '/alerting/rules/{id}', tags, summary: 'Get an alert rule' } })
+    .meta(rest('GET', '/alerting/rules/{id}', 'Get an alert rule'))
     .input(z.object({ id: ZId }))
     .output(ZAlertRule)
     .query(({ ctx, input }) => getAlertRuleById(ctx.deps, ctx.caller, input.id)),
   createRule: orgProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/alerting/rules',
-        tags,
-        summary: 'Create a custom alert rule',
-        description:
-          'series: one of the catalogue (node.*, cgroup.*, agent.*); aggregation node = one alert per node/cgroup/agent, else one per cluster. forS = pending time, keepFiringForS = hysteresis.',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/alerting/rules',
+        'Create a custom alert rule',
+        'series: one of the catalogue (node.*, cgroup.*, agent.*); aggregation node = one alert per node/cgroup/agent, else one per cluster. forS = pending time, keepFiringForS = hysteresis.',
+      ),
+    )
     .input(ZAlertRuleCreate)
     .output(ZAlertRule)
     .mutation(({ ctx, input }) => addAlertRule(ctx.deps, ctx.caller, input)),
   updateRule: orgProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/alerting/rules/{id}', tags, summary: 'Edit an alert rule' } })
+    .meta(rest('PATCH', '/alerting/rules/{id}', 'Edit an alert rule'))
     .input(ZAlertRuleUpdate)
     .output(ZAlertRule)
     .mutation(({ ctx, input }) => editAlertRule(ctx.deps, ctx.caller, input)),
   deleteRule: orgProcedure
-    .meta({
-      openapi: {
-        method: 'DELETE',
-        path: '/alerting/rules/{id}',
-        tags,
-        summary: 'Delete a custom alert rule (built-in rules: disable them)',
-      },
-    })
+    .meta(rest('DELETE', '/alerting/rules/{id}', 'Delete a custom alert rule (built-in rules: disable them)'))
     .input(z.object({ id: ZId }))
     .output(ZDeleted)
     .mutation(({ ctx, input }) => removeAlertRule(ctx.deps, ctx.caller, input.id)),
 
   // ---- alerts ----
   list: orgProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/alerting/alerts',
-        tags,
-        summary: 'List alerts (firing first, worst first)',
-        description: 'state and severity: comma-separated; from/to: epoch ms.',
-      },
-    })
+    .meta(
+      rest(
+        'GET',
+        '/alerting/alerts',
+        'List alerts (firing first, worst first)',
+        'state and severity: comma-separated; from/to: epoch ms.',
+      ),
+    )
     .input(ZAlertListInput)
     .output(z.array(ZAlertInstance))
     .query(({ ctx, input }) => findAlertInstances(ctx.deps, ctx.caller, input)),
   get: orgProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/alerting/alerts/{id}', tags, summary: 'An alert and its history' },
-    })
+    .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
     .input(z.object({ id: ZId }))
     .output(ZAlertDetail)
     .query(({ ctx, input }) => getAlertDetail(ctx.deps, ctx.caller, input.id)),
   ack: orgProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/alerting/ack',
-        tags,
-        summary: 'Acknowledge alerts (stops repeat notifications and escalation)',
-      },
-    })
+    .meta(rest('POST', '/alerting/ack', 'Acknowledge alerts (stops repeat notifications and escalation)'))
     .input(z.object({ ids: z.array(ZId).min(1).max(100) }))
     .output(z.array(ZAlertInstance))
     .mutation(({ ctx, input }) => ackAlertInstances(ctx.deps, ctx.caller, input.ids)),
 
   // ---- silences ----
   silences: orgProcedure
-    .meta({ openapi: { method: 'GET', path: '/alerting/silences', tags, summary: 'List silences' } })
+    .meta(rest('GET', '/alerting/silences', 'List silences'))
     .input(z.object({}))
     .output(z.array(ZSilence))
     .query(({ ctx }) => findSilences(ctx.deps, ctx.caller)),
   createSilence: orgProcedure
-    .meta({ openapi: { method: 'POST', path: '/alerting/silences', tags, summary: 'Create a silence' } })
+    .meta(rest('POST', '/alerting/silences', 'Create a silence'))
     .input(ZSilenceCreate)
     .output(ZSilence)
     .mutation(({ ctx, input }) => addSilence(ctx.deps, ctx.caller, input)),
   expireSilence: orgProcedure
-    .meta({
-      openapi: { method: 'POST', path: '/alerting/silences/{id}/expire', tags, summary: 'End a silence now' },
-    })
+    .meta(rest('POST', '/alerting/silences/{id}/expire', 'End a silence now'))
     .input(z.object({ id: ZId }))
     .output(ZSilence)
     .mutation(({ ctx, input }) => endSilence(ctx.deps, ctx.caller, input.id)),

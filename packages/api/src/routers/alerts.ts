@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { ackAlert, findAlerts } from '@clusterscope/services';
 import { ZAlert } from '@clusterscope/schema';
 import { orgProcedure, router } from '../trpc';
+import { restMeta } from '../rest';
 
-const tags = ['alerts'];
+const rest = restMeta(['alerts']);
 
 export const alertsRouter = router({
   list: orgProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/alerts', tags, summary: 'List regression alerts, newest first' },
-    })
+    .meta(rest('GET', '/alerts', 'List regression alerts, newest first'))
     .input(
       z.object({
         workloadId: z.string().min(1).max(64).optional(),
@@ -23,7 +22,7 @@ export const alertsRouter = router({
       findAlerts(ctx.deps, ctx.caller, { ...input, unacknowledged: input.unacknowledged === 'true' }),
     ),
   ack: orgProcedure
-    .meta({ openapi: { method: 'POST', path: '/alerts/{id}/ack', tags, summary: 'Acknowledge an alert' } })
+    .meta(rest('POST', '/alerts/{id}/ack', 'Acknowledge an alert'))
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(ZAlert)
     .mutation(({ ctx, input }) => ackAlert(ctx.deps, ctx.caller, input.id)),

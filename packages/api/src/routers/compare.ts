@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { compareRunIds, compareRunWithBaseline } from '@clusterscope/services';
 import { ZComparison, ZComparisonView, ZRunComparison } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
+import { restMeta } from '../rest';
 
-const tags = ['compare'];
+const rest = restMeta(['compare']);
 const ZBaselineIn = z.string().min(1).max(256).optional();
 const ZRunIdsIn = z.object({
   runs: z.union([z.string().min(1).max(600), z.array(z.string().min(1).max(64)).min(1).max(8)]),
@@ -14,30 +15,26 @@ const ZRunIdsIn = z.object({
 export const compareProcedures = {
   /** CI `--fail-on-regression`: per-metric verdicts of a run against a run or a branch baseline. */
   run: orgProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/runs/{id}/compare',
-        tags,
-        summary: 'Compare a run with its baseline',
-        description:
-          'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy.',
-      },
-    })
+    .meta(
+      rest(
+        'GET',
+        '/runs/{id}/compare',
+        'Compare a run with its baseline',
+        'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy.',
+      ),
+    )
     .input(z.object({ id: z.string().min(1).max(64), baseline: ZBaselineIn }))
     .output(ZRunComparison)
     .query(({ ctx, input }) => compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline)),
   runs: orgProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/compare',
-        tags,
-        summary: 'Compare 2-8 runs (first = baseline), or 1-8 runs with a baseline',
-        description:
-          'runs = comma-separated run ids. Without `baseline` the first run is the baseline; with it (a run id, branch or `branch:N`, resolved for the first run) every given run is compared with that baseline. Each compared run gets a verdict in `judgements`.',
-      },
-    })
+    .meta(
+      rest(
+        'GET',
+        '/compare',
+        'Compare 2-8 runs (first = baseline), or 1-8 runs with a baseline',
+        'runs = comma-separated run ids. Without `baseline` the first run is the baseline; with it (a run id, branch or `branch:N`, resolved for the first run) every given run is compared with that baseline. Each compared run gets a verdict in `judgements`.',
+      ),
+    )
     .input(z.object({ runs: z.string().min(1).max(600), baseline: ZBaselineIn }))
     .output(ZComparison)
     .query(({ ctx, input }) => compareRunIds(ctx.deps, ctx.caller, input.runs, input.baseline)),

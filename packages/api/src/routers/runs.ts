@@ -23,10 +23,11 @@ import {
   ZRunSamplesIn,
 } from '@clusterscope/schema';
 import { router, withPermission } from '../trpc';
+import { restMeta } from '../rest';
 import type { TContext } from '../trpc';
 import { notify } from '../notify';
 
-const tags = ['runs'];
+const rest = restMeta(['runs']);
 const write = withPermission({ run: ['write'] });
 const read = withPermission({ run: ['read'] });
 
@@ -41,36 +42,39 @@ function notifyRun(ctx: TContext, orgId: string, runId: string, clusterId: strin
   });
 }
 
+/** Awaits a run write, fans the run change out (run id and cluster taken from its result), returns the result. */
+async function notified<T>(
+  ctx: TContext & { caller: { orgId: string } },
+  write: Promise<T>,
+  runOf: (r: T) => [runId: string, clusterId: string | null],
+): Promise<T> {
+  const r = await write;
+  notifyRun(ctx, ctx.caller.orgId, ...runOf(r));
+  return r;
+}
+
 export const runsRouter = router({
   create: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/runs',
-        tags,
-        summary: 'Create a benchmark run',
-        description:
-          'Starts a run (status running) on a cluster (id or name) for a workload (by name; created with `tool` when new). With `output`, the tool is detected from it when `tool` is omitted (also for a new workload) and the output is stored as by POST /runs/{id}/output (`parsed`).',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/runs',
+        'Create a benchmark run',
+        'Starts a run (status running) on a cluster (id or name) for a workload (by name; created with `tool` when new). With `output`, the tool is detected from it when `tool` is omitted (also for a new workload) and the output is stored as by POST /runs/{id}/output (`parsed`).',
+      ),
+    )
     .input(ZRunCreate)
     .output(z.object({ id: z.string(), parsed: ZRunOutputResult.optional() }))
-    .mutation(async ({ ctx, input }) => {
-      const r = await createRun(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, r.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) => notified(ctx, createRun(ctx.deps, ctx.caller, input), (r) => [r.id, null])),
   addSamples: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/runs/{id}/samples',
-        tags,
-        summary: 'Post live interval samples of a run',
-        description:
-          'Interval samples `{elapsed_s, values, ts?}` stored as bench samples. Send `batchId` to make retries idempotent.',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/runs/{id}/samples',
+        'Post live interval samples of a run',
+        'Interval samples `{elapsed_s, values, ts?}` stored as bench samples. Send `batchId` to make retries idempotent.',
+      ),
+    )
     .input(ZRunSamplesIn)
     .output(z.object({ accepted: z.number().int(), duplicate: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
@@ -79,74 +83,61 @@ export const runsRouter = router({
       return { accepted: r.accepted, duplicate: r.duplicate };
     }),
   addOutput: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/runs/{id}/output',
-        tags,
-        summary: 'Post the raw output of the benchmark tool',
-        description:
-          'Parsed by the tool parser (detected when `tool` is omitted; 422 naming what was recognised when no parser can read it). Stores the raw output, interval samples (unless posted live) and summary metrics. An interrupted output is accepted with an `incomplete` warning.',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/runs/{id}/output',
+        'Post the raw output of the benchmark tool',
+        'Parsed by the tool parser (detected when `tool` is omitted; 422 naming what was recognised when no parser can read it). Stores the raw output, interval samples (unless posted live) and summary metrics. An interrupted output is accepted with an `incomplete` warning.',
+      ),
+    )
     .input(ZRunOutputIn)
     .output(ZRunOutputResult)
-    .mutation(async ({ ctx, input }) => {
-      const r = await addRunOutput(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, addRunOutput(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   addResults: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/runs/{id}/results',
-        tags,
-        summary: 'Post structured summary metrics',
-        description:
-          'Metrics `{name, value, unit?, direction?}`; unit and direction default from the metric catalogue (direction is required for unknown names).',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/runs/{id}/results',
+        'Post structured summary metrics',
+        'Metrics `{name, value, unit?, direction?}`; unit and direction default from the metric catalogue (direction is required for unknown names).',
+      ),
+    )
     .input(ZRunResultsIn)
     .output(z.object({ summary: z.array(ZMetric) }))
-    .mutation(async ({ ctx, input }) => {
-      const r = await addRunResults(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, addRunResults(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   finish: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/runs/{id}/finish',
-        tags,
-        summary: 'Finish a run',
-        description: 'Sets the final status and finishedAt; 409 when the run is already finished.',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/runs/{id}/finish',
+        'Finish a run',
+        'Sets the final status and finishedAt; 409 when the run is already finished.',
+      ),
+    )
     .input(ZRunFinishIn)
     .output(ZRun)
-    .mutation(async ({ ctx, input }) => {
-      const r = await finishRun(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, r.id, r.clusterId);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, finishRun(ctx.deps, ctx.caller, input), (r) => [r.id, r.clusterId]),
+    ),
   list: read
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/runs',
-        tags,
-        summary: 'List runs (newest first)',
-        description:
-          'Filters: cluster (id or name), workload (name or id), tool, branch, status, label (`k=v`, comma-separated for several), from/to (ISO). Page with `cursor` = the previous `nextCursor`.',
-      },
-    })
+    .meta(
+      rest(
+        'GET',
+        '/runs',
+        'List runs (newest first)',
+        'Filters: cluster (id or name), workload (name or id), tool, branch, status, label (`k=v`, comma-separated for several), from/to (ISO). Page with `cursor` = the previous `nextCursor`.',
+      ),
+    )
     .input(ZRunListIn)
     .output(ZRunPage)
     .query(({ ctx, input }) => findRuns(ctx.deps, ctx.caller, input)),
   get: read
-    .meta({ openapi: { method: 'GET', path: '/runs/{id}', tags, summary: 'Get a run with its summary' } })
+    .meta(rest('GET', '/runs/{id}', 'Get a run with its summary'))
     .input(ZRunId)
     .output(ZRunDetail)
     .query(({ ctx, input }) => getRunById(ctx.deps, ctx.caller, input.id)),

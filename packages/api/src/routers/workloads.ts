@@ -16,68 +16,56 @@ import {
   ZWorkloadStart,
 } from '@clusterscope/schema';
 import { router, withPermission } from '../trpc';
+import { restMeta } from '../rest';
 import { notify } from '../notify';
 
-const tags = ['workloads'];
+const rest = restMeta(['workloads']);
 const read = withPermission({ workload: ['read'] });
 const write = withPermission({ workload: ['write'] });
 const start = withPermission({ run: ['start'] });
 
 export const workloadsRouter = router({
   list: read
-    .meta({ openapi: { method: 'GET', path: '/workloads', tags, summary: 'List workloads' } })
+    .meta(rest('GET', '/workloads', 'List workloads'))
     .input(z.object({}).optional())
     .output(z.array(ZWorkload))
     .query(({ ctx }) => findWorkloads(ctx.deps, ctx.caller)),
   get: read
-    .meta({
-      openapi: { method: 'GET', path: '/workloads/{id}', tags, summary: 'Get a workload (id or name)' },
-    })
+    .meta(rest('GET', '/workloads/{id}', 'Get a workload (id or name)'))
     .input(ZWorkloadId)
     .output(ZWorkload)
     .query(({ ctx, input }) => getWorkloadById(ctx.deps, ctx.caller, input.id)),
   create: write
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/workloads',
-        tags,
-        summary: 'Create a workload',
-        description:
-          'tool ∈ sysbench, pgbench, cockroach-workload, fio, wrk, hey; `params` are validated per tool (422 naming the field); `target` is a connection string/URL, an absolute path (fio) or `secret:<name>` resolved by the agent.',
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/workloads',
+        'Create a workload',
+        'tool ∈ sysbench, pgbench, cockroach-workload, fio, wrk, hey; `params` are validated per tool (422 naming the field); `target` is a connection string/URL, an absolute path (fio) or `secret:<name>` resolved by the agent.',
+      ),
+    )
     .input(ZWorkloadCreate)
     .output(ZWorkload)
     .mutation(({ ctx, input }) => createWorkload(ctx.deps, ctx.caller, input)),
   update: write
-    .meta({
-      openapi: {
-        method: 'PATCH',
-        path: '/workloads/{id}',
-        tags,
-        summary: 'Edit a workload (bumps its version)',
-      },
-    })
+    .meta(rest('PATCH', '/workloads/{id}', 'Edit a workload (bumps its version)'))
     .input(ZWorkloadPatch)
     .output(ZWorkload)
     .mutation(({ ctx, input }) => updateWorkload(ctx.deps, ctx.caller, input)),
   delete: write
-    .meta({ openapi: { method: 'DELETE', path: '/workloads/{id}', tags, summary: 'Delete a workload' } })
+    .meta(rest('DELETE', '/workloads/{id}', 'Delete a workload'))
     .input(ZWorkloadId)
     .output(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => deleteWorkload(ctx.deps, ctx.caller, input.id)),
   start: start
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/workloads/{id}/runs',
-        tags,
-        summary: 'Queue a run of a workload for an agent',
-        description:
-          "Checks the cluster's latest health first: 409 with the reason when a node is not LIVE or ranges are unavailable, unless `force` (the run is then labelled forced=true). A cluster without node data is not gated. An agent of the cluster with the tool claims the run.",
-      },
-    })
+    .meta(
+      rest(
+        'POST',
+        '/workloads/{id}/runs',
+        'Queue a run of a workload for an agent',
+        "Checks the cluster's latest health first: 409 with the reason when a node is not LIVE or ranges are unavailable, unless `force` (the run is then labelled forced=true). A cluster without node data is not gated. An agent of the cluster with the tool claims the run.",
+      ),
+    )
     .input(ZWorkloadStart)
     .output(ZRunStarted)
     .mutation(async ({ ctx, input }) => {

@@ -5,29 +5,29 @@ import { createRng, drawAr1, drawNormal } from './prng';
 
 const FAST = { resamples: 400 };
 
+/**
+ * The share of 200 seeded pairs of AR(1) samples (φ 0.7; `n` each, standard deviation `sd`, means 1000 and
+ * `meanB`) that compareSamples judges a regression.
+ */
+function regressionShare(seed: number, n: number, sd: number, meanB: number): number {
+  const rng = createRng(seed);
+  let regressions = 0;
+  const pairs = 200;
+  for (let i = 0; i < pairs; i++) {
+    const a = drawAr1(rng, n, 1000, sd, 0.7);
+    const b = drawAr1(rng, n, meanB, sd, 0.7);
+    if (compareSamples(a, b, 'higher', { ...FAST, seed: i }).verdict === 'regression') regressions++;
+  }
+  return regressions / pairs;
+}
+
 describe('compareSamples', () => {
   it('keeps false regressions ≤ 5% on A/A pairs of autocorrelated samples', () => {
-    const rng = createRng(11);
-    let regressions = 0;
-    const pairs = 200;
-    for (let i = 0; i < pairs; i++) {
-      const a = drawAr1(rng, 60, 1000, 40, 0.7);
-      const b = drawAr1(rng, 60, 1000, 40, 0.7);
-      if (compareSamples(a, b, 'higher', { ...FAST, seed: i }).verdict === 'regression') regressions++;
-    }
-    expect(regressions / pairs).toBeLessThanOrEqual(0.05);
+    expect(regressionShare(11, 60, 40, 1000)).toBeLessThanOrEqual(0.05);
   });
 
   it('detects ≥ 95% of 15% slowdowns in autocorrelated samples', () => {
-    const rng = createRng(12);
-    let detected = 0;
-    const pairs = 200;
-    for (let i = 0; i < pairs; i++) {
-      const a = drawAr1(rng, 30, 1000, 60, 0.7);
-      const b = drawAr1(rng, 30, 850, 60, 0.7);
-      if (compareSamples(a, b, 'higher', { ...FAST, seed: i }).verdict === 'regression') detected++;
-    }
-    expect(detected / pairs).toBeGreaterThanOrEqual(0.95);
+    expect(regressionShare(12, 30, 60, 850)).toBeGreaterThanOrEqual(0.95);
   });
 
   it('uses block means for autocorrelated samples', () => {

@@ -1,6 +1,6 @@
 import type { TDb } from '../client';
 import { Prisma, type RunStatus } from '../generated/prisma/client';
-import { getRun, type TRunRow } from './runs';
+import { getRun, type TRunInsert, type TRunRow } from './runs';
 
 /** The job queue: runs in status queued → claimed → running → final, leased by one agent at a time. */
 
@@ -17,19 +17,12 @@ export async function setAgentDisabledTools(db: TDb, agentId: string, tools: str
 export async function insertQueuedRun(
   db: TDb,
   orgId: string,
-  input: {
-    clusterId: string;
-    workloadId: string;
-    workloadVersion: number;
-    tool: string;
+  input: TRunInsert & {
     toolWorkload: string;
-    params: Record<string, unknown>;
-    labels: Record<string, string>;
     forced: boolean;
     timeoutS: number;
     /** An agent the run is reserved for (only it may claim). */
     agentId: string | null;
-    createdById: string | null;
   },
 ): Promise<TRunRow> {
   const now = new Date();

@@ -8,21 +8,25 @@ const runInclude = {
 
 export type TRunRow = Prisma.RunGetPayload<{ include: typeof runInclude }>;
 
+/** What every new run row names: where, which workload version and tool, with what, by whom. */
+export interface TRunInsert {
+  clusterId: string;
+  workloadId: string;
+  workloadVersion: number;
+  tool: string;
+  params: Record<string, unknown>;
+  labels: Record<string, string>;
+  createdById: string | null;
+}
+
 export async function insertRun(
   db: TDb,
   orgId: string,
-  input: {
-    clusterId: string;
-    workloadId: string;
-    workloadVersion: number;
-    tool: string;
-    params: Record<string, unknown>;
+  input: TRunInsert & {
     gitRepo: string | null;
     gitBranch: string | null;
     gitSha: string | null;
-    labels: Record<string, string>;
     startedAt: Date;
-    createdById: string | null;
   },
 ): Promise<TRunRow> {
   return db.run.create({

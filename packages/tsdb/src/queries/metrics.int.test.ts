@@ -191,12 +191,15 @@ describe('whole window (a benchmark run)', () => {
   });
 });
 
+/** Each resolution the gauge and quantile cases run at, with its step (ms). */
+const RAW_AND_1M = [
+  ['raw', 20_000],
+  ['1m', 60_000],
+] as const;
+
 describe('gauges', () => {
   it('mean per step per series, raw and 1 m', async () => {
-    for (const [r, step] of [
-      ['raw', 20_000],
-      ['1m', 60_000],
-    ] as const) {
+    for (const [r, step] of RAW_AND_1M) {
       const pts = await getGaugeSeries(ch, { ...win(r, step), names: ['sql_conns'] });
       const n = 300_000 / step;
       expect(byNode(pts, 'sql_conns', 1)).toEqual(
@@ -214,10 +217,7 @@ describe('histogram_quantile over rate', () => {
   // p50: rank 5 falls in (2000, 4000]: 2000 + 2000 × (5 - 3) / (9 - 3). p99: rank 9.9 is in +Inf: 4000.
   // p05: rank 0.5 in the first bucket: 1000 × 0.5 / 1.
   it('one node, raw and 1 m', async () => {
-    for (const [r, step] of [
-      ['raw', 20_000],
-      ['1m', 60_000],
-    ] as const) {
+    for (const [r, step] of RAW_AND_1M) {
       const pts = await getHistogramQuantiles(ch, {
         ...win(r, step),
         nodeId: 1,

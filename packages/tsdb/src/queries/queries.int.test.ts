@@ -410,14 +410,10 @@ describe('cgroups', () => {
 });
 
 describe('cgroup io limits, names and counter resets', () => {
+  const rawOf = (clusterId: string) =>
+    getCgroupSeries(ch, { orgId: A, clusterId, from: T0, to: END, resolution: 'raw' });
   it('sums per-device io.max over limited devices (raw), null when no device is limited', async () => {
-    const pts = await getCgroupSeries(ch, {
-      orgId: A,
-      clusterId: 'c2',
-      from: T0,
-      to: END,
-      resolution: 'raw',
-    });
+    const pts = await rawOf('c2');
     expect(pts).toHaveLength(60);
     expect(new Set(pts.map((p) => `${p.host}|${p.cgroup}|${p.node_id}`))).toEqual(
       new Set(['h\\x\ty|/a b|null']),
@@ -427,17 +423,11 @@ describe('cgroup io limits, names and counter resets', () => {
         k < 42 ? [1_500_000, null] : [3_500_000, 250_000],
       ),
     );
-    const c1 = await getCgroupSeries(ch, { orgId: A, clusterId: 'c1', from: T0, to: END, resolution: 'raw' });
+    const c1 = await rawOf('c1');
     expect(c1.every((p) => p.io_read_bps_limit === null && p.io_write_bps_limit === null)).toBe(true);
   });
   it('gives rollup points the limits in force in their bucket, and no CPU rate across a counter reset', async () => {
-    const raw = await getCgroupSeries(ch, {
-      orgId: A,
-      clusterId: 'c2',
-      from: T0,
-      to: END,
-      resolution: 'raw',
-    });
+    const raw = await rawOf('c2');
     expect(raw.map((p) => p.cpu_cores).slice(28, 33)).toEqual([1, 1, null, 0.5, 0.5]);
     expect(raw[0].cpu_cores).toBeNull();
     const q = { orgId: A, clusterId: 'c2', from: T0, to: T0 + 600_000 };

@@ -16,13 +16,18 @@ afterAll(() => {
 });
 const reader = (cfg: Record<string, unknown>) =>
   createCgroupReader(ZCgroupConfig.parse({ devices_dir: false, ...cfg }), 'db1', 3);
+/** The reader's one sample at TS, checked against the ingest schema. */
+const readValid = (r: ReturnType<typeof reader>) => {
+  const [s] = r.read(TS);
+  expect(ZCgroupUsageSample.parse(s)).toEqual(s);
+  return s;
+};
 
 describe('cgroup v2 (fake tree with limits)', () => {
   it('detects v2 and reads exact values for a unit', () => {
     const r = reader({ root: v2, targets: [{ unit: 'postgresql.service' }] });
     expect(r.mode).toBe('v2');
-    const [s] = r.read(TS);
-    expect(ZCgroupUsageSample.parse(s)).toEqual(s);
+    const s = readValid(r);
     expect(s).toEqual({
       kind: 'cgroup_usage',
       ts: TS,
@@ -141,8 +146,7 @@ describe('cgroup v1 (fake tree with limits)', () => {
   it('reads exact values across controllers', () => {
     const r = reader({ root: v1, targets: [{ unit: 'postgresql.service' }] });
     expect(r.mode).toBe('v1');
-    const [s] = r.read(TS);
-    expect(ZCgroupUsageSample.parse(s)).toEqual(s);
+    const s = readValid(r);
     expect(s).toMatchObject({
       version: 1,
       cgroup: '/system.slice/postgresql.service',
@@ -192,8 +196,7 @@ describe('real hierarchies on this machine', () => {
     expect(['hybrid', 'v1', 'v2']).toContain(realMode);
     const r = reader({ root: '/sys/fs/cgroup', targets: [{ path: '/' }] });
     expect(r.version).toBe(realMode === 'v2' ? 2 : 1);
-    const [s] = r.read(TS);
-    expect(ZCgroupUsageSample.parse(s)).toEqual(s);
+    const s = readValid(r);
     expect(s.cpu_usage_usec).toBeGreaterThan(0);
     expect(s.cpu_quota_usec).toBeNull();
     if (r.version === 1) {
@@ -207,8 +210,7 @@ describe('real hierarchies on this machine', () => {
   it('reads the real v2 unified mount', () => {
     const r = reader({ root: realV2Root, targets: [{ path: '/' }] });
     expect(r.mode).toBe('v2');
-    const [s] = r.read(TS);
-    expect(ZCgroupUsageSample.parse(s)).toEqual(s);
+    const s = readValid(r);
     expect(s.version).toBe(2);
     expect(s.cpu_usage_usec).toBeGreaterThan(0);
     expect(s.psi?.cpu_some_total).toBeGreaterThan(0);

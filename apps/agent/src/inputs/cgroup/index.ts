@@ -85,7 +85,6 @@ export const cgroupInput = defineInput({
     const reader = createCgroupReader(cfg, ctx.host, ctx.nodeId);
     const warned = new Set<string>();
     return {
-      name: 'cgroup',
       async collect(now) {
         const samples = reader.read(now);
         for (const m of reader.resolve().missing) {

@@ -105,29 +105,42 @@ const emptyIo = (device: string): TIo => ({
   wiops_max: null,
 });
 
+/**
+ * Per-device rows of cgroup io files: `each` calls `fill` for every `maj:min …` line with the rest of its
+ * fields and a getter of the device's row (created, named, on first use).
+ */
+function ioRows(name: DeviceNamer) {
+  const devs = new Map<string, TIo>();
+  return {
+    each(text: string | undefined, fill: (fields: string[], row: () => TIo) => void) {
+      for (const line of (text ?? '').split('\n')) {
+        const [dev, ...fields] = line.trim().split(/\s+/);
+        if (/^\d+:\d+$/.test(dev ?? ''))
+          fill(fields, () => devs.get(dev) ?? devs.set(dev, emptyIo(name(dev))).get(dev)!);
+      }
+    },
+    rows: () => [...devs.values()],
+  };
+}
+
 /** v2 io.stat + io.max → per-device rows. */
 export function parseIoV2(stat: string | undefined, max: string | undefined, name: DeviceNamer): TIo[] {
-  const devs = new Map<string, TIo>();
-  const get = (d: string) => devs.get(d) ?? devs.set(d, emptyIo(name(d))).get(d)!;
-  for (const line of (stat ?? '').split('\n')) {
-    const [dev, ...kv] = line.trim().split(/\s+/);
-    if (!/^\d+:\d+$/.test(dev ?? '')) continue;
-    const row = get(dev);
+  const io = ioRows(name);
+  io.each(stat, (kv, get) => {
+    const row = get();
     for (const p of kv) {
       const [k, v] = p.split('=');
       if (k === 'rbytes' || k === 'wbytes' || k === 'rios' || k === 'wios') row[k] = Number(v) || 0;
     }
-  }
-  for (const line of (max ?? '').split('\n')) {
-    const [dev, ...kv] = line.trim().split(/\s+/);
-    if (!/^\d+:\d+$/.test(dev ?? '')) continue;
-    const row = get(dev);
+  });
+  io.each(max, (kv, get) => {
+    const row = get();
     for (const p of kv) {
       const [k, v] = p.split('=');
       if (k === 'rbps' || k === 'wbps' || k === 'riops' || k === 'wiops') row[`${k}_max`] = limitValue(v);
     }
-  }
-  return [...devs.values()];
+  });
+  return io.rows();
 }
 
 /** v1 blkio.throttle.* files → per-device rows. */
@@ -142,29 +155,23 @@ export function parseIoV1(
   },
   name: DeviceNamer,
 ): TIo[] {
-  const devs = new Map<string, TIo>();
-  const get = (d: string) => devs.get(d) ?? devs.set(d, emptyIo(name(d))).get(d)!;
-  const counters = (text: string | undefined, r: 'rbytes' | 'rios', w: 'wbytes' | 'wios') => {
-    for (const line of (text ?? '').split('\n')) {
-      const [dev, op, v] = line.trim().split(/\s+/);
-      if (!/^\d+:\d+$/.test(dev ?? '')) continue;
-      if (op === 'Read') get(dev)[r] = Number(v) || 0;
-      else if (op === 'Write') get(dev)[w] = Number(v) || 0;
-    }
-  };
+  const io = ioRows(name);
+  const counters = (text: string | undefined, r: 'rbytes' | 'rios', w: 'wbytes' | 'wios') =>
+    io.each(text, ([op, v], get) => {
+      if (op === 'Read') get()[r] = Number(v) || 0;
+      else if (op === 'Write') get()[w] = Number(v) || 0;
+    });
   counters(files.bytes, 'rbytes', 'wbytes');
   counters(files.ios, 'rios', 'wios');
-  const limits = (text: string | undefined, key: 'rbps_max' | 'wbps_max' | 'riops_max' | 'wiops_max') => {
-    for (const line of (text ?? '').split('\n')) {
-      const [dev, v] = line.trim().split(/\s+/);
-      if (/^\d+:\d+$/.test(dev ?? '')) get(dev)[key] = limitValue(v);
-    }
-  };
+  const limits = (text: string | undefined, key: 'rbps_max' | 'wbps_max' | 'riops_max' | 'wiops_max') =>
+    io.each(text, ([v], get) => {
+      get()[key] = limitValue(v);
+    });
   limits(files.readBps, 'rbps_max');
   limits(files.writeBps, 'wbps_max');
   limits(files.readIops, 'riops_max');
   limits(files.writeIops, 'wiops_max');
-  return [...devs.values()];
+  return io.rows();
 }
 
 interface ReadContext {
@@ -173,6 +180,10 @@ interface ReadContext {
   nodeId: number | null;
   name: DeviceNamer;
 }
+
+/** The fields every cgroup sample starts with. */
+const sampleHead = (ctx: ReadContext, rel: string, version: 1 | 2) =>
+  ({ kind: 'cgroup_usage', ts: ctx.ts, host: ctx.host, node_id: ctx.nodeId, cgroup: rel, version }) as const;
 
 /** Read one v2 cgroup (`dir` is root + rel). Undefined when the directory is gone. */
 export function readCgroupV2(root: string, rel: string, ctx: ReadContext): TCgroupUsageSample | undefined {
@@ -184,12 +195,7 @@ export function readCgroupV2(root: string, rel: string, ctx: ReadContext): TCgro
   const cpuMax = parseCpuMax(f('cpu.max'));
   const mstat = parseKeyValues(f('memory.stat'));
   return {
-    kind: 'cgroup_usage',
-    ts: ctx.ts,
-    host: ctx.host,
-    node_id: ctx.nodeId,
-    cgroup: rel,
-    version: 2,
+    ...sampleHead(ctx, rel, 2),
     cpu_usage_usec: cpu.get('usage_usec') ?? 0,
     cpu_nr_periods: cpu.get('nr_periods') ?? 0,
     cpu_nr_throttled: cpu.get('nr_throttled') ?? 0,
@@ -247,12 +253,7 @@ export function readCgroupV1(root: string, rel: string, ctx: ReadContext): TCgro
   const usageNs = firstNumber(readText(join(d.cpuacct, rel, 'cpuacct.usage'))) ?? 0;
   const recursive = blk('blkio.throttle.io_service_bytes_recursive') !== undefined;
   return {
-    kind: 'cgroup_usage',
-    ts: ctx.ts,
-    host: ctx.host,
-    node_id: ctx.nodeId,
-    cgroup: rel,
-    version: 1,
+    ...sampleHead(ctx, rel, 1),
     cpu_usage_usec: Math.floor(usageNs / 1000),
     cpu_nr_periods: cstat.get('nr_periods') ?? 0,
     cpu_nr_throttled: cstat.get('nr_throttled') ?? 0,

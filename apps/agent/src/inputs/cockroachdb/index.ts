@@ -108,7 +108,6 @@ export const cockroachdbInput = defineInput({
   create(cfg, ctx) {
     const notReady = new Set<string>();
     return {
-      name: 'cockroachdb',
       async collect(now) {
         const [{ samples, source }, probes] = await Promise.all([
           collectCockroach(cfg, now, ctx),

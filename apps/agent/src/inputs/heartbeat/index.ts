@@ -39,7 +39,6 @@ export const heartbeatInput = defineInput({
     let scannedAt = Date.now();
     ctx.logger.info('capabilities', { tools: Object.fromEntries(tools) });
     return {
-      name: 'heartbeat',
       async collect(now) {
         if (now - scannedAt >= rescanMs) {
           tools = detectTools(cfg.tools, pathEnv);

@@ -65,7 +65,6 @@ export const hostInput = defineInput({
       warned.add(path);
     };
     return {
-      name: 'host',
       async collect(now) {
         return [collectHost(cfg, ctx.host, ctx.nodeId, now, onDiskError)];
       },

@@ -256,7 +256,6 @@ export const prometheusInput = defineInput({
     }
 
     return {
-      name: 'prometheus',
       active: targets.length > 0,
       async collect(now) {
         const due = targets.filter((t) => {

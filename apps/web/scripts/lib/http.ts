@@ -1,0 +1,42 @@
+/** HTTP helpers of the scripts that drive a running app (bench:ingest, bench:load). */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The body of a 2xx answer; otherwise throws naming `what`, the status and the start of the body. */
+export async function ok(res: Response, what: string): Promise<string> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** Signs in with the demo admin login the launcher wrote into `dataDir`; returns the Cookie header. */
+export async function signIn(base: string, dataDir: string): Promise<string> {
+  const txt = fs.readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
+  const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
+  const res = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ email: get('email'), password: get('password') }),
+  });
+  await ok(res, 'sign-in');
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
+/** Posts one gzipped ingest batch with `token`; resolves with the rows accepted (throws unless 202). */
+export async function postIngest(base: string, token: string, body: Buffer): Promise<number> {
+  const res = await fetch(`${base}/api/v1/ingest`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    },
+    body,
+  });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { accepted: number }).accepted;
+}
