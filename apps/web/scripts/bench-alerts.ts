@@ -33,7 +33,6 @@ import { appRouter, type TContext } from '@clusterscope/api';
 import { createDb, createLiveBus } from '@clusterscope/db';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
 import { deployMigrations } from '@clusterscope/db/migrate';
-import type { TNodeStatusSample } from '@clusterscope/schema';
 import {
   addAlertRule,
   addChannel,
@@ -51,8 +50,8 @@ import {
   type TEvalStats,
 } from '@clusterscope/services';
 import { createWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { bootWorkerFromSource } from '@clusterscope/services/testing';
+import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { bootWorkerFromSource, NODE_DOWN_NOW } from '@clusterscope/services/testing';
 
 const log = (m: string) => console.error(`bench-alerts: ${m}`);
 const num = (name: string, def: number) => {
@@ -70,17 +69,6 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
 };
 const r1 = (x: number) => Math.round(x * 10) / 10;
-
-function node(id: number, ts: number, over: Partial<TNodeStatusSample> = {}): TNodeStatusSample {
-  return {
-    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
-    started_at: null, updated_at: ts, liveness: 'LIVE', is_live: true, is_available: true, is_draining: false,
-    membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30, ranges: 100,
-    ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
-    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 5e11, capacity_used: 5e11, uptime_s: 100,
-    ...over,
-  }; // prettier-ignore
-}
 
 async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'cs-bench-alerts-'));
@@ -186,14 +174,7 @@ async function main() {
         routes: [{ severity: 'critical', channelIds: [hook.id] }],
         grouping: { groupWaitS: 0, groupIntervalS: 300, repeatIntervalS: 14_400 },
       });
-      await call(lat.caller, 'createRule', {
-        name: 'node down (for 0)',
-        series: 'node.down',
-        comparison: 'gt',
-        threshold: 0,
-        forS: 0,
-        severity: 'critical',
-      });
+      await call(lat.caller, 'createRule', NODE_DOWN_NOW);
       const clusters = await Promise.all(
         Array.from({ length: TRIALS }, (_, i) =>
           db.cluster.create({ data: { organizationId: lat.org.id, name: `trial-${i}`, intervalS: 10 } }),
@@ -213,7 +194,7 @@ async function main() {
             const now = Date.now();
             const dead = now - t0 >= downAfter[i]!;
             await writer.write(lat.org.id, c.id, `${c.id}-${k}`, [1, 2, 3].map((n) =>
-              node(n, now, n === 2 && dead ? { liveness: 'DEAD', is_live: false, is_available: false } : {}),
+              node(n, now, n === 2 && dead ? { liveness: 'DEAD' } : {}),
             )); // prettier-ignore
             if (dead && !downAt.has(c.id)) downAt.set(c.id, now);
             await ingestBus.publish({
@@ -261,9 +242,7 @@ async function main() {
         const samples = [1, 2, 3, 4, 5].map((n) =>
           node(n, t, {
             // flap: node 3 DEAD for 2 samples (≤ 20 s) every 2 minutes
-            ...(n === 3 && (inMinute === 4 || inMinute === 5)
-              ? { liveness: 'DEAD', is_live: false, is_available: false }
-              : {}),
+            ...(n === 3 && (inMinute === 4 || inMinute === 5) ? { liveness: 'DEAD' as const } : {}),
             capacity_available: 1e12 * (0.21 + Math.random() * 0.09), // 70–79 % used
             ranges_underreplicated: n === 1 && k % 17 === 0 ? 1 : 0, // brief blips, far below 5 min
           }),

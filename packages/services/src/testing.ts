@@ -20,3 +20,13 @@ export function bootWorkerFromSource(worker: string): { entry: string; dir: stri
   );
   return { entry, dir };
 }
+
+/** A rule that pages at once when a node is not LIVE (`for: 0`), for tests and benches of the alerting loop. */
+export const NODE_DOWN_NOW = {
+  name: 'node down (for 0)',
+  series: 'node.down',
+  comparison: 'gt',
+  threshold: 0,
+  forS: 0,
+  severity: 'critical',
+} as const;

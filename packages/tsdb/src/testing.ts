@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openClickHouse, type TTsdb } from './client';
 import { migrate } from './migrate';
+import type { TNodeStatusSample } from '@clusterscope/schema';
 
 /** Test and benchmark helpers (`@clusterscope/tsdb/testing`), kept out of the main entry. */
 export * from './bench-data';
@@ -23,4 +24,20 @@ export async function openTempClickHouse(): Promise<{ ch: TTsdb; dir: string; cl
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A node_status sample of a healthy CockroachDB node (10 % of its store used); `over` changes fields, and a
+ * liveness other than LIVE also clears is_live/is_available unless `over` sets them.
+ */
+export function nodeSample(id: number, ts: number, over: Partial<TNodeStatusSample> = {}): TNodeStatusSample {
+  const live = (over.liveness ?? 'LIVE') === 'LIVE';
+  return {
+    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
+    started_at: null, updated_at: ts, liveness: 'LIVE', is_live: live, is_available: live, is_draining: false,
+    membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30, ranges: 100,
+    ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
+    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
+    ...over,
+  }; // prettier-ignore
 }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
@@ -32,6 +32,9 @@ import { generateVapidKeys, signBody } from './channels';
 import { notifyBenchmarkAlert, sendTestNotification } from './deliveries';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { notifyAlerts } from './notify';
+
+const node = (id: number, ts: number, liveness: TNodeStatusSample['liveness']) =>
+  nodeSample(id, ts, { liveness });
 
 let db: TDb;
 let deps: TDeps;
@@ -162,16 +165,6 @@ afterAll(async () => {
   await cleanupCh?.();
   await db?.$disconnect();
 });
-
-function node(id: number, ts: number, liveness: TNodeStatusSample['liveness']): TNodeStatusSample {
-  return {
-    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
-    started_at: null, updated_at: ts, liveness, is_live: liveness === 'LIVE', is_available: liveness === 'LIVE',
-    is_draining: false, membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30,
-    ranges: 100, ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
-    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
-  }; // prettier-ignore
-}
 
 describe('on-call alerting', () => {
   let channelIds: string[] = [];

@@ -8,13 +8,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
-import type { TNodeStatusSample } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TDeps } from '../deps';
 import { secretKeysOf } from '../secrets';
-import { bootWorkerFromSource } from '../testing';
+import { bootWorkerFromSource, NODE_DOWN_NOW } from '../testing';
 import { ALERT_LEADER_KEY, NUDGE_WINDOW_MS, startAlerting, type TAlertCycle } from './runner';
 import type { TCaller } from '../caller';
 import { addChannel, setRouting } from './api';
@@ -83,33 +82,12 @@ it('one of two instances evaluates; when the leader’s connection dies the othe
   await stopA();
 }, 60_000);
 
-function node(id: number, ts: number, dead = false): TNodeStatusSample {
-  return {
-    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
-    started_at: null, updated_at: ts, liveness: dead ? 'DEAD' : 'LIVE', is_live: !dead, is_available: !dead,
-    is_draining: false, membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30,
-    ranges: 100, ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
-    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
-  }; // prettier-ignore
-}
-
 it('a node_status notice from another instance makes the leader evaluate that cluster at once (timer 60 s), at most once a second', async () => {
   const org = await db.organization.create({ data: { id: randomUUID(), name: 'Nudge', slug: 'nudge' } });
   const cluster = await db.cluster.create({
     data: { organizationId: org.id, name: 'prod-west', intervalS: 10 },
   });
-  await db.alertRule.create({
-    data: {
-      organizationId: org.id,
-      clusterId: cluster.id,
-      name: 'node down (for 0)',
-      series: 'node.down',
-      comparison: 'gt',
-      threshold: 0,
-      forS: 0,
-      severity: 'critical',
-    },
-  });
+  await db.alertRule.create({ data: { organizationId: org.id, clusterId: cluster.id, ...NODE_DOWN_NOW } });
   const leaderBus = createLiveBus(url); // the leader instance's live bus
   const otherBus = createLiveBus(url); // the instance that took the ingest
   const cycles: TAlertCycle[] = [];
@@ -125,7 +103,10 @@ it('a node_status notice from another instance makes the leader evaluate that cl
     await sleep(300); // the leader's LISTEN is up
 
     // What the ingest endpoint does: store the batch, then publish a 'samples' notice.
-    await writer.write(org.id, cluster.id, 'b-1', [node(1, Date.now()), node(2, Date.now(), true)]);
+    await writer.write(org.id, cluster.id, 'b-1', [
+      nodeSample(1, Date.now()),
+      nodeSample(2, Date.now(), { liveness: 'DEAD' }),
+    ]);
     const started = Date.now();
     await otherBus.publish({
       orgId: org.id,
@@ -196,19 +177,11 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
     grouping: { groupWaitS: 0, groupIntervalS: 2, repeatIntervalS: 3600 },
   });
   const cluster = await db.cluster.create({ data: { organizationId: org.id, name: 'east', intervalS: 10 } });
-  await db.alertRule.create({
-    data: {
-      organizationId: org.id,
-      clusterId: cluster.id,
-      name: 'node down (for 0)',
-      series: 'node.down',
-      comparison: 'gt',
-      threshold: 0,
-      forS: 0,
-      severity: 'critical',
-    },
-  });
-  await writer.write(org.id, cluster.id, 't-1', [node(1, Date.now()), node(3, Date.now(), true)]);
+  await db.alertRule.create({ data: { organizationId: org.id, clusterId: cluster.id, ...NODE_DOWN_NOW } });
+  await writer.write(org.id, cluster.id, 't-1', [
+    nodeSample(1, Date.now()),
+    nodeSample(3, Date.now(), { liveness: 'DEAD' }),
+  ]);
   const boot = bootWorkerFromSource('alerting/thread-worker.ts');
   const cycles: TAlertCycle[] = [];
   const before = threadNices();

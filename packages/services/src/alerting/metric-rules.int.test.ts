@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
-import type { TMetricSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
+import type { TMetricSample, TSample } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
-import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
@@ -49,16 +49,6 @@ afterAll(async () => {
   await cleanupCh?.();
   await db?.$disconnect();
 });
-
-function node(id: number, ts: number): TNodeStatusSample {
-  return {
-    kind: 'node_status', ts, node_id: id, address: `n${id}:26257`, sql_address: '', locality: '', build: 'v24',
-    started_at: null, updated_at: ts, liveness: 'LIVE', is_live: true, is_available: true, is_draining: false,
-    membership: 'active', replicas: 100, replicas_leaders: 30, replicas_leaseholders: 30, ranges: 100,
-    ranges_unavailable: 0, ranges_underreplicated: 0, live_bytes: 1e9, key_bytes: 0, value_bytes: 0,
-    intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
-  }; // prettier-ignore
-}
 
 const metric = (k: number, n: number, name: string, value: number, labels: Record<string, string> = {}) =>
   ({
