@@ -1,12 +1,12 @@
 /** Members, invitations, owner rules, sign-up modes and SMTP mail against real embedded PostgreSQL. */
 import { createDb, findMembership, findOrgBySlug, type TDb } from '@clusterscope/db';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import { createAuth, createUserWithPassword, type TAuth } from './auth';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
+import { startSmtpInbox } from './test-env';
 import { createMailer, type TMailer } from './mail';
 import {
   acceptInvitation,
@@ -203,33 +203,20 @@ describe('sign-up', () => {
 });
 
 describe('mail over SMTP', () => {
-  let server: SMTPServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpInbox>>;
   let mailer: TMailer;
-  const inbox: { to: string; body: string }[] = [];
+  const inbox = () => smtp.inbox;
 
   beforeAll(async () => {
-    server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, done) {
-        let body = '';
-        stream.on('data', (c: Buffer) => (body += c.toString()));
-        stream.on('end', () => {
-          inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
-          done();
-        });
-      },
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.server.address() as { port: number }).port;
-    mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: 'cs@app.test' })!;
+    smtp = await startSmtpInbox();
+    mailer = createMailer({ smtpUrl: smtp.url, from: 'cs@app.test' })!;
   });
-  afterAll(() => new Promise<void>((r) => server.close(r)));
+  afterAll(() => smtp.close());
 
   const waitFor = async (to: string) => {
-    for (let i = 0; i < 100 && !inbox.some((m) => m.to === to); i++)
+    for (let i = 0; i < 100 && !inbox().some((m) => m.to === to); i++)
       await new Promise((r) => setTimeout(r, 50));
-    return inbox.find((m) => m.to === to)?.body ?? '';
+    return inbox().find((m) => m.to === to)?.body ?? '';
   };
 
   it('sends the verification email on sign-up, and its link verifies the address', async () => {

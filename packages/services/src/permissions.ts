@@ -31,13 +31,9 @@ const write = {
   workload: ['read', 'write'],
   alert: ['read', 'ack', 'silence'],
 } as const;
-const admin = {
-  cluster: ['read', 'create', 'update', 'delete'],
-  token: ['read', 'create', 'revoke'],
-  run: ['read', 'write', 'start', 'cancel'],
-  workload: ['read', 'write'],
-  alert: ['read', 'ack', 'silence', 'configure'],
-} as const;
+/** Every action on our own resources. */
+const { cluster, token, run, workload, alert } = statements;
+const admin = { cluster, token, run, workload, alert };
 
 export const roles = {
   owner: ac.newRole({ ...ownerAc.statements, ...admin, member: ['read', ...ownerAc.statements.member] }),

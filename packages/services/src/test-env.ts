@@ -5,6 +5,7 @@
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TDeps } from './deps';
@@ -75,4 +76,28 @@ export function idleHeartbeat(capabilities: string[]) {
 export function tpcbWorkload(clients: number) {
   const target = 'postgresql://u:secret@127.0.0.1:5432/db';
   return { name: 'tpcb', tool: 'pgbench' as const, params: { clients }, target, durationS: 5 };
+}
+
+/** A real SMTP server on loopback that keeps what it receives; `close()` when done. */
+export async function startSmtpInbox() {
+  const inbox: { to: string; body: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, done) {
+      let body = '';
+      stream.on('data', (c: Buffer) => (body += c.toString()));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    inbox,
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

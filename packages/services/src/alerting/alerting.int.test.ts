@@ -10,7 +10,6 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import { createServer as createHttpsServer, globalAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusterscope/schema';
@@ -19,6 +18,7 @@ import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
+import { startSmtpInbox } from '../test-env';
 import { createMailer } from '../mail';
 import {
   addChannel,
@@ -50,8 +50,8 @@ let http: Server;
 let https: Server;
 let base = '';
 let pushBase = '';
-const inbox: { to: string; body: string }[] = [];
-let smtp: SMTPServer;
+let inbox: { to: string; body: string }[] = [];
+let smtp: Awaited<ReturnType<typeof startSmtpInbox>> | undefined;
 
 // The browser side of a push subscription: a P-256 key pair and an auth secret.
 const ua = createECDH('prime256v1');
@@ -122,26 +122,14 @@ beforeAll(async () => {
   await new Promise<void>((r) => https.listen(0, '127.0.0.1', r));
   pushBase = `https://127.0.0.1:${(https.address() as { port: number }).port}`;
 
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, done) {
-      let body = '';
-      stream.on('data', (c: Buffer) => (body += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
-  const smtpPort = (smtp.server.address() as { port: number }).port;
+  smtp = await startSmtpInbox();
+  inbox = smtp.inbox;
 
   const v = generateVapidKeys();
   deps = {
     db,
     ch: ch.ch,
-    mail: createMailer({ smtpUrl: `smtp://127.0.0.1:${smtpPort}`, from: 'alerts@app.test' }),
+    mail: createMailer({ smtpUrl: smtp.url, from: 'alerts@app.test' }),
     origin: 'http://app.test',
     vapid: { publicKey: v.publicKey, privateKey: v.privateKey, subject: 'mailto:oncall@app.test' },
   };
@@ -161,7 +149,7 @@ afterAll(async () => {
   await writer?.close();
   await new Promise<void>((r) => (http ? http.close(() => r()) : r()));
   await new Promise<void>((r) => (https ? https.close(() => r()) : r()));
-  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+  await smtp?.close();
   await cleanupCh?.();
   await db?.$disconnect();
 });

@@ -24,6 +24,7 @@ import {
   updateChannel,
   type TChannelRow,
   type TInstanceView,
+  type TDeliveryRow,
 } from '@clusterscope/db';
 import {
   DEFAULT_GROUPING,
@@ -53,6 +54,19 @@ import { boundClusterOf } from '../access';
 import { AppError, notFound } from '../errors';
 import { openSecret, sealSecret, secretKeysOf } from '../secrets';
 import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
+
+export const toDelivery = (d: TDeliveryRow): TDelivery => ({
+  id: d.id,
+  channelId: d.channelId,
+  kind: d.kind as TDelivery['kind'],
+  title: d.title,
+  status: d.status as TDelivery['status'],
+  attempts: d.attempts,
+  lastError: d.lastError,
+  nextAttemptAt: d.nextAttemptAt,
+  sentAt: d.sentAt,
+  createdAt: d.createdAt,
+});
 
 /** Validates service input (callers outside tRPC too); a bad field is a 400 naming it. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
@@ -324,20 +338,7 @@ export async function removeChannel(deps: TDeps, caller: TCaller, id: string) {
 export async function findDeliveries(deps: TDeps, caller: TCaller, channelId: string, limit = 50) {
   assertCan(caller, { alert: ['read'] });
   await loadChannel(deps, caller, channelId);
-  return (await listDeliveries(deps.db, caller.orgId, channelId, limit)).map(
-    (d): TDelivery => ({
-      id: d.id,
-      channelId: d.channelId,
-      kind: d.kind as TDelivery['kind'],
-      title: d.title,
-      status: d.status as TDelivery['status'],
-      attempts: d.attempts,
-      lastError: d.lastError,
-      nextAttemptAt: d.nextAttemptAt,
-      sentAt: d.sentAt,
-      createdAt: d.createdAt,
-    }),
-  );
+  return (await listDeliveries(deps.db, caller.orgId, channelId, limit)).map(toDelivery);
 }
 
 export { loadChannel as loadAlertChannel };

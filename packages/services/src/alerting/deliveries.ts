@@ -12,25 +12,12 @@ import {
 import type { TDelivery } from '@clusterscope/schema';
 import type { TDeps } from '../deps';
 import { assertCan, type TCaller } from '../caller';
-import { loadAlertChannel } from './api';
+import { loadAlertChannel, toDelivery } from './api';
 import { sendToChannel, type TNotification } from './channels';
 
 export const MAX_ATTEMPTS = 6;
 /** 10 s, 20 s, 40 s, … capped at 10 min. */
 export const backoffMs = (attempts: number) => Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 600_000);
-
-const toDelivery = (d: TDeliveryRow): TDelivery => ({
-  id: d.id,
-  channelId: d.channelId,
-  kind: d.kind as TDelivery['kind'],
-  title: d.title,
-  status: d.status as TDelivery['status'],
-  attempts: d.attempts,
-  lastError: d.lastError,
-  nextAttemptAt: d.nextAttemptAt,
-  sentAt: d.sentAt,
-  createdAt: d.createdAt,
-});
 
 /** One attempt; the row records the outcome (sent, or pending with the next attempt, or failed). */
 export async function attemptDelivery(deps: TDeps, d: TDeliveryRow, channel: TChannelRow, now = new Date()) {
