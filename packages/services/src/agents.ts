@@ -10,6 +10,7 @@ import {
 } from '@clusterscope/db';
 import { ZAgentEnroll, type TAgentEnroll } from '@clusterscope/schema';
 import type { TDeps } from './deps';
+import { audit } from './audit';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { generateToken, hashToken } from './tokens';
@@ -108,10 +109,8 @@ export async function revokeAgent(deps: TDeps, caller: TCaller, id: string) {
   const a = await getAgent(deps.db, caller.orgId, id);
   if (!a || !(await revokeAgentCredential(deps.db, caller.orgId, a.id)))
     throw notFound('agent with an active credential');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'agent.revoke',
-    targetType: 'agent',
     targetId: a.id,
     data: { name: a.name },
   });

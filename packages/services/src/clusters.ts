@@ -8,10 +8,10 @@ import {
   setAutoCreateClusters,
   listClusters,
   updateCluster as patchCluster,
-  writeAudit,
 } from '@clusterscope/db';
 import type { TDeps } from './deps';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { canSeeCluster } from './access';
 
@@ -83,10 +83,8 @@ export async function resolveOrCreateRunCluster(deps: TDeps, caller: TCaller, id
     if (!again) throw err;
     return again;
   }
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'cluster.create',
-    targetType: 'cluster',
     targetId: created.id,
     data: { name: created.name, auto: true, via: 'run.create' },
   });
@@ -102,8 +100,7 @@ export async function getClusterSettings(deps: TDeps, caller: TCaller) {
 export async function setClusterSettings(deps: TDeps, caller: TCaller, input: { autoCreate: boolean }) {
   assertCan(caller, { cluster: ['create', 'delete'] });
   await setAutoCreateClusters(deps.db, caller.orgId, input.autoCreate);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'org.settings',
     targetType: 'organization',
     targetId: caller.orgId,
@@ -117,10 +114,8 @@ export async function createCluster(deps: TDeps, caller: TCaller, input: z.infer
   if (await findClusterByName(deps.db, caller.orgId, input.name))
     throw new AppError('CONFLICT', `cluster '${input.name}' exists`);
   const c = await insertCluster(deps.db, caller.orgId, input);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'cluster.create',
-    targetType: 'cluster',
     targetId: c.id,
     data: { name: c.name },
   });
@@ -141,10 +136,8 @@ export async function updateCluster(
   }
   const c = await patchCluster(deps.db, caller.orgId, id, input);
   if (!c) throw notFound('cluster');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'cluster.update',
-    targetType: 'cluster',
     targetId: id,
     data: input,
   });
@@ -154,10 +147,8 @@ export async function updateCluster(
 export async function deleteCluster(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { cluster: ['delete'] });
   if (!(await removeCluster(deps.db, caller.orgId, id))) throw notFound('cluster');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'cluster.delete',
-    targetType: 'cluster',
     targetId: id,
   });
   return { id, deleted: true };

@@ -30,7 +30,8 @@ import {
 } from '@clusterscope/schema';
 import { getBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { addRunOutput, finalStatus, onRunFinished } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
@@ -209,10 +210,8 @@ async function pollForJob(
     if (run) {
       const job = await toJob(deps, run, q.lease);
       if (job) {
-        await writeAudit(deps.db, caller.orgId, {
-          ...actorOf(caller),
+        await audit(deps, caller, {
           action: 'run.claim',
-          targetType: 'run',
           targetId: run.id,
           data: { agent: agent.name },
         });
@@ -299,10 +298,8 @@ export async function finishJob(deps: TDeps, caller: TCaller, input: TJobFinishI
       : { status: q.status, exitCode: q.exitCode ?? null, error: q.error ?? null },
   );
   if (!done) throw new AppError('CONFLICT', `run '${q.id}' is already finished`);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'run.finish',
-    targetType: 'run',
     targetId: q.id,
     data: { status: q.status, exitCode: q.exitCode ?? null, agent: agent.name },
   });
@@ -323,10 +320,8 @@ export async function cancelRun(
   if (before.status !== 'queued' && !before.agentId)
     throw new AppError('CONFLICT', `run '${id}' was posted by CI, not queued; it cannot be cancelled here`);
   const r = (await requestRunCancel(deps.db, caller.orgId, id))!;
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'run.cancel',
-    targetType: 'run',
     targetId: id,
     data: { from: before.status, to: r.status },
   });

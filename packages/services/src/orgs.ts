@@ -20,7 +20,8 @@ import {
 } from '@clusterscope/db';
 import { ZRole, ZSlug, type TInvite, type TRole } from '@clusterscope/schema';
 import type { TDeps } from './deps';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { INVITATION_TTL_S } from './auth';
 import { AppError, notFound } from './errors';
 import { invitationMail } from './mail';
@@ -113,10 +114,8 @@ export async function inviteMember(deps: TDeps, caller: TCaller, input: TInvite)
     );
     mailed = true;
   }
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'invitation.create',
-    targetType: 'invitation',
     targetId: inv.id,
     data: { email, role: input.role },
   });
@@ -127,10 +126,8 @@ export async function cancelInvitation(deps: TDeps, caller: TCaller, id: string)
   assertSession(caller);
   assertCan(caller, { invitation: ['cancel'] });
   if (!(await setInvitationStatus(deps.db, caller.orgId, id, 'canceled'))) throw notFound('invitation');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'invitation.cancel',
-    targetType: 'invitation',
     targetId: id,
   });
   return { id, canceled: true };
@@ -203,10 +200,8 @@ export async function setMemberRole(deps: TDeps, caller: TCaller, memberId: stri
   if (target.role === 'owner' && role !== 'owner' && (await countOwners(deps.db, caller.orgId)) <= 1)
     throw new AppError('CONFLICT', 'an organization needs at least one owner');
   await updateMemberRole(deps.db, caller.orgId, memberId, role);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'member.role',
-    targetType: 'member',
     targetId: memberId,
     data: { role },
   });
@@ -220,10 +215,8 @@ export async function deleteMember(deps: TDeps, caller: TCaller, memberId: strin
   if (target.role === 'owner' && (await countOwners(deps.db, caller.orgId)) <= 1)
     throw new AppError('CONFLICT', 'cannot remove the last owner');
   await removeMember(deps.db, caller.orgId, memberId);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'member.remove',
-    targetType: 'member',
     targetId: memberId,
   });
   return { id: memberId, removed: true };

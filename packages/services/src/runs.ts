@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  findOrCreateWorkload,
-  insertRun,
-  updateOpenRun,
-  updateRunResults,
-  writeAudit,
-} from '@clusterscope/db';
+import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from '@clusterscope/db';
 import { detectTool, getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
 import {
   TOOLS,
@@ -25,7 +19,8 @@ import {
 } from '@clusterscope/schema';
 import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { AppError } from './errors';
 import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
 import { getRunSummary, loadRun, queryRuns, toRunDto, type TRunRow } from './access';
@@ -67,10 +62,8 @@ export async function createRun(
     startedAt: input.startedAt ? new Date(input.startedAt) : new Date(),
     createdById: caller.kind === 'user' ? caller.userId : null,
   });
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'run.create',
-    targetType: 'run',
     targetId: run.id,
     data: { workload: workload.name, cluster: cluster.name },
   });
@@ -319,10 +312,8 @@ export async function finishRun(deps: TDeps, caller: TCaller, input: TRunFinishI
   const final = finalStatus(run, input);
   const done = await updateOpenRun(deps.db, run.organizationId, run.id, { ...final, finishedAt });
   if (!done) throw new AppError('CONFLICT', `run '${run.id}' is already finished`);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'run.finish',
-    targetType: 'run',
     targetId: run.id,
     data: { status: final.status, exitCode: final.exitCode },
   });

@@ -10,7 +10,6 @@ import {
   listAlerts,
   listThresholds,
   upsertThreshold,
-  writeAudit,
 } from '@clusterscope/db';
 import {
   ZThresholdInput,
@@ -21,7 +20,8 @@ import {
 } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { notifyBenchmarkAlert } from './alerting/deliveries';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { getRunValues, judgeRunsByDefault, loadRunData } from './compare';
 import { formatAlertText } from './verdict';
 import { refreshRunEnvironment } from './environment';
@@ -47,10 +47,8 @@ export async function saveThreshold(deps: TDeps, caller: TCaller, input: TThresh
   const w = await getWorkload(deps.db, caller.orgId, t.workloadId);
   if (!w) throw notFound('workload');
   const row = await upsertThreshold(deps.db, caller.orgId, { ...t, workloadId: w.id });
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'threshold.save',
-    targetType: 'threshold',
     targetId: row.id,
     data: t,
   });
@@ -61,10 +59,8 @@ export async function deleteThreshold(deps: TDeps, caller: TCaller, id: string) 
   assertCan(caller, { workload: ['write'] });
   const t = await getThreshold(deps.db, caller.orgId, id);
   if (!t || !(await removeThreshold(deps.db, caller.orgId, id))) throw notFound('threshold');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'threshold.delete',
-    targetType: 'threshold',
     targetId: id,
     data: { workloadId: t.workloadId, metric: t.metric },
   });

@@ -10,6 +10,7 @@ import {
 } from '@clusterscope/db';
 import { type TScope, type TTokenCreate } from '@clusterscope/schema';
 import type { TDeps } from './deps';
+import { audit } from './audit';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 
@@ -63,10 +64,8 @@ export async function listTokens(deps: TDeps, caller: TCaller) {
 export async function revokeToken(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { token: ['revoke'] });
   if (!(await revokeApiToken(deps.db, caller.orgId, id))) throw notFound('active token');
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'token.revoke',
-    targetType: 'token',
     targetId: id,
   });
   return { id, revoked: true };

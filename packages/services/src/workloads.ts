@@ -10,7 +10,6 @@ import {
   listWorkloads,
   replaceWorkloadSecret,
   updateWorkload as patchWorkload,
-  writeAudit,
   type TWorkloadRow,
 } from '@clusterscope/db';
 import {
@@ -30,7 +29,8 @@ import {
 } from '@clusterscope/schema';
 import { getLatestNodes } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { actorOf, assertCan, type TCaller } from './caller';
+import { audit } from './audit';
+import { assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { resolveCluster } from './clusters';
 import { canSeeCluster } from './access';
@@ -171,10 +171,8 @@ export async function createWorkload(
       throw new AppError('CONFLICT', `name: a workload named '${w.name}' exists`);
     throw err;
   }
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'workload.create',
-    targetType: 'workload',
     targetId: row.id,
     data: { name: row.name, tool: row.tool },
   });
@@ -216,10 +214,8 @@ export async function updateWorkload(
   }
   if (!row)
     throw new AppError('CONFLICT', `workload '${cur.name}' was changed concurrently; reload and retry`);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'workload.update',
-    targetType: 'workload',
     targetId: row.id,
     data: { name: row.name, version: row.version, fields: Object.keys(changes) },
   });
@@ -230,10 +226,8 @@ export async function deleteWorkload(deps: TDeps, caller: TCaller, id: string): 
   assertCan(caller, { workload: ['write'] });
   const w = await loadWorkload(deps, caller, id);
   await removeWorkload(deps.db, caller.orgId, w.id);
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'workload.delete',
-    targetType: 'workload',
     targetId: w.id,
     data: { name: w.name },
   });
@@ -378,10 +372,8 @@ export async function startWorkloadRun(
     agentId,
     createdById: caller.kind === 'user' ? caller.userId : null,
   });
-  await writeAudit(deps.db, caller.orgId, {
-    ...actorOf(caller),
+  await audit(deps, caller, {
     action: 'run.start',
-    targetType: 'run',
     targetId: run.id,
     data: {
       workload: w.name,
