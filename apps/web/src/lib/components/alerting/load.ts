@@ -1,10 +1,13 @@
 import type { TAlertInstance } from '@clusterscope/schema';
 import type { getCaller } from '$lib/server/caller';
-import type { TMemberLike } from './format';
+import { ms, type TMemberLike } from './format';
 
 type TApi = Awaited<ReturnType<typeof getCaller>>;
 
-/** What the on-call list shows of an alert: the page carries no more (50 firing alerts are 50 of these). */
+/**
+ * What the on-call list shows of an alert: the page carries no more (100 firing alerts are 100 of these),
+ * with times as epoch ms (cheaper to serialize than dates).
+ */
 export type TOncallAlert = Pick<
   TAlertInstance,
   | 'id'
@@ -15,13 +18,14 @@ export type TOncallAlert = Pick<
   | 'state'
   | 'severity'
   | 'summary'
-  | 'activeAt'
-  | 'firedAt'
-  | 'resolvedAt'
   | 'ackedBy'
-  | 'ackedAt'
   | 'silenced'
->;
+> & {
+  activeAt: number | null;
+  firedAt: number | null;
+  resolvedAt: number | null;
+  ackedAt: number | null;
+};
 
 export interface TOncallAlerts {
   alerts: TOncallAlert[];
@@ -48,11 +52,11 @@ export async function loadOncallAlerts(api: TApi): Promise<TOncallAlerts | null>
         state: a.state,
         severity: a.severity,
         summary: a.summary,
-        activeAt: a.activeAt,
-        firedAt: a.firedAt,
-        resolvedAt: a.resolvedAt,
+        activeAt: ms(a.activeAt),
+        firedAt: ms(a.firedAt),
+        resolvedAt: ms(a.resolvedAt),
         ackedBy: a.ackedBy,
-        ackedAt: a.ackedAt,
+        ackedAt: ms(a.ackedAt),
         silenced: a.silenced,
       })),
       members: members.filter((m) => ackers.has(m.user.id)).map((m) => ({ user: m.user })),
