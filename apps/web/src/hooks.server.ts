@@ -102,37 +102,17 @@ export const handle: Handle = async ({ event, resolve }) => {
 
   const { auth } = await getServer();
   event.locals.user = null;
-  let refreshed: string[] = [];
   if (!pathname.startsWith('/api/v1') || event.request.headers.has('cookie')) {
-    const got = await auth.api
-      .getSession({ headers: event.request.headers, returnHeaders: true })
-      .catch(() => null);
-    const session = got?.response;
+    const session = await auth.api.getSession({ headers: event.request.headers }).catch(() => null);
     if (session)
       event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
-    refreshed = got?.headers?.getSetCookie() ?? [];
   }
   const authenticated = !!event.locals.user || event.request.headers.has('authorization');
-  const authPath = isAuthPath(event.url.toString(), auth.options);
-  const res = secure(
-    authPath ? await handleAuth(event, auth, ip) : await resolve(event),
-    authenticated || event.request.headers.has('cookie'),
-  );
-  return authPath ? res : withCookies(res, refreshed);
+  const res = isAuthPath(event.url.toString(), auth.options)
+    ? await handleAuth(event, auth, ip)
+    : await resolve(event);
+  return secure(res, authenticated || event.request.headers.has('cookie'));
 };
-
-/**
- * Cookies better-auth refreshed while reading the session (its 60 s `session_data` cache), unless the
- * response sets the same cookie itself (sign-out). Without them every request after the first minute
- * looks the session up in Postgres again.
- */
-function withCookies(res: Response, cookies: string[]): Response {
-  if (!cookies.length) return res;
-  const name = (c: string) => c.slice(0, c.indexOf('='));
-  const own = new Set(res.headers.getSetCookie().map(name));
-  for (const c of cookies) if (!own.has(name(c))) res.headers.append('set-cookie', c);
-  return res;
-}
 
 /** Unexpected errors: the detail goes to the log under an id; the client gets only the id. */
 export const handleError: HandleServerError = ({ error, event, status, message }) => {
