@@ -16,7 +16,8 @@
  * directory is removed at the end.
  * BENCH_BUILDS=build-a,build-b (build dirs under apps/web) measures each build in turn on the same data,
  * one JSON line each (before/after comparisons under the same conditions).
- * BENCH_DATA_DIR=<dir> keeps the data there and reuses it on the next run (no setup, no load);
+ * Cookies are kept as a browser keeps them (Set-Cookie refreshes them). An embedded PostgreSQL that outlives
+ * the app is stopped. BENCH_DATA_DIR=<dir> keeps the data there and reuses it on the next run (no setup, no load);
  * BENCH_PAGES=cluster_30d,node times only those pages; BENCH_DUMP=<dir> writes the cluster page's HTML
  * and 30-day data there (to see what the page carries).
  */
@@ -58,8 +59,32 @@ async function ok(res: Response, what: string): Promise<string> {
   return text;
 }
 
-/** Signs in with the demo admin login the launcher wrote; returns the Cookie header. */
-async function signIn(base: string, dataDir: string): Promise<string> {
+/** Session cookies as a browser keeps them: refreshed by every response's Set-Cookie (better-auth's cache). */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  update(res: Response): void {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i).trim();
+      const gone = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || pair.slice(i + 1) === '';
+      if (gone) this.cookies.delete(name);
+      else this.cookies.set(name, pair.slice(i + 1));
+    }
+  }
+  /** GET with the cookies (and any extra headers); keeps what the response sets. */
+  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await fetch(url, { headers: { ...headers, cookie: this.header() } });
+    this.update(res);
+    return res;
+  }
+}
+
+/** Signs in with the demo admin login the launcher wrote. */
+async function signIn(base: string, dataDir: string): Promise<CookieJar> {
   const txt = readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
   const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
   const res = await fetch(`${base}/api/auth/sign-in/email`, {
@@ -68,10 +93,37 @@ async function signIn(base: string, dataDir: string): Promise<string> {
     body: JSON.stringify({ email: get('email'), password: get('password') }),
   });
   await ok(res, 'sign-in');
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
+  const jar = new CookieJar();
+  jar.update(res);
+  return jar;
+}
+
+/**
+ * Stops the embedded Postgres of `dataDir` if it outlived the app (the launcher runs under tsx, which does
+ * not always wait for it): SIGINT (fast shutdown), then SIGKILL after 15 s.
+ */
+async function stopLeftoverPostgres(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return existsSync(pidFile);
+    } catch {
+      return false;
+    }
+  };
+  if (!(pid > 0) || !alive()) return;
+  for (const [sig, ms] of [
+    ['SIGINT', 15_000],
+    ['SIGKILL', 5_000],
+  ] as const) {
+    if (!alive()) return;
+    log(`stopping the leftover PostgreSQL (pid ${pid}, ${sig})`);
+    process.kill(pid, sig);
+    for (const until = Date.now() + ms; alive() && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 interface TSetup {
@@ -115,12 +167,9 @@ async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Pro
     runIds.push(id);
   }
   const run = await api('GET', `/runs/${runIds[0]}`);
-  const cookie = await signIn(base, dataDir);
+  const jar = await signIn(base, dataDir);
   const current = JSON.parse(
-    await ok(
-      await fetch(`${base}/api/trpc/orgs.current`, { headers: { cookie, 'x-org': ORG } }),
-      'orgs.current',
-    ),
+    await ok(await jar.get(`${base}/api/trpc/orgs.current`, { 'x-org': ORG }), 'orgs.current'),
   ) as { result: { data: { id: string } } };
   return {
     orgId: current.result.data.id,
@@ -131,11 +180,11 @@ async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Pro
 }
 
 /** Times `url` (GET, session cookie); null when this build does not serve it (404: an older build). */
-async function timePage(base: string, cookie: string, url: string): Promise<number[] | null> {
+async function timePage(base: string, jar: CookieJar, url: string): Promise<number[] | null> {
   const trpc = url.startsWith('/api/trpc/');
-  const headers: Record<string, string> = trpc ? { cookie, 'x-org': ORG } : { cookie };
+  const headers: Record<string, string> = trpc ? { 'x-org': ORG } : {};
   const get = async () => {
-    const res = await fetch(`${base}${url}`, { headers });
+    const res = await jar.get(`${base}${url}`, headers);
     if (res.status === 404 && trpc) return false;
     const text = await ok(res, url);
     if (!text.startsWith(trpc ? '{"result":' : '{"type":"data"'))
@@ -175,6 +224,7 @@ async function main() {
       s = await setUp(base, dataDir, env);
       await app.stop();
       app = null;
+      await stopLeftoverPostgres(dataDir);
 
       log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
       const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
@@ -192,7 +242,7 @@ async function main() {
 
     for (const build of BUILDS) {
       app = await startApp({ ...env, WEB_BUILD_DIR: build });
-      const cookie = await signIn(base, dataDir);
+      const jar = await signIn(base, dataDir);
       const c = `/${ORG}/clusters/${s.clusterId}`;
       const pages: [string, string][] = [
         ['cluster_1h', `${c}/__data.json?range=1h`],
@@ -213,7 +263,7 @@ async function main() {
       const result: Record<string, number | string> = { build, nodes: NODES, days: DAYS, iterations: ITER };
       for (const [name, url] of pages) {
         if (ONLY.length && !ONLY.includes(name)) continue;
-        const xs = await timePage(base, cookie, url);
+        const xs = await timePage(base, jar, url);
         if (!xs) {
           log(`${build} ${name}: not served by this build`);
           continue;
@@ -222,15 +272,12 @@ async function main() {
         result[`${name}_p95_ms`] = r1(pct(xs, 95));
         log(`${build} ${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
       }
-      const html = await ok(await fetch(`${base}${c}?range=1h`, { headers: { cookie } }), 'cluster page');
+      const html = await ok(await jar.get(`${base}${c}?range=1h`), 'cluster page');
       result.cluster_html_kb = r1(Buffer.byteLength(html) / 1024);
-      const d30 = await ok(
-        await fetch(`${base}${c}/__data.json?range=30d`, { headers: { cookie } }),
-        'cluster data',
-      );
+      const d30 = await ok(await jar.get(`${base}${c}/__data.json?range=30d`), 'cluster data');
       result.cluster_30d_data_kb = r1(Buffer.byteLength(d30) / 1024);
-      const ch1h = await fetch(`${base}${chartsUrl(s.clusterId, Date.now() - HOUR, Date.now())}`, {
-        headers: { cookie, 'x-org': ORG },
+      const ch1h = await jar.get(`${base}${chartsUrl(s.clusterId, Date.now() - HOUR, Date.now())}`, {
+        'x-org': ORG,
       });
       if (ch1h.ok) result.charts_1h_kb = r1(Buffer.byteLength(await ch1h.text()) / 1024);
       if (DUMP) {
@@ -241,9 +288,11 @@ async function main() {
       console.log(JSON.stringify(result));
       await app.stop();
       app = null;
+      await stopLeftoverPostgres(dataDir);
     }
   } finally {
     await app?.stop();
+    await stopLeftoverPostgres(dataDir);
     if (!KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }

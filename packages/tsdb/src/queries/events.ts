@@ -25,6 +25,8 @@ export interface TNodeEventsQuery {
 
 /** Longest window whose events are derived from raw samples (a day of 10 s samples scans fast). */
 export const RAW_EVENTS_MAX_SPAN_MS = 86_400_000;
+/** Longest window whose raw samples are all read; longer ones read only the hours that can hold a change. */
+export const RAW_SCAN_ALL_MAX_SPAN_MS = 6 * 3_600_000;
 
 /**
  * Liveness transitions (e.g. LIVE -> DRAINING -> DEAD) derived from consecutive node_status samples:
@@ -37,7 +39,8 @@ export const RAW_EVENTS_MAX_SPAN_MS = 86_400_000;
 /**
  * Hours (per node) that can hold a minute-level transition: some sample was not LIVE, or the hour ends in another
  * state than the hour before. A healthy month reads ~36k hourly rows and no minutes; the 1 m read below keeps only
- * these hours and the hour before each (for the state a transition starts from).
+ * these hours and the hour before each (for the state a transition starts from), and so does the raw read of windows
+ * over 6 h (a day of 50 nodes is 432k samples; a healthy day reads none of them; short windows read all, faster).
  */
 const CHANGED_HOURS = `
   SELECT node_id, h FROM (
@@ -52,6 +55,9 @@ const CHANGED_HOURS = `
     )
   )
   WHERE nl > 0 OR (prev != '' AND prev != last)`;
+
+/** CHANGED_HOURS and the hour before each (for the state a transition starts from): raw and 1 m reads keep only these. */
+const CHANGED_HOURS_AND_BEFORE = `SELECT node_id, arrayJoin([h, h - INTERVAL 1 HOUR]) FROM (${CHANGED_HOURS})`;
 
 export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promise<TNodeEvent[]> {
   assertRange(q.from, q.to);
@@ -83,9 +89,7 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
          FROM node_status_1m
          WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
            AND bucket >= toStartOfMinute(${msParam('scan_from')}) AND bucket < ${msParam('to')}
-           AND (node_id, toStartOfHour(bucket)) IN (
-             SELECT node_id, arrayJoin([h, h - INTERVAL 1 HOUR]) FROM (${CHANGED_HOURS.replace('NODE_FILTER', nodeFilter)})
-           )
+           AND (node_id, toStartOfHour(bucket)) IN (${CHANGED_HOURS_AND_BEFORE.replace('NODE_FILTER', nodeFilter)})
          GROUP BY node_id, bucket
        )
      )
@@ -100,6 +104,7 @@ export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promi
        FROM node_status
        WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} ${nodeFilter}
          AND ts >= ${msParam('scan_from')} AND ts < ${msParam('to')}
+         ${q.to - q.from > RAW_SCAN_ALL_MAX_SPAN_MS ? `AND (node_id, toStartOfHour(ts)) IN (${CHANGED_HOURS_AND_BEFORE.replace('NODE_FILTER', nodeFilter)})` : ''}
      )
      WHERE prev != '' AND prev != cur AND ts >= ${msParam('from')}
      ORDER BY ts DESC, node_id DESC

@@ -6,7 +6,7 @@ import { createWriter } from '../writer';
 import { getBenchResults, getBenchSamples, insertBenchResults } from './bench';
 import { getCgroupSeries } from './cgroups';
 import { getEnvironment } from './environment';
-import { getNodeEvents } from './events';
+import { getNodeEvents, RAW_SCAN_ALL_MAX_SPAN_MS } from './events';
 import { getLatestNodes, getLatestNodeStates } from './nodes';
 import { getNodeSeries } from './series';
 import { selectRows } from './util';
@@ -267,19 +267,22 @@ describe('events', () => {
     }));
     await w.write(A, 'c9', 'a-c9', xs);
     await w.close();
-    const ev = await getNodeEvents(ch, {
-      orgId: A,
-      clusterId: 'c9',
-      from: T0,
-      to: T0 + 4 * 3_600_000,
-      source: '1m',
-    });
-    expect(ev.map((e) => [(e.ts - T0) / 60_000, e.from, e.to])).toEqual([
-      [50, 'LIVE', 'DEAD'],
-      [60, 'DEAD', 'LIVE'],
-      [210, 'LIVE', 'DEAD'],
-      [211, 'DEAD', 'LIVE'],
-    ]);
+    // Both reads of a long window keep only the hours that can hold a change (and the hour before each).
+    for (const source of ['1m', 'raw'] as const) {
+      const ev = await getNodeEvents(ch, {
+        orgId: A,
+        clusterId: 'c9',
+        from: T0 - RAW_SCAN_ALL_MAX_SPAN_MS,
+        to: T0 + 4 * 3_600_000,
+        source,
+      });
+      expect(ev.map((e) => [(e.ts - T0) / 60_000, e.from, e.to])).toEqual([
+        [50, 'LIVE', 'DEAD'],
+        [60, 'DEAD', 'LIVE'],
+        [210, 'LIVE', 'DEAD'],
+        [211, 'DEAD', 'LIVE'],
+      ]);
+    }
   });
   it('sees a change at the window start through the lookback', async () => {
     const from = T0 + 110 * STEP;

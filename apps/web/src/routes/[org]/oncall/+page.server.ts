@@ -6,5 +6,6 @@ import type { PageServerLoad } from './$types';
 export const load: PageServerLoad = async (event) => {
   event.depends(LIVE_HEALTH);
   const api = await getCaller(event, event.params.org);
-  return { oncall: await call(() => api.dashboard.oncall()), alerting: await loadOncallAlerts(api) };
+  const [oncall, alerting] = await Promise.all([call(() => api.dashboard.oncall()), loadOncallAlerts(api)]);
+  return { oncall, alerting };
 };
