@@ -52,17 +52,13 @@ import {
 import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { bootWorkerFromSource, NODE_DOWN_NOW } from '@clusterscope/services/testing';
+import { intEnv } from './lib/env';
 
 const log = (m: string) => console.error(`bench-alerts: ${m}`);
-const num = (name: string, def: number) => {
-  const v = Number(process.env[name] ?? def);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
-  return v;
-};
-const TRIALS = num('BENCH_TRIALS', 20);
+const TRIALS = intEnv('BENCH_TRIALS', 20);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'latency,false,cost').split(','));
 
-const EVAL_S = num('ALERT_EVAL_INTERVAL_S', 15);
+const EVAL_S = intEnv('ALERT_EVAL_INTERVAL_S', 15);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -24,16 +24,12 @@ import { formatTs } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { postIngest } from './lib/http';
+import { intEnv } from './lib/env';
 
-const num = (name: string, def: number) => {
-  const v = Number(process.env[name] ?? def);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
-  return v;
-};
-const BATCH = num('BENCH_BATCH', 2500);
-const ROWS = num('BENCH_ROWS', 300_000);
-const CLIENTS = num('BENCH_CLIENTS', 16);
-const SECONDS = num('BENCH_SECONDS', 30);
+const BATCH = intEnv('BENCH_BATCH', 2500);
+const ROWS = intEnv('BENCH_ROWS', 300_000);
+const CLIENTS = intEnv('BENCH_CLIENTS', 16);
+const SECONDS = intEnv('BENCH_SECONDS', 30);
 const log = (m: string) => console.error(`bench-ingest: ${m}`);
 
 const T0 = Date.now() - 3_600_000;

@@ -33,24 +33,16 @@ import pg from 'pg';
 import { buildUrl, readClusterMeta } from '@clusterscope/db/embedded';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { ok, postIngest, signIn } from './lib/http';
+import { intEnv } from './lib/env';
 
-const num = (name: string, def: number) => {
-  const raw = process.env[name];
-  const v = raw === undefined || raw === '' ? def : Number(raw);
-  if (!Number.isInteger(v) || v < 0) {
-    console.error(`bench-load: ${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return v;
-};
-const VIEWERS = num('BENCH_VIEWERS', 200);
-const AGENTS = num('BENCH_AGENTS', 50);
-const NODES = num('BENCH_NODES', 500);
-const CLUSTERS = num('BENCH_CLUSTERS', 10);
-const SECONDS = num('BENCH_SECONDS', 60);
-const IDLE_ROUNDS = num('BENCH_IDLE_ROUNDS', 30);
-const HISTORY_MIN = num('BENCH_HISTORY_MIN', 30);
-const PORT = num('BENCH_PORT', 0);
+const VIEWERS = intEnv('BENCH_VIEWERS', 200, 0);
+const AGENTS = intEnv('BENCH_AGENTS', 50, 0);
+const NODES = intEnv('BENCH_NODES', 500, 0);
+const CLUSTERS = intEnv('BENCH_CLUSTERS', 10, 0);
+const SECONDS = intEnv('BENCH_SECONDS', 60, 0);
+const IDLE_ROUNDS = intEnv('BENCH_IDLE_ROUNDS', 30, 0);
+const HISTORY_MIN = intEnv('BENCH_HISTORY_MIN', 30, 0);
+const PORT = intEnv('BENCH_PORT', 0, 0);
 const CPU_PROF = process.env.BENCH_CPU_PROF ?? '';
 const ORG = 'demo';
 const INTERVAL_S = 10;

@@ -27,21 +27,13 @@ import path from 'node:path';
 import { migrate, openClickHouse } from '@clusterscope/tsdb';
 import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
-import { REPO_ROOT } from './lib/env';
+import { REPO_ROOT, intEnv } from './lib/env';
+import { ok, signInAnswer } from './lib/http';
 
-const num = (name: string, def: number) => {
-  const raw = process.env[name];
-  const v = raw === undefined || raw === '' ? def : Number(raw);
-  if (!Number.isInteger(v) || v <= 0) {
-    console.error(`bench-pages: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return v;
-};
-const NODES = num('BENCH_NODES', 50);
-const DAYS = num('BENCH_DAYS', 30);
-const ITER = num('BENCH_ITERATIONS', 30);
-const RUNS = num('BENCH_RUNS', 8);
+const NODES = intEnv('BENCH_NODES', 50);
+const DAYS = intEnv('BENCH_DAYS', 30);
+const ITER = intEnv('BENCH_ITERATIONS', 30);
+const RUNS = intEnv('BENCH_RUNS', 8);
 const BUILDS = (process.env.BENCH_BUILDS ?? 'build').split(',').filter(Boolean);
 const KEEP_DIR = process.env.BENCH_DATA_DIR ?? '';
 const ONLY = (process.env.BENCH_PAGES ?? '').split(',').filter(Boolean);
@@ -52,12 +44,6 @@ const log = (m: string) => console.error(`bench-pages: ${m}`);
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const HOUR = 3_600_000;
-
-async function ok(res: Response, what: string): Promise<string> {
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
-  return text;
-}
 
 /** Session cookies as a browser keeps them: refreshed by every response's Set-Cookie (better-auth's cache). */
 class CookieJar {
@@ -83,18 +69,10 @@ class CookieJar {
   }
 }
 
-/** Signs in with the demo admin login the launcher wrote. */
+/** Signs in with the demo admin login the launcher wrote; the jar keeps its cookies like a browser. */
 async function signIn(base: string, dataDir: string): Promise<CookieJar> {
-  const txt = readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
-  const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
-  const res = await fetch(`${base}/api/auth/sign-in/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({ email: get('email'), password: get('password') }),
-  });
-  await ok(res, 'sign-in');
   const jar = new CookieJar();
-  jar.update(res);
+  jar.update(await signInAnswer(base, dataDir));
   return jar;
 }
 

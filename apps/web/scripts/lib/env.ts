@@ -46,3 +46,15 @@ export function readLaunchEnv(): TLaunchEnv {
 
 /** True when both stores are the embedded defaults (seeding and the demo are on by default then). */
 export const isEmbedded = (env: TLaunchEnv) => !env.DATABASE_URL && !env.CLICKHOUSE_URL;
+
+/** An integer knob of a bench script (unset or empty = `def`); a bad value exits 2 naming the variable. */
+export function intEnv(name: string, def: number, min = 1): number {
+  const raw = process.env[name];
+  const v = raw === undefined || raw === '' ? def : Number(raw);
+  if (!Number.isInteger(v) || v < min) {
+    const script = path.basename(process.argv[1] ?? 'bench', '.ts');
+    console.error(`${script}: ${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return v;
+}

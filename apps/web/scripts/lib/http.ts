@@ -1,4 +1,4 @@
-/** HTTP helpers of the scripts that drive a running app (bench:ingest, bench:load). */
+/** HTTP helpers of the scripts that drive a running app (bench:ingest, bench:load, bench:pages). */
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -9,8 +9,8 @@ export async function ok(res: Response, what: string): Promise<string> {
   return text;
 }
 
-/** Signs in with the demo admin login the launcher wrote into `dataDir`; returns the Cookie header. */
-export async function signIn(base: string, dataDir: string): Promise<string> {
+/** Signs in with the demo admin login the launcher wrote into `dataDir`; returns the (2xx) answer. */
+export async function signInAnswer(base: string, dataDir: string): Promise<Response> {
   const txt = fs.readFileSync(path.join(dataDir, 'admin-login.txt'), 'utf8');
   const get = (k: string) => new RegExp(`^${k}: (.+)$`, 'm').exec(txt)?.[1]?.trim() ?? '';
   const res = await fetch(`${base}/api/auth/sign-in/email`, {
@@ -19,7 +19,12 @@ export async function signIn(base: string, dataDir: string): Promise<string> {
     body: JSON.stringify({ email: get('email'), password: get('password') }),
   });
   await ok(res, 'sign-in');
-  return res.headers
+  return res;
+}
+
+/** {@link signInAnswer}'s session as a Cookie header. */
+export async function signIn(base: string, dataDir: string): Promise<string> {
+  return (await signInAnswer(base, dataDir)).headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
