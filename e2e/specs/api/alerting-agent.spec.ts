@@ -5,7 +5,8 @@
  * (`for: 1m`) of a fresh org: the flap sends nothing, the outage exactly one firing and one resolved
  * notification. ~2 min.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -30,14 +31,20 @@ const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
 const BASE = `http://127.0.0.1:${PORT}`;
 const uid = randomBytes(4).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const run = promisify(execFile);
 
-/** The admin CLI against the running app's database (as CI runners use it). */
-const admin = (...args: string[]) =>
-  execFileSync(process.execPath, [...TSX_LOADER, ADMIN, ...args], {
-    cwd: WEB_DIR,
-    env: { ...process.env, DATA_DIR: DATA },
-    encoding: 'utf8',
-  })
+/**
+ * The admin CLI against the running app's database (as CI runners use it). Async: a blocked event loop
+ * cannot drop keep-alive sockets the server closed meanwhile, and the next fetch would reuse a dead one.
+ */
+const admin = async (...args: string[]) =>
+  (
+    await run(process.execPath, [...TSX_LOADER, ADMIN, ...args], {
+      cwd: WEB_DIR,
+      env: { ...process.env, DATA_DIR: DATA },
+      encoding: 'utf8',
+    })
+  ).stdout
     .trim()
     .split('\n')
     .pop()!;
@@ -109,8 +116,8 @@ test('node 2 of a real agent’s cluster: a 30 s flap under for: 1m pages nobody
 
   // A fresh org: its routing and grouping are its own (critical → the webhook; resolved sent within 2 s).
   const slug = `scn-${uid}`;
-  admin('org', 'create', '--name', slug, '--slug', slug);
-  const token = admin('token', 'create', '--org', slug, '--name', `scn-${uid}`, '--scopes', 'admin');
+  await admin('org', 'create', '--name', slug, '--slug', slug);
+  const token = await admin('token', 'create', '--org', slug, '--name', `scn-${uid}`, '--scopes', 'admin');
   const cluster = await createCluster(BASE, token, `scenario-${uid}`);
   const ingest = await createIngestToken(BASE, token, cluster.id, `scn-agent-${uid}`);
   const hook = await rpc<{ id: string }>(token, 'alerting.createChannel', {
