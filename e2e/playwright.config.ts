@@ -34,7 +34,12 @@ export default defineConfig({
     { name: 'security', testMatch: /security\/.*\.spec\.ts/, use: { launchOptions } },
     // Fault injection against its own app instance (kill -9 of the web server); ~2 min.
     { name: 'fault', testMatch: /fault\/.*\.spec\.ts/, use: { launchOptions } },
-    { name: 'desktop', testMatch: /ui\/.*\.spec\.ts/, use: { ...devices['Desktop Chrome'], launchOptions } },
+    {
+      name: 'desktop',
+      testMatch: /ui\/.*\.spec\.ts/,
+      testIgnore: /\.mobile\.spec\.ts$/,
+      use: { ...devices['Desktop Chrome'], launchOptions },
+    },
     {
       name: 'mobile',
       testMatch: /ui\/.*\.(mobile|both)\.spec\.ts/,
