@@ -35,6 +35,12 @@ export type TFromThread =
   | { t: 'stopped' };
 
 const STOP_GRACE_MS = 2000;
+/**
+ * V8 lets an idle isolate's heap grow far past what it uses (the thread added ~300 MB to the web's peak RSS
+ * under bench:load's nudges); a cycle of 1,000 rules × 50 nodes needs well under this. Out of memory = the
+ * thread exits and is started again.
+ */
+const THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 };
 
 /** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
 export const ALERT_THREAD_NICE = 10;
@@ -61,7 +67,7 @@ export function startAlertingThread(
   let exited: Promise<void> = Promise.resolve();
 
   function spawn() {
-    const w = new Worker(opts.entry, { workerData: opts.config });
+    const w = new Worker(opts.entry, { workerData: opts.config, resourceLimits: THREAD_HEAP });
     worker = w;
     exited = new Promise((resolve) => w.once('exit', () => resolve()));
     w.on('message', (m: TFromThread) => {
