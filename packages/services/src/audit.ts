@@ -9,7 +9,7 @@ import type { TDeps } from './deps';
 export async function audit(
   deps: Pick<TDeps, 'db'>,
   caller: TCaller,
-  e: { action: string; targetId: string; targetType?: string; data?: TAuditEntry['data'] },
+  e: { action: `${string}.${string}`; targetId: string; targetType?: string; data?: TAuditEntry['data'] },
 ): Promise<void> {
   const targetType = e.targetType ?? e.action.slice(0, e.action.indexOf('.'));
   await writeAudit(deps.db, caller.orgId, { ...actorOf(caller), ...e, targetType });
