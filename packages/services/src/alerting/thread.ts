@@ -36,11 +36,11 @@ export type TFromThread =
 
 const STOP_GRACE_MS = 2000;
 /**
- * V8 lets an idle isolate's heap grow far past what it uses (the thread added ~300 MB to the web's peak RSS
- * under bench:load's nudges); a cycle of 1,000 rules × 50 nodes needs well under this. Out of memory = the
- * thread exits and is started again.
+ * Caps the thread's heap so an idle isolate does not grow the web's RSS. Idle it holds ~40 MB (Prisma, the
+ * bus); under bench:load (500 nodes posting every second) cycles run back to back and it peaked at 134 MB
+ * used — 96 MB killed it there. Out of memory = the thread exits and is started again.
  */
-const THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 };
+const THREAD_HEAP = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
 
 /** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
 export const ALERT_THREAD_NICE = 10;
