@@ -5,7 +5,8 @@ import { ZodError } from 'zod';
 import {
   AppError,
   authenticateToken,
-  resolveUserCaller,
+  listMyOrgs,
+  toUserCaller,
   type TCaller,
   type TDeps,
   type TPermission,
@@ -23,8 +24,8 @@ export interface TContext {
   orgSlug: string | null;
   /** Extra handles the web runtime provides (live fan-out etc.). */
   runtime?: Record<string, unknown>;
-  /** Callers resolved earlier in the same request, by org slug (server loads share one per request). */
-  callers?: Map<string, Promise<TCaller>>;
+  /** What was resolved earlier in the same request (caller, the user's orgs): server loads share one. */
+  memo?: Map<string, Promise<unknown>>;
 }
 
 export function toTRPCError(err: unknown): TRPCError {
@@ -129,12 +130,25 @@ export const userProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, userId: ctx.userId } });
 });
 
+/** `f()` once per request and key (no memo: every call). */
+function once<T>(ctx: TContext, key: string, f: () => Promise<T>): Promise<T> {
+  const hit = ctx.memo?.get(key) as Promise<T> | undefined;
+  if (hit) return hit;
+  const p = f();
+  ctx.memo?.set(key, p);
+  return p;
+}
+
+/** The signed-in user's organizations with their role (the org switcher and the caller share one read). */
+export const myOrgs = (ctx: TContext, userId: string) =>
+  once(ctx, `orgs:${userId}`, () => listMyOrgs(ctx.deps, userId));
+
 async function resolveCaller(ctx: TContext): Promise<TCaller> {
   try {
     if (ctx.bearer) return await authenticateToken(ctx.deps, ctx.bearer);
     if (!ctx.userId) throw new AppError('UNAUTHORIZED', 'sign in or send Authorization: Bearer <token>');
     if (!ctx.orgSlug) throw new AppError('BAD_REQUEST', 'missing x-org header (organization slug)');
-    return await resolveUserCaller(ctx.deps, ctx.userId, ctx.orgSlug);
+    return toUserCaller(ctx.userId, ctx.orgSlug, await myOrgs(ctx, ctx.userId));
   } catch (err) {
     throw toTRPCError(err);
   }
@@ -142,13 +156,9 @@ async function resolveCaller(ctx: TContext): Promise<TCaller> {
 
 /** Every tenant procedure: caller resolved to exactly one organization. */
 export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const key = ctx.bearer ? null : `${ctx.userId}@${ctx.orgSlug}`;
-  let pending = key === null ? undefined : ctx.callers?.get(key);
-  if (!pending) {
-    pending = resolveCaller(ctx);
-    if (key !== null) ctx.callers?.set(key, pending);
-  }
-  const caller = await pending;
+  const caller = ctx.bearer
+    ? await resolveCaller(ctx)
+    : await once(ctx, `caller:${ctx.userId}@${ctx.orgSlug}`, () => resolveCaller(ctx));
   return next({ ctx: { ...ctx, caller } });
 });
 

@@ -5,7 +5,6 @@ import {
   countOwners,
   createInvitation,
   createOrganization,
-  findMembership,
   findOrgBySlug,
   findUserById,
   getInvitationById,
@@ -47,15 +46,23 @@ export async function listMyOrgs(deps: TDeps, userId: string) {
 
 /** Resolves a signed-in user's membership of the org in the URL; non-members get 404 so org slugs don't leak. */
 export async function resolveUserCaller(deps: TDeps, userId: string, orgSlug: string): Promise<TCaller> {
-  const org = await findOrgBySlug(deps.db, orgSlug);
-  const m = org && (await findMembership(deps.db, org.id, userId));
-  if (!org || !m) throw notFound(`organization '${orgSlug}'`);
+  return toUserCaller(userId, orgSlug, await listMyOrgs(deps, userId));
+}
+
+/** The caller of `orgSlug` among the user's organizations (`listMyOrgs`); 404 when not a member. */
+export function toUserCaller(
+  userId: string,
+  orgSlug: string,
+  mine: readonly { id: string; slug: string; role: string }[],
+): TCaller {
+  const org = mine.find((o) => o.slug === orgSlug);
+  if (!org) throw notFound(`organization '${orgSlug}'`);
   return {
     kind: 'user',
     userId,
     orgId: org.id,
     orgSlug: org.slug,
-    role: ZRole.catch('viewer').parse(m.role),
+    role: ZRole.catch('viewer').parse(org.role),
   };
 }
 

@@ -7,7 +7,6 @@ import {
   getMembers,
   getMyInvitation,
   inviteMember,
-  listMyOrgs,
   rejectInvitation,
   setMemberRole,
 } from '@clusterscope/services';
@@ -26,14 +25,14 @@ import {
   ZRole,
   ZRoleSet,
 } from '@clusterscope/schema';
-import { orgProcedure, router, userProcedure } from '../trpc';
+import { myOrgs, orgProcedure, router, userProcedure } from '../trpc';
 
 const ZId = z.object({ id: z.string().min(1).max(100) });
 
 /** Member and invitation mutations are session-only (services refuse tokens, admin ones included). */
 export const orgsRouter = router({
   /** Organizations the signed-in user belongs to (org switcher). */
-  mine: userProcedure.output(z.array(ZMyOrg)).query(({ ctx }) => listMyOrgs(ctx.deps, ctx.userId)),
+  mine: userProcedure.output(z.array(ZMyOrg)).query(({ ctx }) => myOrgs(ctx, ctx.userId)),
   current: orgProcedure.output(ZCurrentOrg).query(({ ctx }) => ({
     id: ctx.caller.orgId,
     slug: ctx.caller.orgSlug,

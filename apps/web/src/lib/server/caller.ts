@@ -5,14 +5,14 @@ import { statusOf } from './status';
 
 const factory = createCallerFactory(appRouter);
 /** One caller resolution per request: the layout and page loads of a request share `locals`. */
-const callers = new WeakMap<App.Locals, TContext['callers']>();
+const memos = new WeakMap<App.Locals, TContext['memo']>();
 
 /** Server-side caller for load functions, scoped to the org in the URL. */
 export async function getCaller(event: RequestEvent, org: string) {
   const ctx = await createContext(event);
-  let cache = callers.get(event.locals);
-  if (!cache) callers.set(event.locals, (cache = new Map()));
-  return factory({ ...ctx, orgSlug: org, callers: cache });
+  let cache = memos.get(event.locals);
+  if (!cache) memos.set(event.locals, (cache = new Map()));
+  return factory({ ...ctx, orgSlug: org, memo: cache });
 }
 
 /** Runs a procedure in a load function; tRPC errors become SvelteKit error pages with the same status. */
