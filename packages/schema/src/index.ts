@@ -10,3 +10,4 @@ export * from './views';
 export * from './alerting';
 export * from './chart-pack';
 export * from './access';
+export * from './environment';

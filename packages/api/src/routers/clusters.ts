@@ -42,9 +42,11 @@ export const clustersRouter = router({
     .mutation(({ ctx, input }) => createCluster(ctx.deps, ctx.caller, input)),
   update: orgProcedure
     .input(ZClusterInput.partial().extend({ id: z.string().min(1) }))
+    .output(ZCluster)
     .mutation(({ ctx, input: { id, ...rest } }) => updateCluster(ctx.deps, ctx.caller, id, rest)),
   delete: orgProcedure
     .input(z.object({ id: z.string().min(1) }))
+    .output(z.object({ id: z.string(), deleted: z.boolean() }))
     .mutation(({ ctx, input }) => deleteCluster(ctx.deps, ctx.caller, input.id)),
   /** Org setting: CI may name a cluster that does not exist yet (created and audited); on by default. */
   settings: orgProcedure

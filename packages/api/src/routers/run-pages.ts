@@ -7,7 +7,14 @@ import {
   getWorkloadHistory,
   listRunsWithVerdicts,
 } from '@clusterscope/services';
-import { ZRunFilter, ZRunListMeta, ZRunListRow, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
+import {
+  ZRunEnvironment,
+  ZRunFilter,
+  ZRunListMeta,
+  ZRunListRow,
+  ZRunView,
+  ZWorkloadHistory,
+} from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
@@ -29,6 +36,7 @@ export const runPageProcedures = {
     .query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
   environment: orgProcedure
     .input(ZId)
+    .output(ZRunEnvironment)
     .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
   rawOutput: orgProcedure
     .input(ZId)
