@@ -15,14 +15,15 @@ import { createCallerFactory } from './trpc';
 let db: TDb;
 let deps: TDeps;
 let close: (() => Promise<void>) | undefined;
-let api: ReturnType<ReturnType<typeof createCallerFactory<typeof appRouter>>>;
+const factory = createCallerFactory(appRouter);
+let api: ReturnType<typeof factory>;
 let orgId: string;
 
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
   orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'O', slug: 'org-o' } })).id;
   const { token } = await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] });
-  api = createCallerFactory(appRouter)({ deps, userId: null, bearer: token, orgSlug: null });
+  api = factory({ deps, userId: null, bearer: token, orgSlug: null });
 }, 120_000);
 
 afterAll(() => close?.());
@@ -36,7 +37,7 @@ it('clusters.update and clusters.delete answer what their outputs describe', asy
   expect(await api.clusters.delete({ id: c.id })).toEqual({ id: c.id, deleted: true });
 });
 
-it('compare.environment: a run during which node 2 was DEAD is unhealthy, with the node and the transition', async () => {
+it('compare.runPage: a run during which node 2 was DEAD has an unhealthy environment, naming the node and the transition', async () => {
   const c = await api.clusters.create({ name: 'bench' });
   const t0 = Date.now() - 10 * 60_000;
   const writer = createWriter(deps.ch, { maxDelayMs: 0 });
@@ -54,7 +55,10 @@ it('compare.environment: a run during which node 2 was DEAD is unhealthy, with t
     tool: 'pgbench',
     startedAt: new Date(t0 + 20_000).toISOString(),
   });
-  const env = await api.compare.environment({ id: run.id });
+  const page = await api.compare.runPage({ id: run.id });
+  expect(page.run).toMatchObject({ id: run.id, tool: 'pgbench' });
+  expect(page.comparison.run_id).toBe(run.id);
+  const env = page.environment;
   expect(env.healthy).toBe(false);
   expect(env.reasons.join(' ')).toMatch(/node/i);
   expect(env.env?.nodes_not_live.map((n) => n.node_id)).toEqual([2]);

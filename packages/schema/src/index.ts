@@ -11,3 +11,4 @@ export * from './alerting';
 export * from './chart-pack';
 export * from './access';
 export * from './environment';
+export * from './run-page';

@@ -6,11 +6,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
-import { compareRunIds, compareRunWithBaseline, listRunsWithVerdicts, getRunDetail } from './compare';
+import {
+  compareRunIds,
+  compareRunWithBaseline,
+  getRunDetail,
+  getRunPage,
+  listRunsWithVerdicts,
+} from './compare';
 import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
 import { ackAlert, findAlerts } from './alerts';
 import { exportComparison, exportResults, exportRuns, toCsv } from './export';
-import { getRunEnvironment } from './environment';
 import { useTestEnv } from './test-env';
 
 const env = useTestEnv();
@@ -135,7 +140,9 @@ describe('compareRunWithBaseline', () => {
     expect(c.env_reasons.join(' ')).toMatch(/node 2 was DEAD/);
     expect(c.verdicts.find((v) => v.metric === 'tps')!.verdict).toBe('regression');
     expect(c).toMatchObject({ regression: false, verdict: 'unhealthy_env' });
-    const env = await getRunEnvironment(deps, caller, ids.sick);
+    // The run page reads the same verdict and the environment in one call.
+    const { comparison, environment: env } = await getRunPage(deps, caller, ids.sick);
+    expect(comparison).toEqual(c);
     expect(env.healthy).toBe(false);
     expect(env.env?.max_ranges_unavailable).toBe(3);
   });

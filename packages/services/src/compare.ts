@@ -37,6 +37,7 @@ import {
   type TRunRow,
 } from './access';
 import { AppError, notFound } from './errors';
+import { computeRunEnvironment, type TRunEnvironment } from './environment';
 import {
   ALPHA,
   DEFAULT_BASELINE_BRANCH,
@@ -280,7 +281,12 @@ export async function compareRunWithBaseline(
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, runId);
   const b = await resolveBaseline(deps, caller, run, baseline);
-  const data = await loadRunData(deps, caller.orgId, [run, ...b.runs]);
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]));
+}
+
+type TBaseline = Awaited<ReturnType<typeof resolveBaseline>>;
+
+function toComparison(run: TRunRow, b: TBaseline, data: Map<string, TRunData>): TRunComparison {
   const j = judgeRun(run, b.runs, data);
   const env = run.env as { reasons?: unknown } | null;
   return {
@@ -295,6 +301,26 @@ export async function compareRunWithBaseline(
     rule: VERDICT_RULE,
     warning: j.warning,
   };
+}
+
+/**
+ * The run page in one call: the run, its comparison with `baseline` and the environment during it. The run
+ * is loaded (and its org and bound cluster checked) once, and its results and samples read once.
+ */
+export async function getRunPage(
+  deps: TDeps,
+  caller: TCaller,
+  id: string,
+  baseline?: string,
+): Promise<{ run: TRunView; comparison: TRunComparison; environment: TRunEnvironment }> {
+  assertCan(caller, { run: ['read'], cluster: ['read'] });
+  const run: TRunRow = await loadRun(deps, caller, id);
+  const b = await resolveBaseline(deps, caller, run, baseline);
+  const [data, environment] = await Promise.all([
+    loadRunData(deps, caller.orgId, [run, ...b.runs]),
+    computeRunEnvironment(deps, caller.orgId, run),
+  ]);
+  return { run: toRunView(run, data), comparison: toComparison(run, b, data), environment };
 }
 
 /** Parses `a,b,c` or an array into `min`–8 distinct run ids. */
@@ -521,7 +547,11 @@ export function getRunDuration(
 export async function getRunDetail(deps: TDeps, caller: TCaller, id: string): Promise<TRunView> {
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, id);
-  const data = (await loadRunData(deps, caller.orgId, [run])).get(run.id)!;
+  return toRunView(run, await loadRunData(deps, caller.orgId, [run]));
+}
+
+function toRunView(run: TRunRow, all: Map<string, TRunData>): TRunView {
+  const data = all.get(run.id)!;
   const series: Record<string, [number, number][]> = {};
   for (const s of data.samples)
     for (const [k, v] of Object.entries(s.values)) (series[k] ??= []).push([s.elapsed_s, v]);

@@ -1,9 +1,7 @@
 import { findRunsByIds, setRunEnvironment } from '@clusterscope/db';
 import { getEnvironment, getNodeEvents, type TEnvironment, type TNodeEvent } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { assertCan, type TCaller } from './caller';
 import { notFound } from './errors';
-import { loadRun } from './access';
 import { loadRunDbMetrics, type TRunDbMetrics } from './db-metrics';
 
 type TRunWindow = {
@@ -69,11 +67,4 @@ export async function refreshRunEnvironment(deps: TDeps, orgId: string, runId: s
     res.healthy,
   );
   return res;
-}
-
-/** "Environment during the run" for the run page (computed live, so late agent data counts). */
-export async function getRunEnvironment(deps: TDeps, caller: TCaller, runId: string) {
-  assertCan(caller, { run: ['read'], cluster: ['read'] });
-  const run = await loadRun(deps, caller, runId);
-  return computeRunEnvironment(deps, caller.orgId, run);
 }

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import {
   getRunDetail,
-  getRunEnvironment,
+  getRunPage,
   getRunListMeta,
   getRunOutput,
   getWorkloadHistory,
   listRunsWithVerdicts,
 } from '@clusterscope/services';
 import {
-  ZRunEnvironment,
   ZRunFilter,
   ZRunListMeta,
   ZRunListRow,
+  ZRunPageView,
   ZRunView,
   ZWorkloadHistory,
 } from '@clusterscope/schema';
@@ -30,14 +30,15 @@ export const runPageProcedures = {
     .input(ZRunFilter)
     .output(ZRunListMeta)
     .query(({ ctx, input }) => getRunListMeta(ctx.deps, ctx.caller, input)),
+  /** The run page in one call (run, comparison with `baseline`, environment). */
+  runPage: orgProcedure
+    .input(z.object({ id: z.string().min(1).max(64), baseline: z.string().min(1).max(256).optional() }))
+    .output(ZRunPageView)
+    .query(({ ctx, input }) => getRunPage(ctx.deps, ctx.caller, input.id, input.baseline)),
   runDetail: orgProcedure
     .input(ZId)
     .output(ZRunView)
     .query(({ ctx, input }) => getRunDetail(ctx.deps, ctx.caller, input.id)),
-  environment: orgProcedure
-    .input(ZId)
-    .output(ZRunEnvironment)
-    .query(({ ctx, input }) => getRunEnvironment(ctx.deps, ctx.caller, input.id)),
   rawOutput: orgProcedure
     .input(ZId)
     .output(z.string())
