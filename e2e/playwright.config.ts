@@ -2,6 +2,7 @@ import { defineConfig, devices } from '@playwright/test';
 import { ensurePushCa } from './fixtures/push-ca';
 
 export const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const BASE_URL = `http://127.0.0.1:${PORT}`;
 /** Fresh per run; E2E_DATA_DIR lets parallel runs use separate directories. */
 export const DATA_DIR = process.env.E2E_DATA_DIR ?? new URL('./.data/', import.meta.url).pathname;
 

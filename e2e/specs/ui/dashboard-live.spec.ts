@@ -1,9 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
+import { createTokenVia, signInPatiently } from '../../fixtures/auth';
 import { createDemoCluster } from '../../fixtures/demo-org';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
 
 test('a sample posted to /api/v1/ingest appears on the open cluster page without reload', async ({
   page,

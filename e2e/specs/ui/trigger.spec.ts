@@ -11,13 +11,12 @@ import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { createTokenVia, signIn as signInOnce } from '../../fixtures/auth';
 import { startJobAgent } from '../../fixtures/job-agent';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 
 const ORG = 'demo';
 const CLUSTER = 'trigger-local';
 const AGENT = 'e2e-trigger-agent';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const BASE = `http://127.0.0.1:${PORT}`;
 const LEASE_S = 6;
 /** The first sign-ins can be slow while the demo backfill runs. */
 const signIn = (page: Page) => signInOnce(page).catch(() => signInOnce(page));
@@ -48,7 +47,7 @@ async function api<T>(
   p: string,
   data?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const res = await request.fetch(`${BASE}/api/v1${p}`, {
+  const res = await request.fetch(`${BASE_URL}/api/v1${p}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
     data,
@@ -63,7 +62,7 @@ const progress = async (request: APIRequestContext, id: string) =>
 
 function startAgent() {
   agentLog = '';
-  const o = { base: BASE, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
+  const o = { base: BASE_URL, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
   return startJobAgent(o, (d) => (agentLog += d));
 }
 
@@ -103,7 +102,7 @@ test.beforeAll(async ({ browser }) => {
   expect([200, 409]).toContain(c.status);
   const enrolled = await (
     await browser.newContext()
-  ).request.post(`${BASE}/api/trpc/agents.enroll`, {
+  ).request.post(`${BASE_URL}/api/trpc/agents.enroll`, {
     headers: { authorization: `Bearer ${token}` },
     data: { cluster: CLUSTER, name: AGENT },
   });
@@ -202,7 +201,7 @@ test('sysbench oltp_read_only (pgsql, prepare step) and hey against /api/health'
     name: 'e2e-hey-health',
     tool: 'hey',
     params: { concurrency: 2 },
-    target: `${BASE}/api/health`,
+    target: `${BASE_URL}/api/health`,
     durationS: 5,
   });
   await signIn(page);
@@ -227,7 +226,7 @@ test('hostile parameters are refused by the API (422/400), never reach an agent'
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { clients: v }, target: pgUrl },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { builtin: v }, target: pgUrl },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: {}, target: v },
-      { name: `h-${Math.random()}`, tool: 'hey', params: { method: v }, target: `${BASE}/api/health` },
+      { name: `h-${Math.random()}`, tool: 'hey', params: { method: v }, target: `${BASE_URL}/api/health` },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { [v]: 1 }, target: pgUrl },
     ]) {
       const r = await api<unknown>(request, 'POST', '/workloads', body);
