@@ -4,19 +4,17 @@
  * a host not listed, a directory elsewhere, a file over the cap); a run the server cannot check
  * (`secret:<name>` resolved on the agent) is refused by the agent itself; a run inside the limits succeeds.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
-import { startJobAgent } from '../../fixtures/job-agent';
+import { signIn } from '../../fixtures/auth';
+import { enrollJobAgent, startJobAgent } from '../../fixtures/job-agent';
 import { BASE_URL } from '../../playwright.config';
 
 const ORG = 'demo';
 const CLUSTER = 'sec-confine';
 const AGENT = 'e2e-confined-agent';
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 let token = '';
 /** The agent's own credential (agent job routes refuse every other token). */
@@ -52,21 +50,14 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-confine-'));
-  execFileSync('pnpm', ['--filter', '@clusterscope/agent', 'run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   const page = await browser.newPage();
   await signIn(page);
-  token = await createTokenVia(page.request, ORG, {
-    name: 'e2e-confine',
-    scopes: ['ingest', 'runs:write', 'read', 'admin'],
-  });
-  expect([200, 409]).toContain((await api(page.request, 'POST', '/clusters', { name: CLUSTER })).status);
-  const enrolled = await page.request.post(`${BASE_URL}/api/trpc/agents.enroll`, {
-    headers: { authorization: `Bearer ${token}` },
-    data: { cluster: CLUSTER, name: AGENT },
-  });
-  expect(enrolled.status(), await enrolled.text()).toBe(200);
-  agentToken = ((await enrolled.json()) as { result: { data: { token: string } } }).result.data.token;
+  ({ token, agentToken, work } = await enrollJobAgent(page, {
+    org: ORG,
+    cluster: CLUSTER,
+    name: AGENT,
+    tokenName: 'e2e-confine',
+  }));
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),
     [
