@@ -52,12 +52,7 @@ test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   const page = await browser.newPage();
   await signIn(page);
-  ({ token, agentToken, work } = await enrollJobAgent(page, {
-    org: ORG,
-    cluster: CLUSTER,
-    name: AGENT,
-    tokenName: 'e2e-confine',
-  }));
+  ({ token, agentToken, work } = await enrollJobAgent(page, { org: ORG, cluster: CLUSTER, name: AGENT }));
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),
     [

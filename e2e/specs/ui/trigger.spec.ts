@@ -87,12 +87,7 @@ test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   const page = await browser.newPage();
   await signInPatiently(page);
-  ({ token, agentToken, work } = await enrollJobAgent(page, {
-    org: ORG,
-    cluster: CLUSTER,
-    name: AGENT,
-    tokenName: 'e2e-trigger-agent',
-  }));
+  ({ token, agentToken, work } = await enrollJobAgent(page, { org: ORG, cluster: CLUSTER, name: AGENT }));
   await page.close();
   pgUrl = pgUrlFromMeta();
   fs.writeFileSync(
