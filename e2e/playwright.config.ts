@@ -2,6 +2,7 @@ import { defineConfig, devices } from '@playwright/test';
 import { ensurePushCa } from './fixtures/push-ca';
 
 export const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const BASE_URL = `http://127.0.0.1:${PORT}`;
 /** Fresh per run; E2E_DATA_DIR lets parallel runs use separate directories. */
 export const DATA_DIR = process.env.E2E_DATA_DIR ?? new URL('./.data/', import.meta.url).pathname;
 
@@ -28,7 +29,7 @@ export default defineConfig({
   // 2-core CI: the first scrypt sign-in and cold server routes can take several seconds.
   expect: { timeout: 15_000 },
   reporter: [['list'], ['html', { open: 'never', outputFolder: './playwright-report' }]],
-  use: { baseURL: `http://127.0.0.1:${PORT}`, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
+  use: { baseURL: BASE_URL, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
   projects: [
     { name: 'api', testMatch: /api\/.*\.spec\.ts/, use: { launchOptions } },
     { name: 'security', testMatch: /security\/.*\.spec\.ts/, use: { launchOptions } },

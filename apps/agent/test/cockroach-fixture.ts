@@ -1,6 +1,7 @@
 /** Wire-like CockroachDB admin HTTP fixtures (camelCase, int64 as strings, ns timestamps) + a server. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LIVENESS } from '@clusterscope/schema';
 
 export interface FixtureNode {
   id: number;
@@ -50,16 +51,6 @@ export function makeStatusNodes(nodes: FixtureNode[], now: number): unknown {
 }
 
 export function makeLiveness(nodes: FixtureNode[], now: number): unknown {
-  const names = [
-    'UNKNOWN',
-    'DEAD',
-    'UNAVAILABLE',
-    'LIVE',
-    'DECOMMISSIONING',
-    'DECOMMISSIONED',
-    'DRAINING',
-    'STARTING',
-  ];
   return {
     livenesses: nodes.map((n) => ({
       nodeId: n.id,
@@ -68,7 +59,7 @@ export function makeLiveness(nodes: FixtureNode[], now: number): unknown {
       draining: n.draining ?? false,
       membership: n.membership ?? 'ACTIVE',
     })),
-    statuses: Object.fromEntries(nodes.map((n) => [String(n.id), `NODE_STATUS_${names[n.liveness]}`])),
+    statuses: Object.fromEntries(nodes.map((n) => [String(n.id), `NODE_STATUS_${LIVENESS[n.liveness]}`])),
   };
 }
 

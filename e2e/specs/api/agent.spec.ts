@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR, PORT } from '../../playwright.config';
 import {
   adminTokenFor,
   buildAgentDist,
@@ -25,8 +25,6 @@ import {
 } from '../../fixtures/agent';
 import { waitFor } from '../../fixtures/launch';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
-const BASE = `http://127.0.0.1:${PORT}`;
 const METRICS_PORT = PORT + 2;
 const AGENT_PKG = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../../apps/agent/package.json'), 'utf8'),
@@ -63,10 +61,10 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   agentJs = buildAgentDist().agentJs;
   cockroach = await startCockroach();
-  admin = adminTokenFor(DATA, `e2e-agent-${uid()}`);
+  admin = adminTokenFor(DATA_DIR, `e2e-agent-${uid()}`);
   const name = `agent-${uid()}`;
-  cluster = { ...(await createCluster(BASE, admin, name)), name };
-  ingest = await createIngestToken(BASE, admin, cluster.id, `agent-${uid()}`);
+  cluster = { ...(await createCluster(BASE_URL, admin, name)), name };
+  ingest = await createIngestToken(BASE_URL, admin, cluster.id, `agent-${uid()}`);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-agent-'));
 });
 
@@ -80,7 +78,7 @@ test.afterAll(async () => {
 
 test('--check against the real app passes', async () => {
   const cfg = writeAgentConfigIn(work, 'check', {
-    url: BASE,
+    url: BASE_URL,
     token: ingest.token,
     cockroachUrl: cockroach.url,
   });
@@ -96,7 +94,7 @@ test('--once, then the daemon: nodes, cgroup and the agent row show up through t
 }) => {
   const host = `db-${uid()}`;
   const cfg = writeAgentConfigIn(work, 'daemon', {
-    url: BASE,
+    url: BASE_URL,
     token: ingest.token,
     host,
     cockroachUrl: cockroach.url,
@@ -164,11 +162,11 @@ test('--once, then the daemon: nodes, cgroup and the agent row show up through t
 });
 
 test('--check with a revoked token fails clearly', async ({ request }) => {
-  const doomed = await createIngestToken(BASE, admin, cluster.id, `doomed-${uid()}`);
+  const doomed = await createIngestToken(BASE_URL, admin, cluster.id, `doomed-${uid()}`);
   const rv = await request.post('/api/trpc/tokens.revoke', { headers: auth(admin), data: { id: doomed.id } });
   expect(rv.status(), await rv.text()).toBe(200);
   const cfg = writeAgentConfigIn(work, 'revoked', {
-    url: BASE,
+    url: BASE_URL,
     token: doomed.token,
     cockroachUrl: cockroach.url,
   });

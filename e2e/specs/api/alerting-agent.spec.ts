@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import {
   buildAgentDist,
   createCluster,
@@ -27,8 +27,6 @@ import {
 import { storeMetrics, type FixtureNode } from '../../../apps/agent/test/cockroach-fixture';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
-const BASE = `http://127.0.0.1:${PORT}`;
 const uid = randomBytes(4).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const run = promisify(execFile);
@@ -41,7 +39,7 @@ const admin = async (...args: string[]) =>
   (
     await run(process.execPath, [...TSX_LOADER, ADMIN, ...args], {
       cwd: WEB_DIR,
-      env: { ...process.env, DATA_DIR: DATA },
+      env: { ...process.env, DATA_DIR: DATA_DIR },
       encoding: 'utf8',
     })
   ).stdout
@@ -50,7 +48,7 @@ const admin = async (...args: string[]) =>
     .pop()!;
 
 async function rpc<T>(token: string, proc: string, input: unknown): Promise<T> {
-  const res = await fetch(`${BASE}/api/trpc/${proc}`, {
+  const res = await fetch(`${BASE_URL}/api/trpc/${proc}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(input),
@@ -61,7 +59,7 @@ async function rpc<T>(token: string, proc: string, input: unknown): Promise<T> {
 }
 
 async function query<T>(token: string, proc: string, input: unknown): Promise<T> {
-  const res = await fetch(`${BASE}/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+  const res = await fetch(`${BASE_URL}/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify(input))}`, {
     headers: { authorization: `Bearer ${token}` },
   });
   const text = await res.text();
@@ -118,8 +116,8 @@ test('node 2 of a real agent’s cluster: a 30 s flap under for: 1m pages nobody
   const slug = `scn-${uid}`;
   await admin('org', 'create', '--name', slug, '--slug', slug);
   const token = await admin('token', 'create', '--org', slug, '--name', `scn-${uid}`, '--scopes', 'admin');
-  const cluster = await createCluster(BASE, token, `scenario-${uid}`);
-  const ingest = await createIngestToken(BASE, token, cluster.id, `scn-agent-${uid}`);
+  const cluster = await createCluster(BASE_URL, token, `scenario-${uid}`);
+  const ingest = await createIngestToken(BASE_URL, token, cluster.id, `scn-agent-${uid}`);
   const hook = await rpc<{ id: string }>(token, 'alerting.createChannel', {
     name: 'receiver',
     kind: 'webhook',
@@ -138,7 +136,7 @@ test('node 2 of a real agent’s cluster: a 30 s flap under for: 1m pages nobody
   cockroach = await startCockroach(nodes);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-scn-'));
   const cfg = writeAgentConfig(work, {
-    url: BASE,
+    url: BASE_URL,
     token: ingest.token,
     host: `scn-${uid}`,
     outboxDir: path.join(work, 'outbox'),

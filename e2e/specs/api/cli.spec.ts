@@ -8,12 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { getRunPoints } from './run-points';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
-const BASE = `http://127.0.0.1:${PORT}`;
 const FIXTURES = path.resolve(import.meta.dirname, '../../../packages/bench/fixtures');
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -37,7 +35,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
     if (v !== undefined && !/^(CLUSTERSCOPE_|GITHUB_|CI_)/.test(k)) base[k] = v;
   const fullEnv: Record<string, string | undefined> = {
     ...base,
-    CLUSTERSCOPE_URL: BASE,
+    CLUSTERSCOPE_URL: BASE_URL,
     CLUSTERSCOPE_TOKEN: ciToken,
     ...env,
   };
@@ -84,9 +82,9 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ request }) => {
   cliJs = buildAgentDist().cliJs;
-  admin = adminTokenFor(DATA, `e2e-cli-${uid()}`);
+  admin = adminTokenFor(DATA_DIR, `e2e-cli-${uid()}`);
   cluster = `ci-${uid()}`;
-  await createCluster(BASE, admin, cluster);
+  await createCluster(BASE_URL, admin, cluster);
   const res = await request.post('/api/trpc/tokens.create', {
     headers: auth(admin),
     data: { name: `ci-${uid()}`, scopes: ['runs:write', 'read'] },

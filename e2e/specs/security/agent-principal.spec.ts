@@ -8,13 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor } from '../../fixtures/agent';
 import { signIn } from '../../fixtures/auth';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
-const DATA = process.env.E2E_DATA_DIR ?? DATA_DIR;
-const BASE = `http://127.0.0.1:${PORT}`;
 const uid = () => randomBytes(4).toString('hex');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
 
@@ -28,7 +26,7 @@ const agentIds: Record<string, string> = {};
 let runId = '';
 
 async function trpc<T>(req: APIRequestContext, path: string, data: unknown, token = admin) {
-  const res = await req.post(`${BASE}/api/trpc/${path}`, { headers: auth(token), data });
+  const res = await req.post(`${BASE_URL}/api/trpc/${path}`, { headers: auth(token), data });
   expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
   return ((await res.json()) as { result: { data: T } }).result.data;
 }
@@ -36,7 +34,7 @@ async function trpc<T>(req: APIRequestContext, path: string, data: unknown, toke
 // Playwright's request, not Node's fetch: the admin CLI (execFileSync) blocks the event loop long enough
 // for fetch to reuse a keep-alive socket the server already closed.
 async function createCluster(req: APIRequestContext, token: string, name: string) {
-  const res = await req.post(`${BASE}/api/v1/clusters`, { headers: auth(token), data: { name } });
+  const res = await req.post(`${BASE_URL}/api/v1/clusters`, { headers: auth(token), data: { name } });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as { id: string };
 }
@@ -58,7 +56,7 @@ async function heartbeat(
   caps: string[],
   cluster?: string,
 ) {
-  const res = await req.post(`${BASE}/api/v1/ingest`, {
+  const res = await req.post(`${BASE_URL}/api/v1/ingest`, {
     headers: auth(token),
     data: {
       batchId: `hb-${uid()}`,
@@ -83,7 +81,7 @@ async function heartbeat(
 }
 
 async function agentRow(req: APIRequestContext, name: string) {
-  const res = await req.get(`${BASE}/api/trpc/agents.list`, { headers: auth(admin) });
+  const res = await req.get(`${BASE_URL}/api/trpc/agents.list`, { headers: auth(admin) });
   const rows = (await res.json()).result.data as {
     name: string;
     clusterId: string;
@@ -93,22 +91,25 @@ async function agentRow(req: APIRequestContext, name: string) {
 }
 
 test("a plain token can neither take an agent's job nor move the agent by heartbeat", async ({ request }) => {
-  const root = adminTokenFor(DATA, `e2e-legacy-${uid()}`);
+  const root = adminTokenFor(DATA_DIR, `e2e-legacy-${uid()}`);
   const [l, m] = [`l-${uid()}`, `m-${uid()}`];
   const lid = (await createCluster(request, root, l)).id;
   const mid = (await createCluster(request, root, m)).id;
   // Today's install: the agent registered by heartbeat with a plain ingest token of its cluster.
   const agentTok = (await createIngestToken(request, root, lid, `victim-${uid()}`)).token;
   await heartbeat(request, agentTok, 'victim', ['hey']);
-  const w = await request.post(`${BASE}/api/v1/workloads`, {
+  const w = await request.post(`${BASE_URL}/api/v1/workloads`, {
     headers: auth(root),
     data: { name: `v-${uid()}`, tool: 'hey', params: { concurrency: 1 }, target: 'http://127.0.0.1:9/' },
   });
   expect(w.status(), await w.text()).toBe(200);
-  const s = await request.post(`${BASE}/api/v1/workloads/${((await w.json()) as { id: string }).id}/runs`, {
-    headers: auth(root),
-    data: { cluster: lid, force: true },
-  });
+  const s = await request.post(
+    `${BASE_URL}/api/v1/workloads/${((await w.json()) as { id: string }).id}/runs`,
+    {
+      headers: auth(root),
+      data: { cluster: lid, force: true },
+    },
+  );
   expect(s.status(), await s.text()).toBe(200);
   // A CI token of the org tries to act as the agent.
   const ci = (
@@ -119,12 +120,14 @@ test("a plain token can neither take an agent's job nor move the agent by heartb
       root,
     )
   ).token;
-  const stolen = await request.get(`${BASE}/api/v1/agent/jobs?agent=victim&wait=0`, { headers: auth(ci) });
+  const stolen = await request.get(`${BASE_URL}/api/v1/agent/jobs?agent=victim&wait=0`, {
+    headers: auth(ci),
+  });
   expect(`${stolen.status()} ${await stolen.text()}`).toMatch(/^403 /);
   // An ingest token of another cluster heartbeats under the agent's name.
   const other = (await createIngestToken(request, root, mid, `other-${uid()}`)).token;
   await heartbeat(request, other, 'victim', ['fio']);
-  const res = await request.get(`${BASE}/api/trpc/agents.list`, { headers: auth(root) });
+  const res = await request.get(`${BASE_URL}/api/trpc/agents.list`, { headers: auth(root) });
   const v = (
     (await res.json()).result.data as { name: string; clusterId: string; capabilities: string[] }[]
   ).find((r) => r.name === 'victim')!;
@@ -135,7 +138,7 @@ test.describe('enrolled agents', () => {
   test.beforeAll(async ({ playwright }) => {
     test.setTimeout(120_000);
     const req = await playwright.request.newContext();
-    admin = adminTokenFor(DATA, `e2e-principal-${uid()}`);
+    admin = adminTokenFor(DATA_DIR, `e2e-principal-${uid()}`);
     for (const k of ['x', 'y'] as const) {
       const name = `${k}-${uid()}`;
       const c = { id: (await createCluster(req, admin, name)).id, name };
@@ -153,13 +156,13 @@ test.describe('enrolled agents', () => {
         await trpc<{ token: string }>(req, 'tokens.create', { name: `t-${uid()}`, scopes })
       ).token;
     tok.admin = admin;
-    const w = await req.post(`${BASE}/api/v1/workloads`, {
+    const w = await req.post(`${BASE_URL}/api/v1/workloads`, {
       headers: auth(admin),
       data: { name: `hey-${uid()}`, tool: 'hey', params: { concurrency: 1 }, target: 'http://127.0.0.1:9/' },
     });
     expect(w.status(), await w.text()).toBe(200);
     const wid = ((await w.json()) as { id: string }).id;
-    const s = await req.post(`${BASE}/api/v1/workloads/${wid}/runs`, {
+    const s = await req.post(`${BASE_URL}/api/v1/workloads/${wid}/runs`, {
       headers: auth(admin),
       data: { cluster: x.id, agent: 'agent-b', force: true },
     });
@@ -177,7 +180,7 @@ test.describe('enrolled agents', () => {
     ] as const;
     for (const who of ['ingest', 'runs:write', 'read', 'ingest+runs:write+read+admin', 'admin'])
       for (const [method, url, data] of routes) {
-        const res = await request.fetch(`${BASE}${url}`, { method, headers: auth(tok[who]), data });
+        const res = await request.fetch(`${BASE_URL}${url}`, { method, headers: auth(tok[who]), data });
         expect(`${who} ${method} ${url} → ${res.status()}`).toBe(`${who} ${method} ${url} → 403`);
       }
     await signIn(page);
@@ -190,17 +193,17 @@ test.describe('enrolled agents', () => {
   test("agent A cannot take agent B's job; B gets it; A cannot lease, post output or finish it", async ({
     request,
   }) => {
-    const claimAsB = await request.get(`${BASE}/api/v1/agent/jobs?agent=agent-b&wait=0`, {
+    const claimAsB = await request.get(`${BASE_URL}/api/v1/agent/jobs?agent=agent-b&wait=0`, {
       headers: auth(tok['agent-a']),
     });
     expect(claimAsB.status()).toBe(403);
-    const own = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-a']) });
+    const own = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-a']) });
     expect(own.status()).toBe(200);
     expect((await own.json()).job).toBeNull();
     // Agent C of cluster Y is never offered cluster X's job.
-    const c = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-c']) });
+    const c = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-c']) });
     expect((await c.json()).job).toBeNull();
-    const b = await request.get(`${BASE}/api/v1/agent/jobs?agent=agent-b&wait=0`, {
+    const b = await request.get(`${BASE_URL}/api/v1/agent/jobs?agent=agent-b&wait=0`, {
       headers: auth(tok['agent-b']),
     });
     expect(b.status(), await b.text()).toBe(200);
@@ -210,18 +213,18 @@ test.describe('enrolled agents', () => {
       ['output', { output: 'fake' }],
       ['finish', { status: 'succeeded' }],
     ] as const) {
-      const named = await request.post(`${BASE}/api/v1/agent/jobs/${runId}/${p}`, {
+      const named = await request.post(`${BASE_URL}/api/v1/agent/jobs/${runId}/${p}`, {
         headers: auth(tok['agent-a']),
         data: { ...data, agent: 'agent-b' },
       });
       expect(`${p} naming B: ${named.status()}`).toBe(`${p} naming B: 403`);
-      const plain = await request.post(`${BASE}/api/v1/agent/jobs/${runId}/${p}`, {
+      const plain = await request.post(`${BASE_URL}/api/v1/agent/jobs/${runId}/${p}`, {
         headers: auth(tok['agent-a']),
         data,
       });
       expect(`${p} as A: ${plain.status()}`).toBe(`${p} as A: 409`);
     }
-    const fin = await request.post(`${BASE}/api/v1/agent/jobs/${runId}/finish`, {
+    const fin = await request.post(`${BASE_URL}/api/v1/agent/jobs/${runId}/finish`, {
       headers: auth(tok['agent-b']),
       data: { status: 'failed', exitCode: 1 },
     });
@@ -242,7 +245,7 @@ test.describe('enrolled agents', () => {
 
   test('a third concurrent long-poll of one agent gets 429 with Retry-After', async ({ playwright }) => {
     const ctx = await playwright.request.newContext();
-    const poll = () => ctx.get(`${BASE}/api/v1/agent/jobs?wait=3`, { headers: auth(tok['agent-c']) });
+    const poll = () => ctx.get(`${BASE_URL}/api/v1/agent/jobs?wait=3`, { headers: auth(tok['agent-c']) });
     const held = [poll(), poll()];
     await new Promise((r) => setTimeout(r, 500));
     const third = await poll();
@@ -254,7 +257,7 @@ test.describe('enrolled agents', () => {
 
   test('revoking an agent credential answers 401 on its very next request', async ({ request }) => {
     await trpc(request, 'agents.revoke', { id: agentIds['agent-a'] });
-    const res = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-a']) });
+    const res = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(tok['agent-a']) });
     expect(res.status()).toBe(401);
   });
 
@@ -262,7 +265,7 @@ test.describe('enrolled agents', () => {
     request,
   }) => {
     const legacy = (await createIngestToken(request, admin, y.id, `legacy-${uid()}`)).token;
-    const before = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(legacy) });
+    const before = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(legacy) });
     expect(before.status()).toBe(403);
     execFileSync(
       process.execPath,
@@ -280,9 +283,9 @@ test.describe('enrolled agents', () => {
         '--from-token',
         legacy,
       ],
-      { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA }, encoding: 'utf8' },
+      { cwd: WEB_DIR, env: { ...process.env, DATA_DIR: DATA_DIR }, encoding: 'utf8' },
     );
-    const after = await request.get(`${BASE}/api/v1/agent/jobs?agent=agent-legacy&wait=0`, {
+    const after = await request.get(`${BASE_URL}/api/v1/agent/jobs?agent=agent-legacy&wait=0`, {
       headers: auth(legacy),
     });
     expect(after.status(), await after.text()).toBe(200);
@@ -303,7 +306,7 @@ test.describe('enrolled agents', () => {
     const token = (await page.getByTestId('new-agent-token').textContent())!.trim();
     expect(token).toMatch(/^cs_/);
     await expect(page.getByTestId('agent-config')).toContainText(`host: ${name}`);
-    const ok = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(token) });
+    const ok = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(token) });
     expect(ok.status(), await ok.text()).toBe(200);
     // Not listed among API tokens.
     await page.goto('/demo/settings/tokens');
@@ -315,7 +318,7 @@ test.describe('enrolled agents', () => {
     page.once('dialog', (d) => void d.accept());
     await row.getByRole('button', { name: 'Revoke' }).click();
     await expect(row.getByText('revoked')).toBeVisible();
-    const gone = await request.get(`${BASE}/api/v1/agent/jobs?wait=0`, { headers: auth(token) });
+    const gone = await request.get(`${BASE_URL}/api/v1/agent/jobs?wait=0`, { headers: auth(token) });
     expect(gone.status()).toBe(401);
   });
 });

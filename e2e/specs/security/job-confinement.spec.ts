@@ -4,20 +4,17 @@
  * a host not listed, a directory elsewhere, a file over the cap); a run the server cannot check
  * (`secret:<name>` resolved on the agent) is refused by the agent itself; a run inside the limits succeeds.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
-import { startJobAgent } from '../../fixtures/job-agent';
-import { PORT } from '../../playwright.config';
+import { signIn } from '../../fixtures/auth';
+import { enrollJobAgent, startJobAgent } from '../../fixtures/job-agent';
+import { BASE_URL } from '../../playwright.config';
 
 const ORG = 'demo';
 const CLUSTER = 'sec-confine';
 const AGENT = 'e2e-confined-agent';
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const BASE = `http://127.0.0.1:${PORT}`;
 
 let token = '';
 /** The agent's own credential (agent job routes refuse every other token). */
@@ -27,7 +24,7 @@ let agent: ChildProcess | undefined;
 let agentLog = '';
 
 async function api(request: APIRequestContext, method: string, p: string, data?: unknown) {
-  const res = await request.fetch(`${BASE}/api/v1${p}`, {
+  const res = await request.fetch(`${BASE_URL}/api/v1${p}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
     data,
@@ -53,21 +50,9 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-confine-'));
-  execFileSync('pnpm', ['--filter', '@clusterscope/agent', 'run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   const page = await browser.newPage();
   await signIn(page);
-  token = await createTokenVia(page.request, ORG, {
-    name: 'e2e-confine',
-    scopes: ['ingest', 'runs:write', 'read', 'admin'],
-  });
-  expect([200, 409]).toContain((await api(page.request, 'POST', '/clusters', { name: CLUSTER })).status);
-  const enrolled = await page.request.post(`${BASE}/api/trpc/agents.enroll`, {
-    headers: { authorization: `Bearer ${token}` },
-    data: { cluster: CLUSTER, name: AGENT },
-  });
-  expect(enrolled.status(), await enrolled.text()).toBe(200);
-  agentToken = ((await enrolled.json()) as { result: { data: { token: string } } }).result.data.token;
+  ({ token, agentToken, work } = await enrollJobAgent(page, { org: ORG, cluster: CLUSTER, name: AGENT }));
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),
     [
@@ -86,7 +71,7 @@ test.beforeAll(async ({ browser }) => {
       '',
     ].join('\n'),
   );
-  const o = { base: BASE, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
+  const o = { base: BASE_URL, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
   agent = startJobAgent(o, (d) => (agentLog += d));
   // Wait for the agent's first heartbeat (its capabilities), so the server knows it.
   await expect
@@ -146,7 +131,7 @@ test('the agent refuses on its own what the server cannot see (secret:<name>); a
   const progress = async (id: string) => (await api(request, 'GET', `/runs/${id}/progress`)).body;
   const hidden = await start(request, await workload(request, { name: 'sec-confine-secret', tool: 'hey', target: 'secret:meta' })); // prettier-ignore
   expect(hidden.status, hidden.text).toBe(200);
-  const ok = await start(request, await workload(request, { name: 'sec-confine-ok', tool: 'hey', target: `${BASE}/api/health` })); // prettier-ignore
+  const ok = await start(request, await workload(request, { name: 'sec-confine-ok', tool: 'hey', target: `${BASE_URL}/api/health` })); // prettier-ignore
   expect(ok.status, ok.text).toBe(200);
   await expect
     .poll(async () => (await progress(hidden.body.id as string)).status, {

@@ -1,8 +1,7 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { createTokenVia, signIn } from '../../fixtures/auth';
+import { expect, test, type Browser } from '@playwright/test';
+import { createTokenVia, signInPatiently } from '../../fixtures/auth';
 
 const PW = 'a-strong-passphrase';
-const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
 
 async function newUser(browser: Browser, email: string, invite?: string) {
   const ctx = await browser.newContext();

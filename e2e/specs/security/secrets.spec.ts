@@ -8,18 +8,17 @@ import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { createTokenVia, signIn } from '../../fixtures/auth';
 import { launch, WEB_DIR } from '../../fixtures/launch';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 
 const ORG = 'demo';
 const CLUSTER = 'sec-secrets';
 const PASSWORD = 'Sup3r-S3cret-e2e-pw';
 const TARGET = `postgresql://bench:${PASSWORD}@127.0.0.1:5432/bench`;
-const BASE = `http://127.0.0.1:${PORT}`;
 
 let token = '';
 
 async function api(request: APIRequestContext, method: string, p: string, data?: unknown) {
-  const res = await request.fetch(`${BASE}${p}`, {
+  const res = await request.fetch(`${BASE_URL}${p}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
     data,

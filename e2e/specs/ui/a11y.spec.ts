@@ -1,8 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { signInPatiently } from '../../fixtures/auth';
 import { seriousViolations, useTheme } from '../../fixtures/ux';
-
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
 
 for (const theme of ['light', 'dark'] as const) {
   test(`axe-core: no serious a11y or contrast violations on on-call, clusters and a cluster (${theme})`, async ({

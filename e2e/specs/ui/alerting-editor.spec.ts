@@ -1,10 +1,9 @@
 /** Alerting settings in the browser: the rules editor (metric rules), the routing form, the cluster page's alert timeline. */
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { expect, test } from '@playwright/test';
+import { signInPatiently } from '../../fixtures/auth';
 import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
 
 // Labels are matched from their start: a <select>'s accessible name also holds its options' text.
-const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
 
 test('rules editor: a metric rule shows its fields, is validated like the API, and is listed in PromQL words', async ({
   page,

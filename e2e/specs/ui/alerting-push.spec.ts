@@ -3,14 +3,18 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { expect, test } from '@playwright/test';
+import { signInPatiently } from '../../fixtures/auth';
 import { ensurePushCa } from '../../fixtures/push-ca';
 import { PORT } from '../../playwright.config';
-import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
+import {
+  expectAckedByUser,
+  getAlert,
+  makeAlertingCluster,
+  postNode,
+  rpc,
+  waitForAlert,
+} from '../../fixtures/alerting';
 
 const hmac = (key: Buffer, data: Buffer) => createHmac('sha256', key).update(data).digest();
 
@@ -187,9 +191,7 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
       .toContainEqual({ title: payload.title, tag: payload.tag, actions: ['Acknowledge'] });
 
     // Press "Acknowledge": the service worker POSTs the ack with the session cookie, no page involved.
-    expect(
-      (await rpc<{ ackedAt: string | null }>(page.request, 'alerting.get', { id: alert.id }, 'GET')).ackedAt,
-    ).toBeNull();
+    expect((await getAlert(page.request, alert.id)).ackedAt).toBeNull();
     const ok = await page.evaluate(
       (tag) =>
         new Promise<boolean>((resolve) => {
@@ -203,14 +205,7 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
       payload.tag,
     );
     expect(ok).toBe(true);
-    const acked = await rpc<{ ackedBy: string | null; ackedAt: string | null }>(
-      page.request,
-      'alerting.get',
-      { id: alert.id },
-      'GET',
-    );
-    expect(acked.ackedBy).toMatch(/^user:/);
-    expect(acked.ackedAt).not.toBeNull();
+    await expectAckedByUser(page.request, alert.id);
     // The notification now says so, without an Acknowledge button.
     await expect
       .poll(shown)

@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
-import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
+import { expect, test } from '@playwright/test';
+import { signInPatiently } from '../../fixtures/auth';
+import {
+  expectAckedByUser,
+  getAlert,
+  makeAlertingCluster,
+  postNode,
+  waitForAlert,
+} from '../../fixtures/alerting';
 
 test('a node reported DEAD fires: alerts page with URL filters, detail with history, silence from the alert', async ({
   page,
@@ -43,9 +46,7 @@ test('a node reported DEAD fires: alerts page with URL filters, detail with hist
   await form.getByLabel('Comment').fill('replacing the disk of n7 <b>now</b>');
   await form.getByRole('button', { name: 'Create silence' }).click();
   await expect(page.getByTestId('alert-head').locator('[data-badge="silenced"]')).toBeVisible();
-  expect(
-    (await rpc<{ silenced: boolean }>(page.request, 'alerting.get', { id: alert.id }, 'GET')).silenced,
-  ).toBe(true);
+  expect((await getAlert(page.request, alert.id)).silenced).toBe(true);
   await page.goto(`/demo/alerts?cluster=${c.id}`);
   await expect(row.locator('[data-badge="silenced"]')).toBeVisible();
 
@@ -84,14 +85,7 @@ test.describe('on a phone', () => {
     const acked = item.getByTestId('acked');
     await expect(acked).toContainText(/Acknowledged by .+ · \d+s ago/);
     await expect(acked).not.toContainText(/someone|former member/);
-    const server = await rpc<{ ackedBy: string | null; ackedAt: string | null }>(
-      page.request,
-      'alerting.get',
-      { id: alert.id },
-      'GET',
-    );
-    expect(server.ackedBy).toMatch(/^user:/);
-    expect(server.ackedAt).not.toBeNull();
+    await expectAckedByUser(page.request, alert.id);
 
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { adminLogin, signIn, signUp } from '../../fixtures/auth';
+import { adminLogin, signIn, signUpOther } from '../../fixtures/auth';
 
 test('signed out, org pages redirect to login and back after sign-in', async ({ page }) => {
   await page.goto('/demo/settings/members');
@@ -62,13 +62,7 @@ test('API token: created in the UI, shown once, works, revoked', async ({ page, 
 test('another organization: its user gets 404 on the demo org, and can switch between own orgs', async ({
   page,
 }) => {
-  const stamp = Date.now();
-  await signUp(page, {
-    name: 'Other',
-    email: `other-${stamp}@example.com`,
-    password: 'password-123',
-    org: `Other ${stamp}`,
-  });
+  const stamp = await signUpOther(page);
   const res = await page.goto('/demo/clusters');
   expect(res?.status()).toBe(404);
   await page.goto('/signup');

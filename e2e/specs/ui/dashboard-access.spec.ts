@@ -1,8 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn, signUp } from '../../fixtures/auth';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
+import { signInPatiently, signUpOther } from '../../fixtures/auth';
 
 test('signed out, dashboard pages and the live stream need a session', async ({ page, request }) => {
   await page.goto('/demo/clusters');
@@ -24,13 +21,7 @@ test('a user of another organization gets 404 for the demo org pages', async ({ 
 
   const ctx = await browser.newContext();
   const other = await ctx.newPage();
-  const stamp = Date.now();
-  await signUp(other, {
-    name: 'Other',
-    email: `other-${stamp}@example.com`,
-    password: 'password-123456',
-    org: `Other ${stamp}`,
-  });
+  await signUpOther(other);
   const slug = new URL(other.url()).pathname.split('/')[1];
   expect(slug).not.toBe('demo');
   for (const path of ['/demo/clusters', href!, `${href}/nodes/1`, '/demo/oncall']) {

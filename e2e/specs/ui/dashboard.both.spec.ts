@@ -1,9 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { signInPatiently } from '../../fixtures/auth';
 import { openDemoCluster } from '../../fixtures/demo-org';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
 
 // Desktop and mobile (Pixel 7): login → clusters → demo cluster → node.
 test('clusters → demo cluster → node, with state badges, charts and the range in the URL', async ({

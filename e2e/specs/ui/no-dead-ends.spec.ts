@@ -1,9 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { signInPatiently } from '../../fixtures/auth';
 import { cliToken } from '../../fixtures/launch';
 import { bearer, seriousViolations, uid } from '../../fixtures/ux';
-
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
 
 test('bad ids and an empty compare show the app-styled error page with the nav and a way on', async ({
   page,

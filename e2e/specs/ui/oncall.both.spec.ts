@@ -1,9 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
-
-/** Sign-in hashes with scrypt: on a busy machine the first try can exceed the 5 s expect timeout. */
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
+import { signInPatiently } from '../../fixtures/auth';
 
 test.use({ viewport: { width: 360, height: 780 } });
 

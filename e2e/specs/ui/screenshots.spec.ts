@@ -1,7 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
-
-const signInPatiently = (page: Parameters<typeof signIn>[0]) => signIn(page).catch(() => signIn(page));
+import { signInPatiently } from '../../fixtures/auth';
 
 /** Screenshots for review, saved as test artifacts (test-results/…/*.png and attached to the report). */
 test('screenshots: on-call (phone), cluster page, runs list, run page', async ({ page }, info) => {

@@ -6,21 +6,16 @@
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { createTokenVia, signIn as signInOnce } from '../../fixtures/auth';
-import { startJobAgent } from '../../fixtures/job-agent';
-import { DATA_DIR, PORT } from '../../playwright.config';
+import { signInPatiently } from '../../fixtures/auth';
+import { enrollJobAgent, startJobAgent } from '../../fixtures/job-agent';
+import { BASE_URL, DATA_DIR } from '../../playwright.config';
 
 const ORG = 'demo';
 const CLUSTER = 'trigger-local';
 const AGENT = 'e2e-trigger-agent';
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const BASE = `http://127.0.0.1:${PORT}`;
 const LEASE_S = 6;
-/** The first sign-ins can be slow while the demo backfill runs. */
-const signIn = (page: Page) => signInOnce(page).catch(() => signInOnce(page));
 
 test.describe.configure({ mode: 'serial' });
 
@@ -48,7 +43,7 @@ async function api<T>(
   p: string,
   data?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const res = await request.fetch(`${BASE}/api/v1${p}`, {
+  const res = await request.fetch(`${BASE_URL}/api/v1${p}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
     data,
@@ -63,7 +58,7 @@ const progress = async (request: APIRequestContext, id: string) =>
 
 function startAgent() {
   agentLog = '';
-  const o = { base: BASE, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
+  const o = { base: BASE_URL, token: agentToken, cluster: CLUSTER, host: AGENT, workDir: work };
   return startJobAgent(o, (d) => (agentLog += d));
 }
 
@@ -90,25 +85,10 @@ async function runFromUi(page: Page, workload: string): Promise<{ id: string; pr
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-trigger-'));
-  execFileSync('pnpm', ['--filter', '@clusterscope/agent', 'run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   const page = await browser.newPage();
-  await signIn(page);
-  token = await createTokenVia(page.request, ORG, {
-    name: 'e2e-trigger-agent',
-    scopes: ['ingest', 'runs:write', 'read', 'admin'],
-  });
+  await signInPatiently(page);
+  ({ token, agentToken, work } = await enrollJobAgent(page, { org: ORG, cluster: CLUSTER, name: AGENT }));
   await page.close();
-  const c = await api<unknown>((await browser.newContext()).request, 'POST', '/clusters', { name: CLUSTER });
-  expect([200, 409]).toContain(c.status);
-  const enrolled = await (
-    await browser.newContext()
-  ).request.post(`${BASE}/api/trpc/agents.enroll`, {
-    headers: { authorization: `Bearer ${token}` },
-    data: { cluster: CLUSTER, name: AGENT },
-  });
-  expect(enrolled.status(), await enrolled.text()).toBe(200);
-  agentToken = ((await enrolled.json()) as { result: { data: { token: string } } }).result.data.token;
   pgUrl = pgUrlFromMeta();
   fs.writeFileSync(
     path.join(work, 'agent.yaml'),
@@ -140,7 +120,7 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
   request,
 }) => {
   test.setTimeout(150_000);
-  await signIn(page);
+  await signInPatiently(page);
   // Create the workload through the form.
   await page.goto(`/${ORG}/workloads/new`);
   const form = page.getByRole('form', { name: 'Workload' });
@@ -202,10 +182,10 @@ test('sysbench oltp_read_only (pgsql, prepare step) and hey against /api/health'
     name: 'e2e-hey-health',
     tool: 'hey',
     params: { concurrency: 2 },
-    target: `${BASE}/api/health`,
+    target: `${BASE_URL}/api/health`,
     durationS: 5,
   });
-  await signIn(page);
+  await signInPatiently(page);
   for (const [w, metric] of [
     ['e2e-sysbench-ro', 'tps'],
     ['e2e-hey-health', 'rps'],
@@ -227,7 +207,7 @@ test('hostile parameters are refused by the API (422/400), never reach an agent'
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { clients: v }, target: pgUrl },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { builtin: v }, target: pgUrl },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: {}, target: v },
-      { name: `h-${Math.random()}`, tool: 'hey', params: { method: v }, target: `${BASE}/api/health` },
+      { name: `h-${Math.random()}`, tool: 'hey', params: { method: v }, target: `${BASE_URL}/api/health` },
       { name: `h-${Math.random()}`, tool: 'pgbench', params: { [v]: 1 }, target: pgUrl },
     ]) {
       const r = await api<unknown>(request, 'POST', '/workloads', body);
@@ -284,7 +264,7 @@ test('cancel from the run page stops the tool; the run ends cancelled', async ({
     target: pgUrl,
     durationS: 120,
   });
-  await signIn(page);
+  await signInPatiently(page);
   const { id } = await runFromUi(page, 'e2e-pgbench-long');
   await expect(page.getByTestId('sample-count')).not.toHaveText(/^0 samples$/, { timeout: 30_000 });
   page.once('dialog', (d) => void d.accept());

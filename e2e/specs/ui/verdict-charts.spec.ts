@@ -5,12 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { signIn } from '../../fixtures/auth';
+import { signInPatiently } from '../../fixtures/auth';
 import { createRunTarget, openDemoCluster } from '../../fixtures/demo-org';
 import { pgbenchOutput, postPgbenchRun } from '../../fixtures/runs';
 
 const uid = () => randomBytes(4).toString('hex');
-const signInPatiently = (page: Page) => signIn(page).catch(() => signIn(page));
 
 /** Finished right away, as CI submits: the wall clock says 0 s, the output says 30 s. */
 const submitRun = (

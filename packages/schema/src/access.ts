@@ -105,6 +105,17 @@ export const ZAgentEnrolled = z.object({
   token: z.string().nullable(),
 });
 
+/** The agent config lines that go with a new credential (token goes in the env file in production). */
+export const agentConfigSnippet = (a: { url?: string; cluster: string; name: string; token: string }) =>
+  [
+    `url: ${a.url ?? 'https://clusterscope.example.com'}`,
+    `token: ${a.token}`,
+    `cluster: ${a.cluster}`,
+    `host: ${a.name}`,
+    'jobs:',
+    '  enabled: true',
+  ].join('\n');
+
 /** The answer of a delete/revoke/cancel: the id and what happened. */
 export const ZRevoked = z.object({ id: z.string(), revoked: z.boolean() });
 export const ZCanceled = z.object({ id: z.string(), canceled: z.boolean() });

@@ -25,16 +25,8 @@ export async function findAgents(deps: TDeps, caller: TCaller) {
     .map((a) => ({ ...a, outboxBytes: Number(a.outboxBytes) }));
 }
 
-/** The agent config lines that go with a new credential (token goes in the env file in production). */
-export const agentConfigSnippet = (a: { url?: string; cluster: string; name: string; token: string }) =>
-  [
-    `url: ${a.url ?? 'https://clusterscope.example.com'}`,
-    `token: ${a.token}`,
-    `cluster: ${a.cluster}`,
-    `host: ${a.name}`,
-    'jobs:',
-    '  enabled: true',
-  ].join('\n');
+/** Re-exported for the admin CLI (apps/web/scripts/admin.ts). */
+export { agentConfigSnippet } from '@clusterscope/schema';
 
 /**
  * Enrolls an agent in a cluster and issues its credential (an `ingest` token bound to the agent and the

@@ -7,6 +7,12 @@ import {
 } from '@clusterscope/bench';
 import { findBaselineRuns, listThresholds, type RunStatus, type TRunQuery } from '@clusterscope/db';
 import {
+  ALPHA,
+  DEFAULT_BASELINE_BRANCH,
+  DEFAULT_BASELINE_WINDOW,
+  MIN_EFFECT_PCT,
+  SUMMARY_THRESHOLD_PCT,
+  VERDICT_RULE,
   ZRunFilter,
   parseDay,
   type TBaselineRef,
@@ -38,19 +44,7 @@ import {
 } from './access';
 import { AppError, notFound } from './errors';
 import { computeRunEnvironment, type TRunEnvironment } from './environment';
-import {
-  ALPHA,
-  DEFAULT_BASELINE_BRANCH,
-  DEFAULT_BASELINE_WINDOW,
-  MIN_EFFECT_PCT,
-  SUMMARY_THRESHOLD_PCT,
-  VERDICT_RULE,
-  decideRunVerdict,
-  findMismatch,
-  nameBaseline,
-  parseBranchRef,
-  type TBaselineSpec,
-} from './verdict';
+import { decideRunVerdict, findMismatch, nameBaseline, parseBranchRef, type TBaselineSpec } from './verdict';
 
 /** Throughput metrics in order of preference for the run list's key metric. */
 const THROUGHPUT = ['tps', 'ops_per_s', 'qps', 'rps', 'events_per_s', 'tpmC', 'read_iops', 'write_iops'];

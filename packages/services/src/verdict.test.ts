@@ -1,14 +1,8 @@
 import { compareRuns, type TRunData } from '@clusterscope/bench';
 import { describe, expect, it } from 'vitest';
 import { getRunDuration, getRunValues, poolRunData, toMetricVerdict } from './compare';
-import {
-  decideRunVerdict,
-  findMismatch,
-  formatAlertText,
-  nameBaseline,
-  parseBranchRef,
-  VERDICT_RULE,
-} from './verdict';
+import { decideRunVerdict, findMismatch, formatAlertText, nameBaseline, parseBranchRef } from './verdict';
+import { VERDICT_RULE } from '@clusterscope/schema';
 
 const mv = (metric: string, verdict: 'regression' | 'improvement' | 'noise', change_pct: number | null) => ({
   metric,

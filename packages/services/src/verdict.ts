@@ -10,15 +10,6 @@ import {
   type TThresholdTest,
 } from '@clusterscope/schema';
 
-export {
-  ALPHA,
-  DEFAULT_BASELINE_BRANCH,
-  DEFAULT_BASELINE_WINDOW,
-  MIN_EFFECT_PCT,
-  SUMMARY_THRESHOLD_PCT,
-  VERDICT_RULE,
-} from '@clusterscope/schema';
-
 /** A baseline: one run, or the latest `window` succeeded healthy runs of the same workload on `branch`. */
 export type TBaselineSpec =
   | { kind: 'run'; runId: string }

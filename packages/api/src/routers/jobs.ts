@@ -19,15 +19,12 @@ import {
   ZRunOutputResult,
   ZRunProgress,
 } from '@clusterscope/schema';
-import { agentProcedure, router, withPermission, type TContext } from '../trpc';
+import { agentProcedure, router, withPermission } from '../trpc';
 import { restMeta } from '../rest';
-import { notify } from '../notify';
+import { notified, notifyRun } from '../notify';
 
 const rest = restMeta(['agent jobs']);
 const runsRest = restMeta(['runs']);
-
-const notifyRun = (ctx: TContext, orgId: string, runId: string) =>
-  notify(ctx, { orgId, topic: 'runs', runId });
 
 /** The agent side of the job queue (agent credentials only), plus cancel and progress for the UI. */
 export const jobsRouter = router({
@@ -56,18 +53,16 @@ export const jobsRouter = router({
     .output(ZJobLeaseOut)
     .mutation(async ({ ctx, input }) => {
       const r = await renewLease(ctx.deps, ctx.caller, input);
-      if (input.running) notifyRun(ctx, ctx.caller.orgId, input.id);
+      if (input.running) notifyRun(ctx, ctx.caller.orgId, input.id, null);
       return r;
     }),
   output: agentProcedure
     .meta(rest('POST', '/agent/jobs/{id}/output', "Post a job's raw tool output (agents)"))
     .input(ZJobOutputIn)
     .output(ZRunOutputResult)
-    .mutation(async ({ ctx, input }) => {
-      const r = await postJobOutput(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, postJobOutput(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   finish: agentProcedure
     .meta(
       rest(
@@ -79,11 +74,9 @@ export const jobsRouter = router({
     )
     .input(ZJobFinishIn)
     .output(ZRun)
-    .mutation(async ({ ctx, input }) => {
-      const r = await finishJob(ctx.deps, ctx.caller, input);
-      notifyRun(ctx, ctx.caller.orgId, input.id);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, finishJob(ctx.deps, ctx.caller, input), () => [input.id, null]),
+    ),
   cancel: withPermission({ run: ['cancel'] })
     .meta(
       runsRest(
@@ -95,11 +88,9 @@ export const jobsRouter = router({
     )
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(ZRunCancelled)
-    .mutation(async ({ ctx, input }) => {
-      const r = await cancelRun(ctx.deps, ctx.caller, input.id);
-      notifyRun(ctx, ctx.caller.orgId, input.id);
-      return r;
-    }),
+    .mutation(({ ctx, input }) =>
+      notified(ctx, cancelRun(ctx.deps, ctx.caller, input.id), () => [input.id, null]),
+    ),
   progress: withPermission({ run: ['read'] })
     .meta(runsRest('GET', '/runs/{id}/progress', 'Status, agent, lease and live sample count of a run'))
     .input(z.object({ id: z.string().min(1).max(64) }))

@@ -24,34 +24,11 @@ import {
 } from '@clusterscope/schema';
 import { router, withPermission } from '../trpc';
 import { restMeta } from '../rest';
-import type { TContext } from '../trpc';
-import { notify } from '../notify';
+import { notified, notifyRun } from '../notify';
 
 const rest = restMeta(['runs']);
 const write = withPermission({ run: ['write'] });
 const read = withPermission({ run: ['read'] });
-
-/** Live fan-out of a run change. */
-function notifyRun(ctx: TContext, orgId: string, runId: string, clusterId: string | null, topic = 'runs') {
-  notify(ctx, {
-    orgId,
-    topic,
-    runId,
-    clusterId: clusterId ?? undefined,
-    kinds: topic === 'samples' ? ['bench_sample'] : undefined,
-  });
-}
-
-/** Awaits a run write, fans the run change out (run id and cluster taken from its result), returns the result. */
-async function notified<T>(
-  ctx: TContext & { caller: { orgId: string } },
-  write: Promise<T>,
-  runOf: (r: T) => [runId: string, clusterId: string | null],
-): Promise<T> {
-  const r = await write;
-  notifyRun(ctx, ctx.caller.orgId, ...runOf(r));
-  return r;
-}
 
 export const runsRouter = router({
   create: write

@@ -16,6 +16,8 @@ afterAll(() => {
 });
 const reader = (cfg: Record<string, unknown>) =>
   createCgroupReader(ZCgroupConfig.parse({ devices_dir: false, ...cfg }), 'db1', 3);
+/** An io row's limits with no io.max line for the device. */
+const NO_IO_LIMITS = { rbps_max: null, wbps_max: null, riops_max: null, wiops_max: null };
 /** The reader's one sample at TS, checked against the ingest schema. */
 const readValid = (r: ReturnType<typeof reader>) => {
   const [s] = r.read(TS);
@@ -61,17 +63,7 @@ describe('cgroup v2 (fake tree with limits)', () => {
           riops_max: 1000,
           wiops_max: null,
         },
-        {
-          device: '253:1',
-          rbytes: 5,
-          wbytes: 6,
-          rios: 7,
-          wios: 8,
-          rbps_max: null,
-          wbps_max: null,
-          riops_max: null,
-          wiops_max: null,
-        },
+        { device: '253:1', rbytes: 5, wbytes: 6, rios: 7, wios: 8, ...NO_IO_LIMITS },
       ],
       psi: {
         cpu_some_avg10: 1.5,
@@ -127,17 +119,7 @@ describe('cgroup v2 (fake tree with limits)', () => {
       some: { avg10: 0, total: 5 },
     });
     expect(parseIoV2('garbage\n8:16 rbytes=1 bogus', '8:16 wiops=20', (d) => `dev${d}`)).toEqual([
-      {
-        device: 'dev8:16',
-        rbytes: 1,
-        wbytes: 0,
-        rios: 0,
-        wios: 0,
-        rbps_max: null,
-        wbps_max: null,
-        riops_max: null,
-        wiops_max: 20,
-      },
+      { device: 'dev8:16', rbytes: 1, wbytes: 0, rios: 0, wios: 0, ...NO_IO_LIMITS, wiops_max: 20 },
     ]);
   });
 });

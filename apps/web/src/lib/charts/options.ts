@@ -291,47 +291,32 @@ export type TChartsIn = Omit<TClusterCharts, 'resolution' | 'step_ms' | 'io_read
 const perNode = (xs: readonly TSeriesIn[], suffix = ''): TLine[] =>
   xs.map((s, i) => ({ name: `${s.name}${suffix}`, data: s.data, color: colorOf(s, i) }));
 
+/** A chart of `lines` over the charts' window. */
+const windowChart = (c: TChartsIn, unit: TUnit, lines: TLine[]): TTimeChart => ({
+  unit,
+  from: c.from,
+  to: c.to,
+  lines,
+});
+
 /** Under-replicated and unavailable ranges (cluster totals) with liveness transitions as markers. */
 export function rangesChart(c: TChartsIn, markers: TMarker[] = []): TTimeChart {
-  return {
-    unit: 'count',
-    from: c.from,
-    to: c.to,
-    markers,
-    lines: [
-      { name: 'under-replicated', data: c.ranges_underreplicated, color: TONE.warn, step: true, area: true },
-      { name: 'unavailable', data: c.ranges_unavailable, color: TONE.bad, step: true, area: true },
-    ],
-  };
+  const lines: TLine[] = [
+    { name: 'under-replicated', data: c.ranges_underreplicated, color: TONE.warn, step: true, area: true },
+    { name: 'unavailable', data: c.ranges_unavailable, color: TONE.bad, step: true, area: true },
+  ];
+  return { ...windowChart(c, 'count', lines), markers };
 }
 
-export const leaseholdersChart = (c: TChartsIn): TTimeChart => ({
-  unit: 'count',
-  from: c.from,
-  to: c.to,
-  lines: perNode(c.leaseholders),
-});
+export const leaseholdersChart = (c: TChartsIn) => windowChart(c, 'count', perNode(c.leaseholders));
 
-export const cpuChart = (c: TChartsIn): TTimeChart => ({
-  unit: 'cores',
-  from: c.from,
-  to: c.to,
-  lines: [...perNode(c.cpu), ...limitLines(c.cpu_limit, c.from, c.to)],
-});
+export const cpuChart = (c: TChartsIn) =>
+  windowChart(c, 'cores', [...perNode(c.cpu), ...limitLines(c.cpu_limit, c.from, c.to)]);
 
-export const throttleChart = (c: TChartsIn): TTimeChart => ({
-  unit: 'ratio',
-  from: c.from,
-  to: c.to,
-  lines: perNode(c.throttled),
-});
+export const throttleChart = (c: TChartsIn) => windowChart(c, 'ratio', perNode(c.throttled));
 
-export const memoryChart = (c: TChartsIn): TTimeChart => ({
-  unit: 'bytes',
-  from: c.from,
-  to: c.to,
-  lines: [...perNode(c.mem), ...limitLines(c.mem_limit, c.from, c.to)],
-});
+export const memoryChart = (c: TChartsIn) =>
+  windowChart(c, 'bytes', [...perNode(c.mem), ...limitLines(c.mem_limit, c.from, c.to)]);
 
 /** Read + write throughput per node, with io.max limits as dashed lines when a node has one. */
 export function ioChart(c: TChartsIn): TTimeChart {
@@ -350,7 +335,7 @@ export function ioChart(c: TChartsIn): TTimeChart {
     ...limitLines(c.io_write_limit ?? [], c.from, c.to, 'write limit'),
     ...limitLines(c.io_read_limit ?? [], c.from, c.to, 'read limit'),
   ];
-  return { unit: 'Bps', from: c.from, to: c.to, lines: [...write, ...read, ...limits] };
+  return windowChart(c, 'Bps', [...write, ...read, ...limits]);
 }
 
 /** Liveness transitions as chart markers: to DEAD/UNAVAILABLE is bad, back to LIVE is ok. */
