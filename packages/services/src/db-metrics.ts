@@ -3,6 +3,7 @@ import {
   getCounterRates,
   getGaugeSeries,
   getHistogramQuantiles,
+  hasMetrics,
   metricStepMs,
   pickResolution,
   type TMetricPoint,
@@ -127,11 +128,13 @@ export async function loadDbCharts(
   const resolution = w.resolution ?? pickResolution(w.from, w.to);
   const stepMs = metricStepMs(resolution, w.from, w.to, w.maxPoints, MIN_RAW_STEP_MS);
   const q = { orgId, clusterId, nodeId, from: w.from, to: w.to, resolution, stepMs };
-  const [rates, gauges, lat] = await Promise.all([
-    getCounterRates(deps.ch, { ...q, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
-    getGaugeSeries(deps.ch, { ...q, names: GAUGE_NAMES }),
-    getHistogramQuantiles(deps.ch, { ...q, family: DB_FAMILIES.latency, quantiles: [0.5, 0.99] }),
-  ]);
+  const [rates, gauges, lat] = (await hasMetrics(deps.ch, q))
+    ? await Promise.all([
+        getCounterRates(deps.ch, { ...q, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
+        getGaugeSeries(deps.ch, { ...q, names: GAUGE_NAMES }),
+        getHistogramQuantiles(deps.ch, { ...q, family: DB_FAMILIES.latency, quantiles: [0.5, 0.99] }),
+      ])
+    : [[], [], []];
   const g = DB_FAMILIES.gauges;
   return {
     from: w.from,
@@ -185,6 +188,8 @@ export async function loadRunDbMetrics(
   const stepMs = metricStepMs(resolution, from, to, 120, MIN_RAW_STEP_MS);
   const q = { orgId, clusterId, from, to, resolution };
   const whole = { ...q, stepMs: to - from, whole: true };
+  if (!(await hasMetrics(deps.ch, q)))
+    return { statements_per_s: null, p99_ms: null, p50_ms: null, step_ms: stepMs, statements: [], p99: [] };
   const [rates, lat, wholeRates, wholeLat] = await Promise.all([
     getCounterRates(deps.ch, { ...q, stepMs, names: STATEMENT_NAMES }),
     getHistogramQuantiles(deps.ch, { ...q, stepMs, family: DB_FAMILIES.latency, quantiles: [0.99] }),

@@ -7,6 +7,7 @@ import {
   getCounterRates,
   getGaugeSeries,
   getHistogramQuantiles,
+  hasMetrics,
   metricStepMs,
   type TMetricPoint,
 } from './metrics';
@@ -254,6 +255,17 @@ describe('histogram_quantile over rate', () => {
       quantiles: [0.99],
     });
     expect(pts).toEqual([{ ts: T0, values: [null] }]);
+  });
+});
+
+describe('hasMetrics', () => {
+  it('finds readings of the org and cluster in the window at each resolution, none elsewhere', async () => {
+    for (const r of ['raw', '1m', '1h'] as const) expect(await hasMetrics(ch, win(r, 0)), r).toBe(true);
+    // A 1 h bucket that starts before the window holds readings inside it.
+    expect(await hasMetrics(ch, { ...win('1h', 0), from: T0 + 120_000 })).toBe(true);
+    expect(await hasMetrics(ch, { ...win('raw', 0), clusterId: 'c2' })).toBe(false);
+    expect(await hasMetrics(ch, { ...win('raw', 0), orgId: 'org-y' })).toBe(false);
+    expect(await hasMetrics(ch, { ...win('raw', 0, T0 + 900_000), from: T0 + 600_000 })).toBe(false);
   });
 });
 

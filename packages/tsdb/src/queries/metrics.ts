@@ -1,6 +1,6 @@
 import type { TClickHouse } from '../client';
 import { bucketMs, chartStepMs, DEFAULT_MAX_POINTS, pickResolution, type TResolution } from './resolution';
-import { assertRange, msParam, selectRowBinary, type TParams } from './util';
+import { assertRange, msParam, selectRowBinary, selectRows, type TParams } from './util';
 
 /**
  * Prometheus series (table `metrics` and its 1m/1h rollups) as chart points. Counters are stored raw;
@@ -146,6 +146,28 @@ function increasesSql(p: TPrepared): string {
       WINDOW w AS (PARTITION BY name, node_id, host, labels ORDER BY bucket ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
     )
     GROUP BY name, node_id, host, labels, sb`;
+}
+
+/**
+ * Whether the cluster has any metric reading in the window at its resolution: one primary-key probe, so a
+ * cluster without the metrics input skips the panels' queries (each costs tens of ms to plan, even empty).
+ */
+export async function hasMetrics(
+  ch: TClickHouse,
+  q: Pick<TMetricQuery, 'orgId' | 'clusterId' | 'from' | 'to' | 'resolution'>,
+): Promise<boolean> {
+  const r = q.resolution ?? pickResolution(q.from, q.to);
+  const [table, col] = r === 'raw' ? ['metrics', 'ts'] : [`metrics_${r}`, 'bucket'];
+  const rows = await selectRows(
+    ch,
+    `SELECT 1 AS x FROM ${table}
+     WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String}
+       AND ${col} >= ${msParam('from')} AND ${col} < ${msParam('to')}
+     LIMIT 1`,
+    // A rollup bucket that starts before the window may hold readings inside it.
+    { org_id: q.orgId, cluster_id: q.clusterId, from: q.from - bucketMs(r), to: q.to },
+  );
+  return rows.length > 0;
 }
 
 /** Runs a RowBinary SELECT of (ts, name, node_id, value) rows. */
