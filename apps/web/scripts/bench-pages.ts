@@ -76,34 +76,6 @@ async function signIn(base: string, dataDir: string): Promise<CookieJar> {
   return jar;
 }
 
-/**
- * Stops the embedded Postgres of `dataDir` if it outlived the app (the launcher runs under tsx, which does
- * not always wait for it): SIGINT (fast shutdown), then SIGKILL after 15 s.
- */
-async function stopLeftoverPostgres(dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
-  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return existsSync(pidFile);
-    } catch {
-      return false;
-    }
-  };
-  if (!(pid > 0) || !alive()) return;
-  for (const [sig, ms] of [
-    ['SIGINT', 15_000],
-    ['SIGKILL', 5_000],
-  ] as const) {
-    if (!alive()) return;
-    log(`stopping the leftover PostgreSQL (pid ${pid}, ${sig})`);
-    process.kill(pid, sig);
-    for (const until = Date.now() + ms; alive() && Date.now() < until; )
-      await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 interface TSetup {
   orgId: string;
   clusterId: string;
@@ -202,7 +174,6 @@ async function main() {
       s = await setUp(base, dataDir, env);
       await app.stop();
       app = null;
-      await stopLeftoverPostgres(dataDir);
 
       log(`loading ${DAYS} days × ${NODES} nodes × 10 s of history…`);
       const ch = await openClickHouse({ path: path.join(dataDir, 'clickhouse') });
@@ -266,11 +237,9 @@ async function main() {
       console.log(JSON.stringify(result));
       await app.stop();
       app = null;
-      await stopLeftoverPostgres(dataDir);
     }
   } finally {
     await app?.stop();
-    await stopLeftoverPostgres(dataDir);
     if (!KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }

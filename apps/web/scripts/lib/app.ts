@@ -1,5 +1,6 @@
 /** Helpers for scripts that start their own app instance (bench:ingest, bench:pages). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './env';
@@ -64,7 +65,38 @@ export function appEnv(dataDir: string, port: number, extra: NodeJS.ProcessEnv =
   return env;
 }
 
-/** Starts the launcher (production build) and waits until it answers; `stop()` ends it (SIGTERM, 15 s). */
+/**
+ * Stops the embedded Postgres of `dataDir` if it outlived the app (the launcher runs under tsx, which does
+ * not always wait for it): SIGINT (fast shutdown), then SIGKILL after 15 s.
+ */
+export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return existsSync(pidFile);
+    } catch {
+      return false;
+    }
+  };
+  if (!(pid > 0) || !alive()) return;
+  for (const [sig, ms] of [
+    ['SIGINT', 15_000],
+    ['SIGKILL', 5_000],
+  ] as const) {
+    if (!alive()) return;
+    console.error(`stopping the leftover PostgreSQL (pid ${pid}, ${sig})`);
+    process.kill(pid, sig);
+    for (const until = Date.now() + ms; alive() && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Starts the launcher (production build) and waits until it answers; `stop()` ends it (SIGTERM, 15 s) and an
+ * embedded PostgreSQL of its DATA_DIR that outlived it.
+ */
 export async function startApp(env: NodeJS.ProcessEnv) {
   const app = spawn(process.execPath, [TSX, 'scripts/launch.ts'], {
     cwd: WEB,
@@ -72,15 +104,17 @@ export async function startApp(env: NodeJS.ProcessEnv) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const stop = async () => {
-    if (app.exitCode !== null || app.signalCode !== null) return;
-    app.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(r, 15_000);
-      app.once('exit', () => {
-        clearTimeout(t);
-        r(null);
+    if (app.exitCode === null && app.signalCode === null) {
+      app.kill('SIGTERM');
+      await new Promise((r) => {
+        const t = setTimeout(r, 15_000);
+        app.once('exit', () => {
+          clearTimeout(t);
+          r(null);
+        });
       });
-    });
+    }
+    if (env.DATA_DIR) await stopLeftoverPostgres(env.DATA_DIR);
   };
   try {
     await waitHealthy(`http://127.0.0.1:${env.PORT}`, app);
