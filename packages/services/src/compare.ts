@@ -24,6 +24,7 @@ import {
   type TRunComparison,
   type TRunJudged,
   type TRunListRow,
+  type TRunPageView,
   type TRunView,
   type TComparisonView,
   type TRunFilter,
@@ -43,7 +44,7 @@ import {
   type TRunRow,
 } from './access';
 import { AppError, notFound } from './errors';
-import { computeRunEnvironment, type TRunEnvironment } from './environment';
+import { computeRunEnvironment } from './environment';
 import { decideRunVerdict, findMismatch, nameBaseline, parseBranchRef, type TBaselineSpec } from './verdict';
 
 /** Throughput metrics in order of preference for the run list's key metric. */
@@ -306,7 +307,7 @@ export async function getRunPage(
   caller: TCaller,
   id: string,
   baseline?: string,
-): Promise<{ run: TRunView; comparison: TRunComparison; environment: TRunEnvironment }> {
+): Promise<TRunPageView> {
   assertCan(caller, { run: ['read'], cluster: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, id);
   const b = await resolveBaseline(deps, caller, run, baseline);

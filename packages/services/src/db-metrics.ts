@@ -1,4 +1,4 @@
-import type { TChartSeries, TDbCharts } from '@clusterscope/schema';
+import type { TChartSeries, TDbCharts, TRunDbMetrics } from '@clusterscope/schema';
 import {
   getCounterRates,
   getGaugeSeries,
@@ -164,18 +164,6 @@ export async function loadDbCharts(
 }
 
 /** What the database saw during a run: whole-window figures and per-step series. */
-export interface TRunDbMetrics {
-  /** Statements (select+insert+update+delete) per second over the whole window; null without data. */
-  statements_per_s: number | null;
-  /** Service latency p99 / p50 over the whole window, ms. */
-  p99_ms: number | null;
-  p50_ms: number | null;
-  step_ms: number;
-  /** Per step: statements/s and p99 (ms), over time. */
-  statements: [number, number | null][];
-  p99: [number, number | null][];
-}
-
 /** The cluster's SQL statements/s and service latency during [from, to) (the run page). */
 export async function loadRunDbMetrics(
   deps: TDeps,

@@ -1,8 +1,9 @@
 import { findRunsByIds, setRunEnvironment } from '@clusterscope/db';
-import { getEnvironment, getNodeEvents, type TEnvironment, type TNodeEvent } from '@clusterscope/tsdb';
+import type { TRunEnvironment } from '@clusterscope/schema';
+import { getEnvironment, getNodeEvents } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
-import { loadRunDbMetrics, type TRunDbMetrics } from './db-metrics';
+import { loadRunDbMetrics } from './db-metrics';
 
 type TRunWindow = {
   id: string;
@@ -10,17 +11,6 @@ type TRunWindow = {
   startedAt: Date;
   finishedAt: Date | null;
   updatedAt?: Date;
-};
-
-export type TRunEnvironment = {
-  /** null: the run has no cluster, or the cluster sent no data in the run window. */
-  healthy: boolean | null;
-  reasons: string[];
-  env: TEnvironment | null;
-  /** Liveness changes seen in the window. */
-  events: TNodeEvent[];
-  /** What the database itself reported (SQL statements/s, service latency); null without a cluster. */
-  db: TRunDbMetrics | null;
 };
 
 /** Window of a run: start to finish (or now while running); at least one second. */

@@ -1,5 +1,5 @@
 /** Members, invitations, owner rules, sign-up modes and SMTP mail against real embedded PostgreSQL. */
-import { createDb, findMembership, findOrgBySlug, type TDb } from '@clusterscope/db';
+import { createDb, findOrgBySlug, type TDb } from '@clusterscope/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import { createAuth, createUserWithPassword, type TAuth } from './auth';
@@ -22,6 +22,8 @@ import {
 const PW = 'correct-horse-battery';
 let url: string;
 let db: TDb;
+const findMembership = (orgId: string, userId: string) =>
+  db.member.findUnique({ where: { organizationId_userId: { organizationId: orgId, userId } } });
 let deps: TDeps;
 let auth: TAuth;
 let orgId: string;
@@ -51,7 +53,7 @@ async function join(name: string, role: 'owner' | 'admin' | 'member' | 'viewer')
   users[name] = (await createUserWithPassword(auth, { email: `${name}@acme.test`, password: PW, name })).id;
   const inv = await inviteMember(deps, as('owner1', 'owner'), { email: `${name}@acme.test`, role });
   await acceptInvitation(deps, users[name], inv.id);
-  members[name] = (await findMembership(db, orgId, users[name]))!.id;
+  members[name] = (await findMembership(orgId, users[name]))!.id;
 }
 
 beforeAll(async () => {
@@ -63,7 +65,7 @@ beforeAll(async () => {
     await createUserWithPassword(auth, { email: 'owner1@acme.test', password: PW, name: 'o' })
   ).id;
   orgId = (await createOrg(deps, { name: 'Acme', slug: 'acme' }, users.owner1)).id;
-  members.owner1 = (await findMembership(db, orgId, users.owner1))!.id;
+  members.owner1 = (await findMembership(orgId, users.owner1))!.id;
   await join('admin1', 'admin');
   await join('viewer1', 'viewer');
 });
@@ -79,7 +81,7 @@ describe('owner rules', () => {
     expect(await outcome(setMemberRole(deps, admin, members.owner1, 'viewer'))).toBe('FORBIDDEN');
     expect(await outcome(deleteMember(deps, admin, members.owner1))).toBe('FORBIDDEN');
     expect(await outcome(setMemberRole(deps, admin, members.viewer1, 'owner'))).toBe('FORBIDDEN');
-    expect((await findMembership(db, orgId, users.owner1))?.role).toBe('owner');
+    expect((await findMembership(orgId, users.owner1))?.role).toBe('owner');
   });
 
   it('the last owner can neither be demoted nor leave; with a second owner they can', async () => {
@@ -123,14 +125,14 @@ describe('invitations', () => {
       name: 's',
     });
     expect(await outcome(acceptInvitation(deps, stranger.id, inv.id))).toBe('NOT_FOUND');
-    expect(await findMembership(db, orgId, stranger.id)).toBeNull();
+    expect(await findMembership(orgId, stranger.id)).toBeNull();
     const colleague = await createUserWithPassword(auth, {
       email: 'colleague@acme.test',
       password: PW,
       name: 'c',
     });
     expect(await acceptInvitation(deps, colleague.id, inv.id)).toMatchObject({ role: 'member' });
-    expect((await findMembership(db, orgId, colleague.id))?.role).toBe('member');
+    expect((await findMembership(orgId, colleague.id))?.role).toBe('member');
     expect(await outcome(acceptInvitation(deps, colleague.id, inv.id))).toBe('CONFLICT');
   });
 

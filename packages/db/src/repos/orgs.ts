@@ -22,10 +22,6 @@ export async function listOrgsForUser(db: TDb, userId: string) {
   return rows.map((m) => ({ ...m.organization, role: m.role }));
 }
 
-export async function findMembership(db: TDb, orgId: string, userId: string) {
-  return db.member.findUnique({ where: { organizationId_userId: { organizationId: orgId, userId } } });
-}
-
 export async function listMembers(db: TDb, orgId: string) {
   return db.member.findMany({
     where: { organizationId: orgId },

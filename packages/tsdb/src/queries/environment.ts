@@ -1,6 +1,9 @@
+import type { TEnvironment, TEnvironmentCgroup, TEnvironmentNode } from '@clusterscope/schema';
 import type { TClickHouse } from '../client';
 import { pickResolution, type TResolution } from './resolution';
 import { assertRange, msParam, selectRows, toNum, toNumOrNull } from './util';
+
+export type { TEnvironment, TEnvironmentCgroup, TEnvironmentNode };
 
 export interface TEnvironmentQuery {
   orgId: string;
@@ -12,46 +15,6 @@ export interface TEnvironmentQuery {
   throttledRatio?: number;
   /** mem_current / mem_max at or above which memory counts as near its limit. Default 0.9. */
   memoryRatio?: number;
-}
-
-export interface TEnvironmentNode {
-  node_id: number;
-  samples: number;
-  /** Samples (raw) or sample count in buckets (rollups) whose liveness was not LIVE. */
-  not_live_samples: number;
-  /** Non-LIVE states seen (bucket-final states for rollups). */
-  states: string[];
-  max_ranges_underreplicated: number;
-  max_ranges_unavailable: number;
-}
-
-export interface TEnvironmentCgroup {
-  host: string;
-  cgroup: string;
-  /** Throttled periods / periods over the window; null without CFS periods. */
-  throttled_ratio: number | null;
-  max_mem_current: number;
-  mem_max: number | null;
-  /** max_mem_current / mem_max; null when unlimited. */
-  mem_ratio: number | null;
-}
-
-export interface TEnvironment {
-  from: number;
-  to: number;
-  resolution: TResolution;
-  /** False when the window saw trouble; `reasons` says which. */
-  healthy: boolean;
-  reasons: string[];
-  /** Nodes seen in the window (false when there was no node data at all). */
-  has_node_data: boolean;
-  nodes_not_live: TEnvironmentNode[];
-  max_ranges_underreplicated: number;
-  max_ranges_unavailable: number;
-  max_throttled_ratio: number | null;
-  max_mem_ratio: number | null;
-  cgroups_throttled: TEnvironmentCgroup[];
-  cgroups_near_memory_limit: TEnvironmentCgroup[];
 }
 
 /** Cluster health during a window, used to flag benchmark runs whose environment was unhealthy. */
