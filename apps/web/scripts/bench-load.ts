@@ -88,6 +88,30 @@ const cpu = (pid: number) => ({
   total: cpuMs(`/proc/${pid}/stat`),
   main: cpuMs(`/proc/${pid}/task/${pid}/stat`),
 });
+/** CPU ms per thread name (`comm`) of a process: where the cores go under load. */
+function threadCpu(pid: number): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const comm =
+        Number(t) === pid
+          ? 'main'
+          : fs
+              .readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8')
+              .trim()
+              .replace(/[\d/]+$/, '');
+      by.set(comm, (by.get(comm) ?? 0) + cpuMs(`/proc/${pid}/task/${t}/stat`));
+    } catch {
+      /* thread gone */
+    }
+  }
+  return by;
+}
+/** Machine-wide busy CPU ms (all cores) from /proc/stat. */
+function machineBusyMs(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) * TICK_MS; // minus idle, iowait
+}
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
@@ -453,8 +477,12 @@ async function main() {
     const agents = runAgents(base, s.agents);
     const l0 = Date.now();
     const c2 = cpu(pid);
+    const t2 = threadCpu(pid);
+    const m2 = machineBusyMs();
     const loaded = await readLoop(base, reads, () => Date.now() - l0 >= SECONDS * 1000);
     const c3 = cpu(pid);
+    const t3 = threadCpu(pid);
+    const m3 = machineBusyMs();
     const loadedMs = Date.now() - l0;
     await agents.stop();
     await sleep(1500); // the last throttled notices
@@ -513,6 +541,14 @@ async function main() {
     result.idle_cpu_main_ms_per_read = r1((c1.main - c0.main) / idleReads);
     result.loaded_web_cpu_pct = Math.round((100 * (c3.total - c2.total)) / loadedMs);
     result.loaded_web_cpu_main_pct = Math.round((100 * (c3.main - c2.main)) / loadedMs);
+    result.loaded_machine_cpu_pct = Math.round((100 * (m3 - m2)) / loadedMs);
+    // Per thread name, % of one core, largest first (chDB pools, ingest workers, alerting thread, GC…).
+    result.loaded_threads_pct = [...t3]
+      .map(([n, ms]) => [n, Math.round((100 * (ms - (t2.get(n) ?? 0))) / loadedMs)] as const)
+      .filter(([, p]) => p >= 1)
+      .sort((a, b) => b[1] - a[1])
+      .map(([n, p]) => `${n}:${p}`)
+      .join(' ');
     console.log(JSON.stringify(result));
 
     if (CPU_PROF) {

@@ -4,9 +4,11 @@ import type { TSample } from '@clusterscope/schema';
 import { EncodeError, encodeSamplesToBytes } from '@clusterscope/tsdb/encode';
 import type { TAnswer, TJob } from './ingest-pool';
 import { decodeBatch } from './ingest-prep';
+import { tuneThread } from './os-thread';
 
 const port = parentPort;
 if (!port) throw new Error('ingest-worker must run in a worker thread');
+tuneThread('cs-ingest');
 
 /** Decoded batches waiting for their encode (or drop), by job id. */
 const held = new Map<number, readonly TSample[]>();

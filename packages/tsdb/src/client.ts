@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import { chdbPool } from './chdb-pool';
 
 export type TChClient = ClickHouseClient;
 
@@ -18,6 +19,11 @@ export interface TTsdb {
    * HTTP streams them. Do not touch `body` until the promise settles.
    */
   insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void>;
+  /**
+   * Settings for work that should yield the CPU to reads (ingest inserts, the alerting thread's reads).
+   * Only for chDB, which runs on the web process's cores; a ClickHouse server schedules its own.
+   */
+  background: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,18 @@ export function toClient(ch: TClickHouse): TChClient {
 export const CLICKHOUSE_SETTINGS = {
   output_format_json_quote_64bit_integers: 0,
 } as const;
+
+/**
+ * chDB shares the web process's cores, so what can wait yields to the requests:
+ * - background merges run at nice 10 (server setting, fixed when the engine starts);
+ * - ingest inserts and the alerting thread's reads at nice 5 (query setting, per thread while it runs).
+ * Under bench:load, merges alone took half a core at the requests' priority. Raising nice needs no
+ * privilege (Linux, per thread; ClickHouse ≥ 25.x).
+ */
+const CHDB_ARGS = ['--os_threads_nice_value_merge_mutate=10'];
+const CHDB_BACKGROUND = { os_threads_nice_value_query: 5 };
+/** Connections to the one chDB engine (see chdb-pool.ts); each running query holds a libuv thread (4). */
+const CHDB_CONNECTIONS = 3;
 
 type TCache = { __csChdb?: Map<string, Promise<TTsdb>> };
 const cache = globalThis as unknown as TCache;
@@ -89,6 +107,7 @@ function openHttp(url: string): TTsdb {
     'http',
     address,
     (...a) => insertTsvWith(client, ...a),
+    {},
     async () => {},
   );
 }
@@ -111,16 +130,25 @@ export async function insertTsvWith(
 async function openChdb(dir: string): Promise<TTsdb> {
   mkdirSync(dir, { recursive: true });
   // Lazy: loading the native addon at import time breaks `vite build` (worker thread segfault).
-  const { createChdbConnection } = await import('chdb/connection');
-  const chdb = createChdbConnection({ path: dir });
-  const connection = chdb as unknown as NonNullable<ClickHouseClientConfigOptions['connection']>;
+  const [{ Session }, { createChdbConnection }] = await Promise.all([
+    import('chdb'),
+    import('chdb/connection'),
+  ]);
+  // The first connection starts the process's engine with its arguments; the client's shares it.
+  const engine = new Session(dir, { connectionArgs: CHDB_ARGS });
+  const pool = chdbPool(Array.from({ length: CHDB_CONNECTIONS }, () => createChdbConnection({ path: dir })));
+  const connection = pool as unknown as NonNullable<ClickHouseClientConfigOptions['connection']>;
   const client = createClient({ connection, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
   const insertTsv = async (table: string, columns: readonly string[], body: Buffer) => {
     if (body.length === 0) return;
-    await chdb.chdb.rawInsert({ table, columns, format: 'TabSeparated', values: body });
+    const settings = CHDB_BACKGROUND;
+    await pool.run((c) =>
+      c.chdb.rawInsert({ table, columns, format: 'TabSeparated', values: body, settings }),
+    );
   };
-  return wrap(client, 'chdb', `chdb:${dir}`, insertTsv, async () => {
+  return wrap(client, 'chdb', `chdb:${dir}`, insertTsv, CHDB_BACKGROUND, async () => {
     cache.__csChdb?.delete(dir);
+    engine.close();
   });
 }
 
@@ -129,6 +157,7 @@ function wrap(
   kind: TTsdb['kind'],
   address: string,
   insertTsv: TTsdb['insertTsv'],
+  background: TTsdb['background'],
   onClose: () => Promise<void>,
 ): TTsdb {
   let closed = false;
@@ -137,6 +166,7 @@ function wrap(
     kind,
     address,
     insertTsv,
+    background,
     async ping() {
       const what = `ClickHouse (${kind === 'http' ? 'HTTP' : 'chDB'}) at ${address}`;
       if (closed) return { ok: false, error: `${what} is closed` };

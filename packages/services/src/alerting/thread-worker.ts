@@ -1,9 +1,9 @@
 /** Entry of the alerting thread (thread.ts); bundled by apps/web into alert-worker.js. */
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDb, createLeaderLock, createLiveBus } from '@clusterscope/db';
 import { openClickHouse, type TChClient, type TTsdb } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
+import { tuneThread } from '../os-thread';
 import { createMailer } from '../mail';
 import type { TSecretKey } from '../secrets';
 import { ALERT_LEADER_KEY, startAlerting } from './runner';
@@ -14,13 +14,7 @@ if (!port) throw new Error('the alerting thread must run in a worker thread');
 const cfg = workerData as TAlertThreadConfig;
 const post = (m: TFromThread) => port.postMessage(m);
 
-if (cfg.nice) {
-  try {
-    setPriority(cfg.nice); // pid 0 = this thread on Linux
-  } catch {
-    // Not permitted or not supported: run at the process's priority.
-  }
-}
+tuneThread('cs-alerting', cfg.nice);
 
 const waiting = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
 let nextId = 1;
@@ -44,6 +38,7 @@ function parentClickHouse(): TTsdb {
     address: 'chdb (through the web thread)',
     ping: async () => ({ ok: true }),
     insertTsv: () => Promise.reject(new Error('the alerting thread does not write to ClickHouse')),
+    background: {}, // the web thread applies its own
     close: async () => undefined,
   };
 }

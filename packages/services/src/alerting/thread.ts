@@ -88,7 +88,12 @@ export function startAlertingThread(
   async function answer(w: Worker, m: Extract<TFromThread, { t: 'ch' }>) {
     let reply: TToThread;
     try {
-      reply = { t: 'ch', id: m.id, ok: true, rows: await selectRows(deps.ch, m.query, m.params) };
+      reply = {
+        t: 'ch',
+        id: m.id,
+        ok: true,
+        rows: await selectRows(deps.ch, m.query, m.params, deps.ch.background),
+      };
     } catch (err) {
       reply = { t: 'ch', id: m.id, ok: false, error: (err as Error).message };
     }

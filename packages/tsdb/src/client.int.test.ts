@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TTsdb } from './client';
+import { openTempClickHouse } from './testing';
+
+let ch: TTsdb;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  ({ ch, cleanup } = await openTempClickHouse());
+});
+afterAll(() => cleanup());
+
+/** Nice values of this process's threads right now (Linux). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').flatMap((t) => {
+    try {
+      const s = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      return [Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('chDB parameters', () => {
+  it('round-trip hostile strings exactly (bound as literals)', async () => {
+    const values = [
+      "x' OR 1=1 --",
+      'a\\',
+      "\\'",
+      '\\n real\nnewline\ttab',
+      "'; DROP TABLE pool_probe; --",
+      'ünï😀',
+      '',
+    ];
+    for (const s of values) {
+      const rs = await ch.client.query({
+        query: 'SELECT {s:String} AS s, length({s:String}) AS n, {a:Array(String)} AS a',
+        query_params: { s, a: [s, 'z'] },
+        format: 'JSONEachRow',
+      });
+      expect(await rs.json()).toEqual([{ s, n: Buffer.byteLength(s), a: [s, 'z'] }]);
+    }
+  });
+
+  it('a short parameterised read does not wait for a long one (chdb’s binder ran them one at a time)', async () => {
+    const order: string[] = [];
+    const slow = ch.client
+      .query({
+        query:
+          'SELECT count() AS c FROM numbers({n:UInt64}) WHERE sipHash64(number) % 7 = 1 SETTINGS max_threads = 1',
+        query_params: { n: 40_000_000 },
+        format: 'JSONEachRow',
+      })
+      .then(() => order.push('slow'));
+    await new Promise((r) => setTimeout(r, 50));
+    const fast = ch.client
+      .query({ query: 'SELECT {x:UInt8} AS x', query_params: { x: 7 }, format: 'JSONEachRow' })
+      .then(() => order.push('fast'));
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(['fast', 'slow']);
+  });
+});
+
+describe('chDB yields the web process’s cores to reads', () => {
+  it('starts the engine with background merges at nice 10', async () => {
+    const rs = await ch.client.query({
+      query: "SELECT value FROM system.server_settings WHERE name = 'os_threads_nice_value_merge_mutate'",
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([{ value: '10' }]);
+  });
+
+  it('runs ingest inserts at nice 5 and reads at the process’s priority', async () => {
+    expect(ch.background).toEqual({ os_threads_nice_value_query: 5 });
+    await ch.client.command({
+      query: 'CREATE TABLE nice_probe (a UInt64, s String) ENGINE = MergeTree ORDER BY a',
+    });
+    const rows = Array.from({ length: 400_000 }, (_, i) => `${i}\tvalue-${i}-${'x'.repeat(40)}\n`).join('');
+    const seen = new Set<number>();
+    let done = false;
+    const insert = ch.insertTsv('nice_probe', ['a', 's'], Buffer.from(rows)).finally(() => (done = true));
+    while (!done) {
+      for (const n of threadNices()) seen.add(n);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await insert;
+    expect(seen).toContain(5);
+  });
+});
