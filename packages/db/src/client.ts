@@ -1,26 +1,52 @@
+import { setPriority } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export type TDb = PrismaClient;
 
 const cache = globalThis as unknown as { __csPrisma?: Map<string, TDb> };
 
-/** One Prisma client per URL per process (dev reloads reuse it). */
-export function createDb(url: string): TDb {
+/**
+ * One Prisma client per URL per process (dev reloads reuse it). `backendNice`: the server processes
+ * of this client's connections run at that nice value when PostgreSQL is on this machine (loopback or
+ * a socket), so background work (the alerting thread) yields to the requests' queries too.
+ */
+export function createDb(url: string, opts: { backendNice?: number } = {}): TDb {
   cache.__csPrisma ??= new Map();
   const hit = cache.__csPrisma.get(url);
   if (hit) return hit;
-  const adapter = new PrismaPg(
-    { connectionString: url, max: 10 },
-    {
-      // Without a handler, a server shutdown (SIGTERM to embedded pg) crashes the process.
-      onPoolError: (err) =>
-        console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
-    },
-  );
+  const config = { connectionString: url, max: 10 };
+  const nice = opts.backendNice ?? 0;
+  let pool: pg.Pool | null = null;
+  if (nice > 0 && isLocal(url)) {
+    pool = new pg.Pool(config);
+    pool.on('connect', (client) => {
+      client
+        .query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        .then((r) => setPriority(r.rows[0].pid, nice))
+        .catch(() => undefined); // not permitted: the backend keeps its priority
+    });
+  }
+  const adapter = new PrismaPg(pool ?? config, {
+    disposeExternalPool: true,
+    // Without a handler, a server shutdown (SIGTERM to embedded pg) crashes the process.
+    onPoolError: (err) =>
+      console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
+  });
   const db = new PrismaClient({ adapter });
   cache.__csPrisma.set(url, db);
   return db;
+}
+
+function isLocal(url: string): boolean {
+  try {
+    const u = new URL(url);
+    const host = u.searchParams.get('host') ?? u.hostname;
+    return host === '' || host.startsWith('/') || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host);
+  } catch {
+    return false;
+  }
 }
 
 export async function pingDb(db: TDb): Promise<void> {

@@ -62,6 +62,39 @@ describe('chDB parameters', () => {
   });
 });
 
+describe('selectJson', () => {
+  it('returns the rows as JSONEachRow bytes in a transferable buffer', async () => {
+    const s = "it's \\ here";
+    const json = await ch.selectJson('SELECT {s:String} AS s, number AS n FROM numbers(2)', { s });
+    expect(json.byteOffset).toBe(0);
+    expect(json.byteLength).toBe(json.buffer.byteLength);
+    const rows = new TextDecoder()
+      .decode(json)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    expect(rows).toEqual([
+      { s, n: 0 },
+      { s, n: 1 },
+    ]);
+  });
+
+  it('applies its settings to its own query only (a pooled connection keeps what SET changed)', async () => {
+    const q = "SELECT getSetting('os_threads_nice_value_query') AS n";
+    const nice = async () =>
+      ((await (await ch.client.query({ query: q, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n;
+    // Every pooled connection runs a background read, then plain reads.
+    await Promise.all([1, 2, 3, 4, 5, 6].map(() => ch.selectJson(q, {}, ch.background)));
+    expect(new TextDecoder().decode(await ch.selectJson(q, {}, ch.background)).trim()).toBe('{"n":5}');
+    await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(() =>
+        ch.client.query({ query: q, format: 'JSONEachRow', clickhouse_settings: ch.background }),
+      ),
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5, 6].map(nice))).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+});
+
 describe('chDB yields the web process’s cores to reads', () => {
   it('starts the engine with background merges at nice 10', async () => {
     const rs = await ch.client.query({

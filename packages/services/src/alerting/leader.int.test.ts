@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
@@ -147,11 +148,12 @@ it('a node_status notice from another instance makes the leader evaluate that cl
   }
 }, 60_000);
 
-/** Nice value of each thread of this process (Linux). */
+/** Name and nice value of each thread of this process (Linux). */
 const threadNices = () =>
   readdirSync('/proc/self/task').map((t) => {
     const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
-    return { tid: Number(t), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
+    const name = readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
+    return { tid: Number(t), name, nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
   });
 
 it('the web process runs the loop on its own thread: own pool, lower priority, chDB read through the web thread, channel secrets opened with the web’s keys; stop releases the lock', async () => {
@@ -184,7 +186,6 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
   ]);
   const boot = bootWorkerFromSource('alerting/thread-worker.ts');
   const cycles: TAlertCycle[] = [];
-  const before = threadNices();
   const stop = startAlertingThread(deps, {
     entry: boot.entry,
     config: { databaseUrl: url, intervalMs: 200, secrets: secretKeysOf(deps), nice: ALERT_THREAD_NICE },
@@ -206,12 +207,18 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
     expect(cycles.every((c) => c.ms === undefined || c.ms > 0)).toBe(true);
     expect(cycles.filter((c) => c.error)).toEqual([]);
     expect(cycles.some((c) => c.leader && c.stats!.clusters >= 1)).toBe(true);
-    // One new thread at nice 10; this (the web) thread keeps its priority.
-    const niced = threadNices().filter(
-      (t) => !before.some((b) => b.tid === t.tid) && t.nice === ALERT_THREAD_NICE,
-    );
-    expect(niced).toHaveLength(1);
+    // One thread, named, at nice 10; this (the web) thread keeps its priority.
+    expect(threadNices().filter((t) => t.name === 'cs-alerting')).toMatchObject([
+      { nice: ALERT_THREAD_NICE },
+    ]);
     expect(threadNices().find((t) => t.tid === process.pid)?.nice).toBe(0);
+    // Its PostgreSQL backends (on this machine) at nice 10 too; the web's keep theirs.
+    const backends = await db.$queryRaw<{ pid: number; mine: boolean }[]>`
+      SELECT pid, pid = pg_backend_pid() AS mine FROM pg_stat_activity
+      WHERE datname = current_database() AND backend_type = 'client backend'`;
+    const nices = backends.map((b) => ({ mine: b.mine, nice: getPriority(b.pid) }));
+    expect(nices.filter((b) => b.nice === ALERT_THREAD_NICE).length).toBeGreaterThan(0);
+    expect(nices.find((b) => b.mine)?.nice).toBe(0);
   } finally {
     await stop();
     rmSync(boot.dir, { recursive: true, force: true });

@@ -39,11 +39,19 @@ function parentClickHouse(): TTsdb {
     ping: async () => ({ ok: true }),
     insertTsv: () => Promise.reject(new Error('the alerting thread does not write to ClickHouse')),
     background: {}, // the web thread applies its own
+    selectJson: () => Promise.reject(new Error('not used on the alerting thread')),
     close: async () => undefined,
   };
 }
 
-const db = createDb(cfg.databaseUrl);
+const decoder = new TextDecoder();
+function parseJsonEachRow(json: Uint8Array): unknown[] {
+  const rows: unknown[] = [];
+  for (const line of decoder.decode(json).split('\n')) if (line) rows.push(JSON.parse(line));
+  return rows;
+}
+
+const db = createDb(cfg.databaseUrl, { backendNice: cfg.nice });
 const ch = cfg.clickhouseUrl
   ? await openClickHouse({ url: cfg.clickhouseUrl, path: '' })
   : parentClickHouse();
@@ -69,7 +77,7 @@ port.on('message', (m: TToThread) => {
   if (m.t === 'ch') {
     const w = waiting.get(m.id);
     waiting.delete(m.id);
-    if (m.ok) w?.resolve(m.rows);
+    if (m.ok) w?.resolve(parseJsonEachRow(m.json));
     else w?.reject(new Error(m.error));
     return;
   }

@@ -6,7 +6,6 @@
  * client. The entry is thread-worker.ts (bundled by apps/web as alert-worker.js).
  */
 import { Worker } from 'node:worker_threads';
-import { selectRows } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
 import type { TSecretKeys } from '../secrets';
 import type { TAlertCycle } from './runner';
@@ -26,7 +25,7 @@ export interface TAlertThreadConfig {
 }
 
 export type TToThread =
-  | { t: 'ch'; id: number; ok: true; rows: unknown[] }
+  | { t: 'ch'; id: number; ok: true; json: Uint8Array }
   | { t: 'ch'; id: number; ok: false; error: string }
   | { t: 'stop' };
 export type TFromThread =
@@ -86,18 +85,15 @@ export function startAlertingThread(
   }
 
   async function answer(w: Worker, m: Extract<TFromThread, { t: 'ch' }>) {
-    let reply: TToThread;
+    // Bytes, parsed by the thread: this thread only binds and runs the query.
+    let json: Uint8Array;
     try {
-      reply = {
-        t: 'ch',
-        id: m.id,
-        ok: true,
-        rows: await selectRows(deps.ch, m.query, m.params, deps.ch.background),
-      };
+      json = await deps.ch.selectJson(m.query, m.params, deps.ch.background);
     } catch (err) {
-      reply = { t: 'ch', id: m.id, ok: false, error: (err as Error).message };
+      w.postMessage({ t: 'ch', id: m.id, ok: false, error: (err as Error).message } satisfies TToThread);
+      return;
     }
-    w.postMessage(reply);
+    w.postMessage({ t: 'ch', id: m.id, ok: true, json } satisfies TToThread, [json.buffer as ArrayBuffer]);
   }
 
   spawn();
