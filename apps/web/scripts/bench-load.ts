@@ -112,9 +112,11 @@ function machineBusyMs(): number {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) * TICK_MS; // minus idle, iowait
 }
+/** Resident MB: total, anonymous (heaps, chDB's jemalloc) and file-backed (code: node, libchdb). */
 const rssMb = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
+  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (f: string) => Number(new RegExp(`${f}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) / 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 };
 
 // ---- set-up ----------------------------------------------------------------------------------------
@@ -440,10 +442,11 @@ async function main() {
     };
     if ((await fetch(`${base}${charts.url}`, { headers: charts.headers })).ok) reads.push(charts);
     else log('cluster_charts: not served by this build');
-    let rssPeak = 0;
+    let rssPeak = { total: 0, anon: 0, file: 0 };
     const rssTimer = setInterval(() => {
       try {
-        rssPeak = Math.max(rssPeak, rssMb(pid));
+        const r = rssMb(pid);
+        if (r.total > rssPeak.total) rssPeak = r;
       } catch {
         /* exited */
       }
@@ -536,7 +539,9 @@ async function main() {
     result.ingest_failures = agents.failures();
     result.ingest_p50_ms = r1(pct(agents.lat, 50));
     result.ingest_p95_ms = r1(pct(agents.lat, 95));
-    result.web_rss_peak_mb = Math.round(rssPeak);
+    result.web_rss_peak_mb = Math.round(rssPeak.total);
+    result.web_rss_peak_anon_mb = Math.round(rssPeak.anon);
+    result.web_rss_peak_file_mb = Math.round(rssPeak.file);
     result.idle_cpu_ms_per_read = r1((c1.total - c0.total) / idleReads);
     result.idle_cpu_main_ms_per_read = r1((c1.main - c0.main) / idleReads);
     result.loaded_web_cpu_pct = Math.round((100 * (c3.total - c2.total)) / loadedMs);
