@@ -20,12 +20,17 @@ export function createDb(url: string, opts: { backendNice?: number } = {}): TDb 
   const nice = opts.backendNice ?? 0;
   let pool: pg.Pool | null = null;
   if (nice > 0 && isLocal(url)) {
-    pool = new pg.Pool(config);
-    pool.on('connect', (client) => {
-      client
-        .query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        .then((r) => setPriority(r.rows[0].pid, nice))
-        .catch(() => undefined); // not permitted: the backend keeps its priority
+    // Awaited before the pool hands the connection out (pg-pool's onConnect).
+    pool = new pg.Pool({
+      ...config,
+      onConnect: async (client) => {
+        try {
+          const r = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          setPriority(r.rows[0].pid, nice);
+        } catch {
+          // not permitted: the backend keeps its priority
+        }
+      },
     });
   }
   const adapter = new PrismaPg(pool ?? config, {
