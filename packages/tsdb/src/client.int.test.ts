@@ -105,7 +105,10 @@ describe('chDB yields the web process’s cores to reads', () => {
   });
 
   it('runs ingest inserts at nice 5 and reads at the process’s priority', async () => {
-    expect(ch.background).toEqual({ os_threads_nice_value_query: 5 });
+    expect(ch.background).toEqual({
+      os_threads_nice_value_query: 5,
+      os_threads_nice_value_materialized_view: 5,
+    });
     await ch.client.command({
       query: 'CREATE TABLE nice_probe (a UInt64, s String) ENGINE = MergeTree ORDER BY a',
     });

@@ -54,17 +54,22 @@ export const CLICKHOUSE_SETTINGS = {
   output_format_json_quote_64bit_integers: 0,
 } as const;
 /** chDB applies settings with `SET` on a pooled connection: every query sets its own priority. */
-const CHDB_SETTINGS = { ...CLICKHOUSE_SETTINGS, os_threads_nice_value_query: 0 };
+const CHDB_SETTINGS = {
+  ...CLICKHOUSE_SETTINGS,
+  os_threads_nice_value_query: 0,
+  os_threads_nice_value_materialized_view: 0,
+};
 
 /**
  * chDB shares the web process's cores, so what can wait yields to the requests:
  * - background merges run at nice 10 (server setting, fixed when the engine starts);
- * - ingest inserts and the alerting thread's reads at nice 5 (query setting, per thread while it runs).
+ * - ingest inserts (their materialized views included) and the alerting thread's reads at nice 5
+ *   (query settings, per thread while it runs).
  * Under bench:load, merges alone took half a core at the requests' priority. Raising nice needs no
  * privilege (Linux, per thread; ClickHouse ≥ 25.x).
  */
 const CHDB_ARGS = ['--os_threads_nice_value_merge_mutate=10'];
-const CHDB_BACKGROUND = { os_threads_nice_value_query: 5 };
+const CHDB_BACKGROUND = { os_threads_nice_value_query: 5, os_threads_nice_value_materialized_view: 5 };
 /** Connections to the one chDB engine (see chdb-pool.ts); each running query holds a libuv thread (4). */
 const CHDB_CONNECTIONS = 3;
 
