@@ -120,12 +120,14 @@ function openHttp(url: string): TTsdb {
   const address = `${parsed.protocol}//${parsed.host}${db ? `/${db}` : ''}`;
   const client = createClient({ url, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
   return wrap(
-    client,
-    'http',
-    address,
-    (...a) => insertTsvWith(client, ...a),
-    {},
-    (query, params, settings = {}) => selectJsonWith(client, query, params, settings),
+    {
+      client,
+      kind: 'http',
+      address,
+      insertTsv: (...a) => insertTsvWith(client, ...a),
+      background: {},
+      selectJson: (query, params, settings = {}) => selectJsonWith(client, query, params, settings),
+    },
     async () => {},
   );
 }
@@ -182,35 +184,33 @@ async function openChdb(dir: string): Promise<TTsdb> {
   const selectJson: TTsdb['selectJson'] = async (query, params, settings = {}) => {
     const sql = bindLiterals(query, params);
     if (sql === null) return selectJsonWith(client, query, params, settings);
-    const set = Object.entries({ ...CHDB_SETTINGS, ...settings }).map(
-      ([k, v]) => `SET ${k} = ${Number(v)}; `,
-    );
+    const set = Object.entries({ ...CHDB_SETTINGS, ...settings }).map(([k, v]) => {
+      if (!/^[a-z_0-9]+$/.test(k) || !Number.isFinite(v)) throw new Error(`bad ClickHouse setting ${k}`);
+      return `SET ${k} = ${v}; `;
+    });
     const r = await pool.run((c) => c.chdb.queryAsync(`${set.join('')}${sql}`, { format: 'JSONEachRow' }));
     return new Uint8Array(r.bytes()); // a copy: the native buffer cannot be transferred
   };
-  return wrap(client, 'chdb', `chdb:${dir}`, insertTsv, CHDB_BACKGROUND, selectJson, async () => {
+  const parts = {
+    client,
+    kind: 'chdb',
+    address: `chdb:${dir}`,
+    insertTsv,
+    background: CHDB_BACKGROUND,
+    selectJson,
+  } as const;
+  return wrap(parts, async () => {
     cache.__csChdb?.delete(dir);
     engine.close();
   });
 }
 
-function wrap(
-  client: TChClient,
-  kind: TTsdb['kind'],
-  address: string,
-  insertTsv: TTsdb['insertTsv'],
-  background: TTsdb['background'],
-  selectJson: TTsdb['selectJson'],
-  onClose: () => Promise<void>,
-): TTsdb {
+/** Adds ping and close to a backend's parts. */
+function wrap(parts: Omit<TTsdb, 'ping' | 'close'>, onClose: () => Promise<void>): TTsdb {
+  const { client, kind, address } = parts;
   let closed = false;
   return {
-    client,
-    kind,
-    address,
-    insertTsv,
-    background,
-    selectJson,
+    ...parts,
     async ping() {
       const what = `ClickHouse (${kind === 'http' ? 'HTTP' : 'chDB'}) at ${address}`;
       if (closed) return { ok: false, error: `${what} is closed` };
