@@ -104,7 +104,7 @@ describe('chDB yields the web process’s cores to reads', () => {
     expect(await rs.json()).toEqual([{ value: '10' }]);
   });
 
-  it('runs ingest inserts at nice 5 and reads at the process’s priority', async () => {
+  it('runs ingest inserts at nice 5', async () => {
     expect(ch.background).toEqual({
       os_threads_nice_value_query: 5,
       os_threads_nice_value_materialized_view: 5,
