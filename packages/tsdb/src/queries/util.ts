@@ -4,18 +4,8 @@ import type { TColumn, TColumnKind } from '../encode';
 export type TParams = Record<string, unknown>;
 
 /** Runs a parameterised SELECT and returns its JSONEachRow rows (unconverted). */
-export async function selectRows<T>(
-  ch: TClickHouse,
-  query: string,
-  params: TParams,
-  settings?: Record<string, number>,
-): Promise<T[]> {
-  const rs = await toClient(ch).query({
-    query,
-    query_params: params,
-    format: 'JSONEachRow',
-    ...(settings && { clickhouse_settings: settings }),
-  });
+export async function selectRows<T>(ch: TClickHouse, query: string, params: TParams): Promise<T[]> {
+  const rs = await toClient(ch).query({ query, query_params: params, format: 'JSONEachRow' });
   return rs.json<T>();
 }
 
