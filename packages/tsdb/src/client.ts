@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
-import { bindLiterals } from './chdb-bind';
 import { chdbPool } from './chdb-pool';
 
 export type TChClient = ClickHouseClient;
@@ -181,15 +180,16 @@ async function openChdb(dir: string): Promise<TTsdb> {
       c.chdb.rawInsert({ table, columns, format: 'TabSeparated', values: body, settings }),
     );
   };
+  // The pool's own path (literals, settings), without the client's parsing layer.
   const selectJson: TTsdb['selectJson'] = async (query, params, settings = {}) => {
-    const sql = bindLiterals(query, params);
-    if (sql === null) return selectJsonWith(client, query, params, settings);
-    const set = Object.entries({ ...CHDB_SETTINGS, ...settings }).map(([k, v]) => {
-      if (!/^[a-z_0-9]+$/.test(k) || !Number.isFinite(v)) throw new Error(`bad ClickHouse setting ${k}`);
-      return `SET ${k} = ${v}; `;
+    const r = await pool.query({
+      query: `${query}\nFORMAT JSONEachRow`,
+      query_params: params,
+      clickhouse_settings: { ...CHDB_SETTINGS, ...settings },
     });
-    const r = await pool.run((c) => c.chdb.queryAsync(`${set.join('')}${sql}`, { format: 'JSONEachRow' }));
-    return new Uint8Array(r.bytes()); // a copy: the native buffer cannot be transferred
+    const chunks: Buffer[] = [];
+    for await (const c of r.stream) chunks.push(c as Buffer);
+    return new Uint8Array(Buffer.concat(chunks)); // its own ArrayBuffer: transferable
   };
   const parts = {
     client,
