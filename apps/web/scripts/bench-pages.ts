@@ -119,10 +119,10 @@ async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Pro
   const run = await api('GET', `/runs/${runIds[0]}`);
   const jar = await signIn(base, dataDir);
   const current = JSON.parse(
-    await ok(await jar.get(`${base}/api/trpc/orgs.current`, { 'x-org': ORG }), 'orgs.current'),
-  ) as { result: { data: { id: string } } };
+    await ok(await jar.get(`${base}/api/trpc/pages.nav`, { 'x-org': ORG }), 'pages.nav'),
+  ) as { result: { data: { org: { id: string } } } };
   return {
-    orgId: current.result.data.id,
+    orgId: current.result.data.org.id,
     clusterId: cluster.id as string,
     runIds,
     workloadId: run.workloadId as string,

@@ -13,6 +13,7 @@ import { alertsRouter } from './routers/alerts';
 import { workloadsRouter } from './routers/workloads';
 import { jobsRouter } from './routers/jobs';
 import { alertingRouter } from './routers/alerting';
+import { pagesRouter } from './routers/pages';
 
 /** The one router: browser (tRPC) and CI (REST via OpenAPI meta) call the same procedures. */
 export const appRouter = router({
@@ -29,5 +30,6 @@ export const appRouter = router({
   workloads: workloadsRouter,
   jobs: jobsRouter,
   alerting: alertingRouter,
+  pages: pagesRouter,
 });
 export type AppRouter = typeof appRouter;

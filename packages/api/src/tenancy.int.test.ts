@@ -51,9 +51,7 @@ const win = { from: now - 3_600_000, to: now };
 
 const CASES: Record<string, TCase> = {
   'orgs.mine': own(() => undefined),
-  'orgs.current': own(() => undefined),
   'orgs.members': own(() => undefined),
-  'orgs.invitations': own(() => undefined),
   'orgs.invite': own(() => ({ email: 'nobody@example.com', role: 'viewer' })),
   'orgs.cancelInvitation': denied((a) => ({ id: a.member })),
   'orgs.invitation': own((a) => ({ id: a.member })),
@@ -69,7 +67,6 @@ const CASES: Record<string, TCase> = {
   'clusters.create': own(() => ({ name: `b-${randomUUID().slice(0, 8)}` })),
   'clusters.update': denied((a) => ({ id: a.cluster, name: 'taken-over' })),
   'clusters.delete': denied((a) => ({ id: a.cluster })),
-  'clusters.settings': own(),
   'clusters.setSettings': own(() => ({ autoCreate: true })),
   'agents.list': own(() => undefined),
   'agents.enroll': denied((a) => ({ cluster: a.cluster, name: 'b-agent' })),
@@ -92,8 +89,6 @@ const CASES: Record<string, TCase> = {
   'compare.run': denied((a) => ({ id: a.run, baseline: a.run2 })),
   'compare.runs': denied((a) => ({ runs: `${a.run},${a.run2}` })),
   'compare.view': denied((a) => ({ runs: [a.run, a.run2] })),
-  'compare.runList': own(() => ({})),
-  'compare.runListMeta': own(() => ({})),
   'compare.runPage': denied((a) => ({ id: a.run, baseline: a.run2 })),
   'compare.runDetail': denied((a) => ({ id: a.run })),
   'compare.rawOutput': denied((a) => ({ id: a.run })),
@@ -150,7 +145,6 @@ const CASES: Record<string, TCase> = {
   'alerting.updateChannel': denied((a) => ({ id: a.channel, name: 'taken-over' })),
   'alerting.deleteChannel': denied((a) => ({ id: a.channel })),
   'alerting.testChannel': denied((a) => ({ id: a.channel })),
-  'alerting.deliveries': denied((a) => ({ channelId: a.channel })),
   'alerting.routing': denied((a) => ({ clusterId: a.cluster })),
   'alerting.setRouting': denied((a) => ({ clusterId: a.cluster, routes: [] })),
   'alerting.vapidPublicKey': own(() => ({})),
@@ -159,6 +153,21 @@ const CASES: Record<string, TCase> = {
     keys: { p256dh: 'B'.repeat(40), auth: 'b'.repeat(16) },
   })),
   'alerting.unsubscribePush': own(() => ({ endpoint: 'https://push.example.com/a' })),
+  'pages.nav': own(() => undefined),
+  'pages.cluster': denied((a) => ({ id: a.cluster, ...win })),
+  'pages.oncall': own(() => undefined),
+  'pages.alerts': own(() => ({})),
+  'pages.alert': denied((a) => ({ id: a.instance })),
+  'pages.silences': own(() => undefined),
+  'pages.channels': own(() => undefined),
+  'pages.routing': denied((a) => ({ clusterId: a.cluster })),
+  'pages.rules': own(() => undefined),
+  'pages.members': own(() => undefined),
+  'pages.workloads': own(() => undefined),
+  'pages.agents': own(() => undefined),
+  'pages.clusters': own(() => undefined),
+  'pages.tokens': own(() => undefined),
+  'pages.runs': own(() => ({})),
 };
 
 /**
@@ -171,8 +180,8 @@ const BOUND: Record<string, TCase['kind']> = {
   'thresholds.list': 'own',
   'compare.history': 'own',
   'workloads.get': 'own',
-  // Channels are org-wide: a bound token may read a channel's delivery log (never its secrets).
-  'alerting.deliveries': 'own',
+  // Channels are org-wide: a bound token may read their delivery logs (never their secrets).
+  'pages.channels': 'own',
 };
 /** Ids of cluster A's rows, which a token bound to another cluster must never see. */
 const CLUSTER_SCOPED = [

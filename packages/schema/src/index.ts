@@ -12,3 +12,4 @@ export * from './chart-pack';
 export * from './access';
 export * from './environment';
 export * from './run-page';
+export * from './pages';

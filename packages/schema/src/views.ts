@@ -44,6 +44,12 @@ export const ZClusterRef = z.object({
   intervalS: z.number(),
 });
 
+/** A cluster as listed (settings, REST `GET /clusters`). */
+export const ZCluster = ZClusterRef.extend({ createdAt: z.date() });
+export type TCluster = z.infer<typeof ZCluster>;
+/** Org setting: CI may name a cluster that does not exist yet (created and audited). */
+export const ZClusterSettings = z.object({ autoCreate: z.boolean() });
+
 export const ZClusterHealth = z.object({
   cluster: ZClusterRef,
   counts: ZHealthCounts,

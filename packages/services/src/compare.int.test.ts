@@ -1,18 +1,13 @@
 import { createCluster, createOrganization, type TDb } from '@clusterscope/db';
 import { createRng, drawNormal } from '@clusterscope/bench';
-import type { TNodeStatusSample } from '@clusterscope/schema';
+import type { TNodeStatusSample, TRunFilter } from '@clusterscope/schema';
 import { createWriter, type TTsdb } from '@clusterscope/tsdb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
-import {
-  compareRunIds,
-  compareRunWithBaseline,
-  getRunDetail,
-  getRunPage,
-  listRunsWithVerdicts,
-} from './compare';
+import { compareRunIds, compareRunWithBaseline, getRunDetail, getRunPage } from './compare';
+import { getRunsPage } from './run-list';
 import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
 import { ackAlert, findAlerts } from './alerts';
 import { exportComparison, exportResults, exportRuns, toCsv } from './export';
@@ -24,6 +19,8 @@ let ch: TTsdb;
 let deps: TDeps;
 let caller: TCaller;
 let other: TCaller;
+/** The runs page's rows for a filter. */
+const runsOf = async (c: TCaller, f: TRunFilter) => (await getRunsPage(deps, c, f)).runs;
 let clusterId: string;
 const HOUR = 3_600_000;
 const T0 = Date.now() - 12 * HOUR;
@@ -149,7 +146,7 @@ describe('compareRunWithBaseline', () => {
 
   it('gives the same run the same verdict and baseline on every path (page, list, compare, alert)', async () => {
     const page = await compareRunWithBaseline(deps, caller, ids.slow);
-    const list = (await listRunsWithVerdicts(deps, caller, { branch: 'feature' })).find(
+    const list = (await getRunsPage(deps, caller, { branch: 'feature' })).runs.find(
       (r) => r.id === ids.slow,
     )!;
     const cmp = await compareRunIds(deps, caller, ids.slow, `main:${page.baseline.window}`);
@@ -287,7 +284,7 @@ describe('multi-run comparison, list and export', () => {
   });
 
   it('lists runs with filters, key metrics and verdicts', async () => {
-    const rows = await listRunsWithVerdicts(deps, caller, { branch: 'feature' });
+    const { runs: rows } = await getRunsPage(deps, caller, { branch: 'feature' });
     const by = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(rows.length).toBe(3);
     expect(by[ids.slow].verdict).toBe('regression');
@@ -295,23 +292,19 @@ describe('multi-run comparison, list and export', () => {
     expect(by[ids.sick].verdict).toBe('unhealthy_env');
     expect(by[ids.slow].key.map((k) => k.metric)).toEqual(['tps', 'lat_p95_ms']);
     expect(by[ids.slow].key[0].spark.length).toBe(30);
-    const first = await listRunsWithVerdicts(deps, caller, { branch: 'main' });
+    const first = await runsOf(caller, { branch: 'main' });
     expect(first.find((r) => r.id === ids.m1)!.verdict).toBe('no_baseline');
-    expect((await listRunsWithVerdicts(deps, caller, { label: 'env=ci' })).map((r) => r.id).sort()).toEqual(
+    expect((await runsOf(caller, { label: 'env=ci' })).map((r) => r.id).sort()).toEqual(
       [ids.m1, ids.slow].sort(),
     );
-    expect((await listRunsWithVerdicts(deps, caller, { label: 'env' })).length).toBe(2);
+    expect((await runsOf(caller, { label: 'env' })).length).toBe(2);
     // 7 pgbench runs + the fio run of the "different tools" test.
-    expect((await listRunsWithVerdicts(deps, caller, { cluster: 'prod', status: 'succeeded' })).length).toBe(
-      8,
-    );
-    expect(await listRunsWithVerdicts(deps, caller, { cluster: 'nope' })).toEqual([]);
+    expect((await runsOf(caller, { cluster: 'prod', status: 'succeeded' })).length).toBe(8);
+    expect(await runsOf(caller, { cluster: 'nope' })).toEqual([]);
     const d = new Date(T0 + 4 * HOUR).toISOString();
-    expect((await listRunsWithVerdicts(deps, caller, { from: d })).length).toBe(3);
-    await expect(listRunsWithVerdicts(deps, caller, { from: 'yesterday' })).rejects.toThrow(
-      /from: not a date/,
-    );
-    expect(await listRunsWithVerdicts(deps, other, {})).toEqual([]);
+    expect((await runsOf(caller, { from: d })).length).toBe(3);
+    await expect(runsOf(caller, { from: 'yesterday' })).rejects.toThrow(/from: not a date/);
+    expect(await runsOf(other, {})).toEqual([]);
   });
 
   it('exports runs, results and comparisons as CSV and JSON', async () => {

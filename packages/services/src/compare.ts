@@ -477,12 +477,11 @@ export async function judgeRunsByDefault(
 }
 
 /** Run list rows: key metrics with sparkline series and the run verdict against its default baseline. */
-export async function listRunsWithVerdicts(
+export async function toRunListRows(
   deps: TDeps,
   caller: TCaller,
-  filter: TRunFilter,
+  rows: readonly TRunRow[],
 ): Promise<TRunListRow[]> {
-  const rows = await findRunRows(deps, caller, filter);
   const data = await loadRunData(deps, caller.orgId, rows);
   const judged = await judgeRunsByDefault(deps, caller, rows, data);
   return rows.map((r) => {

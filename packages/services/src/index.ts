@@ -31,3 +31,4 @@ export * from './workloads';
 export * from './jobs';
 export * from './demo-runs';
 export * from './alerting';
+export * from './pages';

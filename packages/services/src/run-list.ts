@@ -1,11 +1,11 @@
-import { findUnattendedRuns } from '@clusterscope/db';
-import type { TRunListMeta } from '@clusterscope/schema';
+import { findUnattendedRuns, type TRunQuery, type TRunRow } from '@clusterscope/db';
+import type { TRunFilter, TRunListMeta, TRunsPageView } from '@clusterscope/schema';
 import { countBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import type { TCaller } from './caller';
-import { findRunRows, toRunQuery } from './compare';
-import { countVisibleRuns } from './access';
-import type { TRunFilter } from '@clusterscope/schema';
+import { assertCan, type TCaller } from './caller';
+import { toRunListRows, toRunQuery } from './compare';
+import { countVisibleRuns, queryRuns } from './access';
+import { findClusters } from './clusters';
 
 /** Grace on top of a run's expected duration before a silent "running" run is flagged. */
 export const STUCK_GRACE_S = 300;
@@ -18,16 +18,33 @@ export function isRunStuck(r: { startedAt: Date; samples: number; expectedS: num
   return r.samples === 0 && now - r.startedAt.getTime() > (r.expectedS + STUCK_GRACE_S) * 1000;
 }
 
-/** The run list's total for the filter and the stuck runs of the page the filter selects. */
-export async function getRunListMeta(
+/** The runs page in one call: the page of runs (read once) with verdicts, its meta and the clusters. */
+export async function getRunsPage(
   deps: TDeps,
   caller: TCaller,
   filter: TRunFilter,
   now = Date.now(),
-): Promise<TRunListMeta> {
-  const rows = await findRunRows(deps, caller, filter);
+): Promise<TRunsPageView> {
+  assertCan(caller, { run: ['read'] });
   const q = await toRunQuery(deps, caller, filter);
-  const total = q ? await countVisibleRuns(deps, caller, q.q) : 0;
+  const rows = q ? (await queryRuns(deps, caller, q.q, { limit: q.limit, offset: q.offset })).items : [];
+  const [runs, meta, clusters] = await Promise.all([
+    toRunListRows(deps, caller, rows),
+    toRunListMeta(deps, caller, q?.q ?? null, rows, now),
+    findClusters(deps, caller),
+  ]);
+  return { runs, meta, clusters };
+}
+
+/** The run list's total for the query and the stuck runs among `rows` (the page). */
+async function toRunListMeta(
+  deps: TDeps,
+  caller: TCaller,
+  q: TRunQuery | null,
+  rows: readonly TRunRow[],
+  now: number,
+): Promise<TRunListMeta> {
+  const total = q ? await countVisibleRuns(deps, caller, q) : 0;
   const running = await findUnattendedRuns(
     deps.db,
     caller.orgId,

@@ -22,7 +22,7 @@ import {
   getRunOutput,
 } from './runs';
 import { compareRunIds, compareRunWithBaseline, findRunRows, getRunDetail } from './compare';
-import { getRunListMeta } from './run-list';
+import { getRunsPage } from './run-list';
 import { queryRuns } from './access';
 import { useTestEnv, errorReason } from './test-env';
 
@@ -281,7 +281,7 @@ describe('runs service', () => {
     expect(await errorReason(findRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
     expect((await findRunRows(deps, bound, { workload: 'bound-wl' })).map((r) => r.id)).toEqual([mine.id]);
     expect(await findRunRows(deps, bound, { cluster: 'prod' })).toEqual([]);
-    expect((await getRunListMeta(deps, bound, { workload: 'bound-wl' })).total).toBe(1);
+    expect((await getRunsPage(deps, bound, { workload: 'bound-wl' })).meta.total).toBe(1);
     // A run id of the other cluster used as a baseline is not a run for it (no baseline runs).
     const cmp = await compareRunWithBaseline(deps, bound, mine.id, a);
     expect(cmp.baseline.run_ids).toEqual([]);

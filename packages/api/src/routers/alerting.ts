@@ -10,7 +10,6 @@ import {
   findAlertInstances,
   findAlertRules,
   findChannels,
-  findDeliveries,
   findSilences,
   getAlertDetail,
   getAlertRuleById,
@@ -147,10 +146,6 @@ export const alertingRouter = router({
     .input(z.object({ id: ZId }))
     .output(ZDelivery)
     .mutation(({ ctx, input }) => sendTestNotification(ctx.deps, ctx.caller, input.id)),
-  deliveries: orgProcedure
-    .input(z.object({ channelId: ZId, limit: z.int().min(1).max(200).default(50) }))
-    .output(z.array(ZDelivery))
-    .query(({ ctx, input }) => findDeliveries(ctx.deps, ctx.caller, input.channelId, input.limit)),
 
   // ---- routing ----
   routing: orgProcedure

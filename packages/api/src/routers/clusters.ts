@@ -4,23 +4,12 @@ import {
   deleteCluster,
   findClusters,
   getClusterById,
-  getClusterSettings,
   setClusterSettings,
   updateCluster,
   ZClusterInput,
 } from '@clusterscope/services';
+import { ZCluster, ZClusterSettings } from '@clusterscope/schema';
 import { orgProcedure, router } from '../trpc';
-
-const ZCluster = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  demo: z.boolean(),
-  intervalS: z.number(),
-  createdAt: z.date(),
-});
-
-const ZClusterSettings = z.object({ autoCreate: z.boolean() });
 
 export const clustersRouter = router({
   list: orgProcedure
@@ -48,11 +37,6 @@ export const clustersRouter = router({
     .input(z.object({ id: z.string().min(1) }))
     .output(z.object({ id: z.string(), deleted: z.boolean() }))
     .mutation(({ ctx, input }) => deleteCluster(ctx.deps, ctx.caller, input.id)),
-  /** Org setting: CI may name a cluster that does not exist yet (created and audited); on by default. */
-  settings: orgProcedure
-    .input(z.object({}).optional())
-    .output(ZClusterSettings)
-    .query(({ ctx }) => getClusterSettings(ctx.deps, ctx.caller)),
   setSettings: orgProcedure
     .input(ZClusterSettings)
     .output(ZClusterSettings)

@@ -34,14 +34,14 @@ const ZWindowInput = z.object({
   resolution: ZResolution.optional(),
 });
 /** Window checks (to after from, at most 92 days, raw at most 6 h) on an input that extends ZWindowInput. */
-const checked = <T extends typeof ZWindowInput>(schema: T) =>
+export const checked = <T extends typeof ZWindowInput>(schema: T) =>
   schema.superRefine((w, ctx) => {
     const r = ZChartWindow.safeParse({ from: w.from, to: w.to, resolution: w.resolution });
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom' });
   });
 /** A window of one cluster (`id`), and of one of its nodes where the input has `nodeId`. */
-const ZClusterWindow = ZWindowInput.extend({ id: z.string().min(1) });
-const scope = (w: z.infer<typeof ZClusterWindow> & { nodeId?: number }) => ({
+export const ZClusterWindow = ZWindowInput.extend({ id: z.string().min(1) });
+export const scope = (w: z.infer<typeof ZClusterWindow> & { nodeId?: number }) => ({
   from: w.from,
   to: w.to,
   resolution: w.resolution,

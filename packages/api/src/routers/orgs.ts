@@ -3,7 +3,6 @@ import {
   acceptInvitation,
   cancelInvitation,
   deleteMember,
-  getInvitations,
   getMembers,
   getMyInvitation,
   inviteMember,
@@ -12,8 +11,6 @@ import {
 } from '@clusterscope/services';
 import {
   ZCanceled,
-  ZCurrentOrg,
-  ZInvitation,
   ZInvitationAccepted,
   ZInvite,
   ZInvited,
@@ -33,15 +30,7 @@ const ZId = z.object({ id: z.string().min(1).max(100) });
 export const orgsRouter = router({
   /** Organizations the signed-in user belongs to (org switcher). */
   mine: userProcedure.output(z.array(ZMyOrg)).query(({ ctx }) => myOrgs(ctx, ctx.userId)),
-  current: orgProcedure.output(ZCurrentOrg).query(({ ctx }) => ({
-    id: ctx.caller.orgId,
-    slug: ctx.caller.orgSlug,
-    role: ctx.caller.kind === 'user' ? ctx.caller.role : null,
-  })),
   members: orgProcedure.output(z.array(ZMember)).query(({ ctx }) => getMembers(ctx.deps, ctx.caller)),
-  invitations: orgProcedure
-    .output(z.array(ZInvitation))
-    .query(({ ctx }) => getInvitations(ctx.deps, ctx.caller)),
   invite: orgProcedure
     .input(ZInvite)
     .output(ZInvited)

@@ -1,35 +1,12 @@
 import { z } from 'zod';
-import {
-  getRunDetail,
-  getRunPage,
-  getRunListMeta,
-  getRunOutput,
-  getWorkloadHistory,
-  listRunsWithVerdicts,
-} from '@clusterscope/services';
-import {
-  ZRunFilter,
-  ZRunListMeta,
-  ZRunListRow,
-  ZRunPageView,
-  ZRunView,
-  ZWorkloadHistory,
-} from '@clusterscope/schema';
+import { getRunDetail, getRunPage, getRunOutput, getWorkloadHistory } from '@clusterscope/services';
+import { ZRunPageView, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 
 /** What the runs, run and workload pages read. */
 export const runPageProcedures = {
-  runList: orgProcedure
-    .input(ZRunFilter)
-    .output(z.array(ZRunListRow))
-    .query(({ ctx, input }) => listRunsWithVerdicts(ctx.deps, ctx.caller, input)),
-  /** The run list's total (pagination) and the page's stuck runs. */
-  runListMeta: orgProcedure
-    .input(ZRunFilter)
-    .output(ZRunListMeta)
-    .query(({ ctx, input }) => getRunListMeta(ctx.deps, ctx.caller, input)),
   /** The run page in one call (run, comparison with `baseline`, environment). */
   runPage: orgProcedure
     .input(z.object({ id: z.string().min(1).max(64), baseline: z.string().min(1).max(256).optional() }))

@@ -473,11 +473,21 @@ export async function updateDelivery(
   return db.delivery.update({ where: { id }, data });
 }
 
-export async function listDeliveries(db: TDb, orgId: string, channelId: string, limit: number) {
+/** The newest `perChannel` deliveries of every channel of the org (the channels page's logs), without payloads. */
+export async function listRecentDeliveries(db: TDb, orgId: string, perChannel: number) {
+  const ids = await db.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM "NotificationChannel" c
+    CROSS JOIN LATERAL (
+      SELECT id FROM "Delivery"
+      WHERE "channelId" = c.id AND "organizationId" = ${orgId}
+      ORDER BY "createdAt" DESC, id DESC
+      LIMIT ${perChannel}
+    ) d
+    WHERE c."organizationId" = ${orgId}`;
   return db.delivery.findMany({
-    where: { organizationId: orgId, channelId },
-    orderBy: { createdAt: 'desc' },
-    take: limit,
+    where: { organizationId: orgId, id: { in: ids.map((r) => r.id) } },
+    omit: { payload: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
 }
 

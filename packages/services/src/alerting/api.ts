@@ -13,7 +13,6 @@ import {
   getSilence,
   getInstance,
   listChannels,
-  listDeliveries,
   listInstanceEvents,
   listInstances,
   listRoutes,
@@ -55,7 +54,7 @@ import { AppError, notFound } from '../errors';
 import { openSecret, sealSecret, secretKeysOf } from '../secrets';
 import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
 
-export const toDelivery = (d: TDeliveryRow): TDelivery => ({
+export const toDelivery = (d: Omit<TDeliveryRow, 'payload'>): TDelivery => ({
   id: d.id,
   channelId: d.channelId,
   kind: d.kind as TDelivery['kind'],
@@ -333,12 +332,6 @@ export async function removeChannel(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['configure'] });
   if (!(await deleteChannel(deps.db, caller.orgId, id))) throw notFound(`channel '${id}'`);
   return { id, deleted: true };
-}
-
-export async function findDeliveries(deps: TDeps, caller: TCaller, channelId: string, limit = 50) {
-  assertCan(caller, { alert: ['read'] });
-  await loadChannel(deps, caller, channelId);
-  return (await listDeliveries(deps.db, caller.orgId, channelId, limit)).map(toDelivery);
 }
 
 export { loadChannel as loadAlertChannel };

@@ -6,6 +6,5 @@ export const load: LayoutServerLoad = async (event) => {
   if (!event.locals.user)
     redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
   const api = await getCaller(event, event.params.org);
-  const [org, orgs] = await call(() => Promise.all([api.orgs.current(), api.orgs.mine()]));
-  return { org, orgs };
+  return call(() => api.pages.nav());
 };

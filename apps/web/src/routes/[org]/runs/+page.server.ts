@@ -23,8 +23,6 @@ export const load: PageServerLoad = async (event) => {
   const limit = parsed.data.limit;
   const filter = { ...parsed.data, limit, offset: (pageNo - 1) * limit };
   const api = await getCaller(event, event.params.org);
-  const [runs, meta, clusters] = await call(() =>
-    Promise.all([api.compare.runList(filter), api.compare.runListMeta(filter), api.clusters.list()]),
-  );
-  return { runs, meta, clusters, filter: raw as Record<string, string>, page: pageNo, limit };
+  const view = await call(() => api.pages.runs(filter));
+  return { ...view, filter: raw as Record<string, string>, page: pageNo, limit };
 };

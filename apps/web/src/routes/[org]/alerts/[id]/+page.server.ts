@@ -5,8 +5,5 @@ import type { PageServerLoad } from './$types';
 export const load: PageServerLoad = async (event) => {
   event.depends(LIVE_HEALTH);
   const api = await getCaller(event, event.params.org);
-  const [alert, members] = await call(() =>
-    Promise.all([api.alerting.get({ id: event.params.id }), api.orgs.members().catch(() => [])]),
-  );
-  return { alert, members: members.map((m) => ({ user: m.user })), now: Date.now() };
+  return { ...(await call(() => api.pages.alert({ id: event.params.id }))), now: Date.now() };
 };

@@ -3,6 +3,5 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
   const api = await getCaller(event, event.params.org);
-  const [tokens, clusters] = await call(() => Promise.all([api.tokens.list(), api.clusters.list()]));
-  return { tokens, clusters };
+  return call(() => api.pages.tokens());
 };
