@@ -444,9 +444,23 @@ export async function createDelivery(
     kind: string;
     title: string;
     payload: object;
+    /** Default now (due at once); later when the creator sends it itself (a claim taken at birth). */
+    nextAttemptAt?: Date;
   },
 ) {
   return db.delivery.create({ data });
+}
+
+/**
+ * Takes a due delivery for one attempt by moving its next attempt out to `until`; false when another sender
+ * took it first. A sender that dies mid-attempt leaves the row due again at `until`.
+ */
+export async function claimDelivery(db: TDb, d: { id: string; attempts: number }, now: Date, until: Date) {
+  const r = await db.delivery.updateMany({
+    where: { id: d.id, status: 'pending', attempts: d.attempts, nextAttemptAt: { lte: now } },
+    data: { nextAttemptAt: until },
+  });
+  return r.count === 1;
 }
 
 /** Deliveries due now, oldest first. */

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import { createServer as createHttpsServer, globalAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
@@ -29,7 +29,7 @@ import {
   subscribePush,
 } from './api';
 import { generateVapidKeys, signBody } from './channels';
-import { notifyBenchmarkAlert, sendTestNotification } from './deliveries';
+import { deliverDue, notifyBenchmarkAlert, sendTestNotification } from './deliveries';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { notifyAlerts } from './notify';
 
@@ -102,7 +102,9 @@ beforeAll(async () => {
       const buf = Buffer.concat(chunks);
       const body = req.url === '/push' ? decryptPush(buf) : buf.toString('utf8');
       hits.push({ path: req.url ?? '', body, headers: req.headers });
-      res.writeHead(req.url === '/push' ? 201 : 200).end('ok');
+      const ok = () => res.writeHead(req.url === '/push' ? 201 : 200).end('ok');
+      if (req.url === '/slow') setTimeout(ok, 300);
+      else ok();
     });
   };
   http = createServer(receive);
@@ -190,6 +192,22 @@ describe('on-call alerting', () => {
     expect(d).toMatchObject({ status: 'sent', attempts: 1, lastError: null });
     const h = hits.find((x) => x.path === '/hook')!;
     expect(h.headers['x-clusterscope-signature']).toBe(signBody(HMAC, h.body));
+    hits.length = 0;
+  });
+
+  it("a test send racing the leader's delivery pass reaches the channel once", async () => {
+    const slow = await addChannel(deps, caller, {
+      name: 'slow',
+      kind: 'webhook',
+      config: { url: `${base}/slow` },
+      secret: { hmacSecret: HMAC },
+    });
+    const sending = sendTestNotification(deps, caller, slow.id);
+    // The request is in flight (the receiver answers after 300 ms) while the leader sends what is due.
+    await vi.waitFor(() => expect(hits.some((h) => h.path === '/slow')).toBe(true));
+    await deliverDue(deps);
+    expect(await sending).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(hits.filter((h) => h.path === '/slow')).toHaveLength(1);
     hits.length = 0;
   });
 

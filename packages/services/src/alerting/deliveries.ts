@@ -1,5 +1,6 @@
 /** The delivery log: every notification to a channel is a row, sent with retries and exponential backoff. */
 import {
+  claimDelivery,
   createDelivery,
   getChannel,
   getOrgById,
@@ -19,6 +20,9 @@ export const MAX_ATTEMPTS = 6;
 /** 10 s, 20 s, 40 s, … capped at 10 min. */
 export const backoffMs = (attempts: number) => Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 600_000);
 
+/** How long one attempt holds its claim (longer than a channel's timeout). */
+const CLAIM_MS = 60_000;
+
 /** One attempt; the row records the outcome (sent, or pending with the next attempt, or failed). */
 export async function attemptDelivery(deps: TDeps, d: TDeliveryRow, channel: TChannelRow, now = new Date()) {
   const attempts = d.attempts + 1;
@@ -37,21 +41,27 @@ export async function attemptDelivery(deps: TDeps, d: TDeliveryRow, channel: TCh
   }
 }
 
-/** Sends every due delivery (called by the leader each cycle, and right after new ones are queued). */
+/**
+ * Sends every due delivery (called by the leader each cycle, and right after new ones are queued). Each is
+ * claimed first, so senders racing each other (leader, a benchmark alert, "Send test") send it once.
+ */
 export async function deliverDue(deps: TDeps, now = new Date()): Promise<number> {
   const due = await listDueDeliveries(deps.db, now);
-  await Promise.all(
-    due.map((d) =>
-      d.channel.enabled
-        ? attemptDelivery(deps, d, d.channel, now)
-        : updateDelivery(deps.db, d.id, {
-            status: 'failed',
-            attempts: d.attempts,
-            lastError: 'channel disabled',
-          }),
-    ),
+  const until = new Date(now.getTime() + CLAIM_MS);
+  const sent = await Promise.all(
+    due.map(async (d) => {
+      if (!(await claimDelivery(deps.db, d, now, until))) return false;
+      if (d.channel.enabled) await attemptDelivery(deps, d, d.channel, now);
+      else
+        await updateDelivery(deps.db, d.id, {
+          status: 'failed',
+          attempts: d.attempts,
+          lastError: 'channel disabled',
+        });
+      return true;
+    }),
   );
-  return due.length;
+  return sent.filter(Boolean).length;
 }
 
 export async function queueDelivery(
@@ -60,6 +70,7 @@ export async function queueDelivery(
   kind: TDelivery['kind'],
   n: TNotification,
   groupId: string | null = null,
+  nextAttemptAt?: Date,
 ) {
   return createDelivery(deps.db, {
     organizationId: channel.organizationId,
@@ -68,6 +79,7 @@ export async function queueDelivery(
     kind,
     title: n.title,
     payload: n as unknown as object,
+    nextAttemptAt,
   });
 }
 
@@ -103,7 +115,8 @@ export async function sendTestNotification(deps: TDeps, caller: TCaller, channel
       },
     ],
   };
-  const d = await queueDelivery(deps, channel, 'test', n);
+  // Claimed at birth: sent here, not by the leader's pass, unless this process dies mid-attempt.
+  const d = await queueDelivery(deps, channel, 'test', n, null, new Date(Date.now() + CLAIM_MS));
   return toDelivery(await attemptDelivery(deps, d, channel));
 }
 
