@@ -37,23 +37,23 @@ type TWriteOpts = { ctx: Pick<TContext, 'runtime'> & { caller: { orgId: string }
 
 /**
  * A run write's resolver that, once it resolved, fans the run change out: the run and cluster named by
- * `runOf(result)`, by default the input's `id` (cluster unknown).
+ * `runOf(result, input)` (none when null), by default the input's `id` (cluster unknown).
  */
 export function notifying<T extends TWriteOpts & { input: { id: string } }, R>(
   resolve: (opts: T) => Promise<R>,
 ): (opts: T) => Promise<R>;
-export function notifying<T extends TWriteOpts, R>(
+export function notifying<T extends TWriteOpts & { input: unknown }, R>(
   resolve: (opts: T) => Promise<R>,
-  runOf: (r: R) => TRunRef,
+  runOf: (r: R, input: T['input']) => TRunRef | null,
 ): (opts: T) => Promise<R>;
-export function notifying<T extends TWriteOpts & { input?: { id?: string } }, R>(
+export function notifying<T extends TWriteOpts & { input: { id?: string } }, R>(
   resolve: (opts: T) => Promise<R>,
-  runOf?: (r: R) => TRunRef,
+  runOf: (r: R, input: T['input']) => TRunRef | null = (_, input) => [input.id!, null],
 ) {
   return async (opts: T) => {
     const r = await resolve(opts);
-    const [runId, clusterId] = runOf ? runOf(r) : [opts.input!.id!, null];
-    notifyRun(opts.ctx, opts.ctx.caller.orgId, runId, clusterId);
+    const run = runOf(r, opts.input);
+    if (run) notifyRun(opts.ctx, opts.ctx.caller.orgId, ...run);
     return r;
   };
 }

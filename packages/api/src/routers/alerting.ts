@@ -47,6 +47,8 @@ import { restMeta } from '../rest';
 
 const rest = restMeta(['alerting']);
 const ZId = ZAlertingId;
+/** A procedure on one rule, alert, silence or channel. */
+const byId = orgProcedure.input(z.object({ id: ZId }));
 
 /** On-call alerting (issue 12): viewers read; members ack and silence; admins edit rules, channels, routing. */
 export const alertingRouter = router({
@@ -56,9 +58,8 @@ export const alertingRouter = router({
     .input(ZRuleListInput)
     .output(z.array(ZAlertRule))
     .query(svc(findAlertRules)),
-  rule: orgProcedure
+  rule: byId
     .meta(rest('GET', '/alerting/rules/{id}', 'Get an alert rule'))
-    .input(z.object({ id: ZId }))
     .output(ZAlertRule)
     .query(svc(getAlertRuleById, 'id')),
   createRule: orgProcedure
@@ -78,9 +79,8 @@ export const alertingRouter = router({
     .input(ZAlertRuleUpdate)
     .output(ZAlertRule)
     .mutation(svc(editAlertRule)),
-  deleteRule: orgProcedure
+  deleteRule: byId
     .meta(rest('DELETE', '/alerting/rules/{id}', 'Delete a custom alert rule (built-in rules: disable them)'))
-    .input(z.object({ id: ZId }))
     .output(ZDeleted)
     .mutation(svc(removeAlertRule, 'id')),
 
@@ -97,9 +97,8 @@ export const alertingRouter = router({
     .input(ZAlertListInput)
     .output(z.array(ZAlertInstance))
     .query(svc(findAlertInstances)),
-  get: orgProcedure
+  get: byId
     .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
-    .input(z.object({ id: ZId }))
     .output(ZAlertDetail)
     .query(svc(getAlertDetail, 'id')),
   ack: orgProcedure
@@ -119,9 +118,8 @@ export const alertingRouter = router({
     .input(ZSilenceCreate)
     .output(ZSilence)
     .mutation(svc(addSilence)),
-  expireSilence: orgProcedure
+  expireSilence: byId
     .meta(rest('POST', '/alerting/silences/{id}/expire', 'End a silence now'))
-    .input(z.object({ id: ZId }))
     .output(ZSilence)
     .mutation(svc(endSilence, 'id')),
 
@@ -129,14 +127,8 @@ export const alertingRouter = router({
   channels: orgProcedure.input(z.object({}).optional()).output(z.array(ZChannel)).query(svc(findChannels)),
   createChannel: orgProcedure.input(ZChannelCreate).output(ZChannel).mutation(svc(addChannel)),
   updateChannel: orgProcedure.input(ZChannelUpdate).output(ZChannel).mutation(svc(editChannel)),
-  deleteChannel: orgProcedure
-    .input(z.object({ id: ZId }))
-    .output(ZDeleted)
-    .mutation(svc(removeChannel, 'id')),
-  testChannel: orgProcedure
-    .input(z.object({ id: ZId }))
-    .output(ZDelivery)
-    .mutation(svc(sendTestNotification, 'id')),
+  deleteChannel: byId.output(ZDeleted).mutation(svc(removeChannel, 'id')),
+  testChannel: byId.output(ZDelivery).mutation(svc(sendTestNotification, 'id')),
 
   // ---- routing ----
   routing: orgProcedure

@@ -21,7 +21,7 @@ import {
 } from '@clusterscope/schema';
 import { agentProcedure, router, withPermission, svc } from '../trpc';
 import { restMeta } from '../rest';
-import { notifying, notifyRun } from '../notify';
+import { notifying } from '../notify';
 
 const rest = restMeta(['agent jobs']);
 const runsRest = restMeta(['runs']);
@@ -51,11 +51,7 @@ export const jobsRouter = router({
     )
     .input(ZJobLeaseIn)
     .output(ZJobLeaseOut)
-    .mutation(async ({ ctx, input }) => {
-      const r = await renewLease(ctx.deps, ctx.caller, input);
-      if (input.running) notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(notifying(svc(renewLease), (_, input) => (input.running ? [input.id, null] : null))),
   output: agentProcedure
     .meta(rest('POST', '/agent/jobs/{id}/output', "Post a job's raw tool output (agents)"))
     .input(ZJobOutputIn)

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { getRunDetail, getRunPage, getRunOutput, getWorkloadHistory } from '@clusterscope/services';
-import { ZRunId, ZRunPageView, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
+import { ZRunBaselineIn, ZRunId, ZRunPageView, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
 import { orgProcedure, svc } from '../trpc';
 
 /** What the runs, run and workload pages read. */
 export const runPageProcedures = {
   /** The run page in one call (run, comparison with `baseline`, environment). */
   runPage: orgProcedure
-    .input(ZRunId.extend({ baseline: z.string().min(1).max(256).optional() }))
+    .input(ZRunBaselineIn)
     .output(ZRunPageView)
     .query(({ ctx, input }) => getRunPage(ctx.deps, ctx.caller, input.id, input.baseline)),
   runDetail: orgProcedure.input(ZRunId).output(ZRunView).query(svc(getRunDetail, 'id')),
