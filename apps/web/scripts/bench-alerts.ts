@@ -53,6 +53,7 @@ import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { bootWorkerFromSource, NODE_DOWN_NOW } from '@clusterscope/services/testing';
 import { intEnv } from './lib/env';
+import { pct, r1 } from './lib/stats';
 
 const log = (m: string) => console.error(`bench-alerts: ${m}`);
 const TRIALS = intEnv('BENCH_TRIALS', 20);
@@ -60,11 +61,6 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? 'latency,false,cost').split(',
 
 const EVAL_S = intEnv('ALERT_EVAL_INTERVAL_S', 15);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
-};
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'cs-bench-alerts-'));
@@ -154,18 +150,21 @@ async function main() {
     };
     const call = (caller: TCaller, p: string, input: unknown) =>
       fns[p]!(deps, caller, input) as Promise<{ id: string }>;
+    /** A webhook channel to the receiver above. */
+    const addHook = (caller: TCaller) =>
+      call(caller, 'createChannel', {
+        name: 'hook',
+        kind: 'webhook',
+        config: { url: hookUrl },
+        secret: { hmacSecret: 'bench' },
+      });
 
     let latencies: number[] = [];
     if (PARTS.has('latency')) {
       // ---- 1. detection latency ----
       log(`detection latency: ${TRIALS} clusters, samples every 10 s, evaluator every ${EVAL_S} s`);
       const lat = await mkOrg('latency');
-      const hook = await call(lat.caller, 'createChannel', {
-        name: 'hook',
-        kind: 'webhook',
-        config: { url: hookUrl },
-        secret: { hmacSecret: 'bench' },
-      });
+      const hook = await addHook(lat.caller);
       await call(lat.caller, 'setRouting', {
         routes: [{ severity: 'critical', channelIds: [hook.id] }],
         grouping: { groupWaitS: 0, groupIntervalS: 300, repeatIntervalS: 14_400 },
@@ -217,12 +216,7 @@ async function main() {
         'false pages: 10 simulated minutes of flapping and noisy-but-healthy data under the built-in rules',
       );
       const noisy = await mkOrg('noisy');
-      const noisyHook = await call(noisy.caller, 'createChannel', {
-        name: 'hook',
-        kind: 'webhook',
-        config: { url: hookUrl },
-        secret: { hmacSecret: 'bench' },
-      });
+      const noisyHook = await addHook(noisy.caller);
       const sev = ['critical', 'warning', 'info'] as const;
       await call(noisy.caller, 'setRouting', {
         routes: sev.map((severity) => ({ severity, channelIds: [noisyHook.id] })),

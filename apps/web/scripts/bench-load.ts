@@ -34,6 +34,7 @@ import { buildUrl, readClusterMeta } from '@clusterscope/db/embedded';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { ok, postIngest, signIn } from './lib/http';
 import { intEnv } from './lib/env';
+import { pct, r1 } from './lib/stats';
 
 const VIEWERS = intEnv('BENCH_VIEWERS', 200, 0);
 const AGENTS = intEnv('BENCH_AGENTS', 50, 0);
@@ -48,12 +49,6 @@ const ORG = 'demo';
 const INTERVAL_S = 10;
 const log = (m: string) => console.error(`bench-load: ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 // ---- the web server process ------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { REPO_ROOT, intEnv } from './lib/env';
 import { ok, signInAnswer } from './lib/http';
+import { pct, r1, timeCalls } from './lib/stats';
 
 const NODES = intEnv('BENCH_NODES', 50);
 const DAYS = intEnv('BENCH_DAYS', 30);
@@ -41,8 +42,6 @@ const DUMP = process.env.BENCH_DUMP ?? '';
 const ORG = 'demo';
 const log = (m: string) => console.error(`bench-pages: ${m}`);
 
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
-const r1 = (x: number) => Math.round(x * 10) / 10;
 const HOUR = 3_600_000;
 
 /** Session cookies as a browser keeps them: refreshed by every response's Set-Cookie (better-auth's cache). */
@@ -142,13 +141,7 @@ async function timePage(base: string, jar: CookieJar, url: string): Promise<numb
     return true;
   };
   if (!(await get())) return null; // warm-up
-  const out: number[] = [];
-  for (let i = 0; i < ITER; i++) {
-    const t = performance.now();
-    await get();
-    out.push(performance.now() - t);
-  }
-  return out.sort((a, b) => a - b);
+  return timeCalls(ITER, get);
 }
 
 /** The charts the cluster/node page fetches after it rendered (builds that have `dashboard.chartsView`). */

@@ -25,6 +25,7 @@ import {
 import { getCgroupSeries, getNodeSeries, migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { readLaunchEnv } from './lib/env';
+import { pct, r1, timeCalls } from './lib/stats';
 
 const env = readLaunchEnv();
 const DIR = path.join(env.DATA_DIR, 'bench-query');
@@ -108,16 +109,8 @@ function fakeDb(meta: TMeta): TDb {
 
 async function time(n: number, fn: () => Promise<unknown>): Promise<number[]> {
   await fn(); // warm-up
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return out.sort((a, b) => a - b);
+  return timeCalls(n, fn);
 }
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main() {
   fs.mkdirSync(DIR, { recursive: true });

@@ -23,6 +23,7 @@ import {
   startIngestProxy,
   writeAgentConfigIn,
   type AgentProcess,
+  type TIngestProxy,
   type TStoredCounts,
 } from '../../fixtures/agent';
 import { launch, waitFor, waitHealthy, type TLaunched } from '../../fixtures/launch';
@@ -61,6 +62,24 @@ async function flush(agentJs: string, cfg: string): Promise<AgentProcess> {
   agents.push(once);
   expect(await once.exited).toBe(0);
   return once;
+}
+
+/** Has the proxy drop the next batch at `hook` and kill -9 the agent; the batch id once it died. */
+async function killAtBatch(
+  proxy: TIngestProxy,
+  hook: 'beforeReply' | 'beforeForward',
+  a: AgentProcess,
+): Promise<string> {
+  let batch = '';
+  proxy[hook] = (batchId) => {
+    if (batch) return true;
+    batch = batchId;
+    a.child.kill('SIGKILL');
+    return false;
+  };
+  expect(await a.exited).toBeNull(); // killed by a signal
+  proxy[hook] = undefined;
+  return batch;
 }
 
 const total = (c: TStoredCounts) => Object.values(c).reduce((s, t) => s + t.rows, 0);
@@ -156,15 +175,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   const first = spawnAgent(agentJs, ['--config', cfg2]);
   agents.push(first);
   await waitFor(() => proxy.forwarded.size >= 3, 30_000, 'first batches through the proxy');
-  let killedBatch = '';
-  proxy.beforeReply = (batchId) => {
-    if (killedBatch) return true;
-    killedBatch = batchId;
-    first.child.kill('SIGKILL');
-    return false;
-  };
-  expect(await first.exited).toBeNull(); // killed by a signal
-  proxy.beforeReply = undefined;
+  const killedBatch = await killAtBatch(proxy, 'beforeReply', first);
   expect(proxy.forwarded.get(killedBatch)).toBe(1); // committed by the app, never acknowledged
 
   const second = spawnAgent(agentJs, ['--config', cfg2]);
@@ -176,15 +187,7 @@ test('no sample lost or duplicated across an app outage and a kill -9 mid-send',
   await waitFor(() => proxy.forwarded.get(killedBatch) === 2, 30_000, 'the killed batch resent');
 
   // kill -9 again while a send is in flight that the app never received.
-  let lostBatch = '';
-  proxy.beforeForward = (batchId) => {
-    if (lostBatch) return true;
-    lostBatch = batchId;
-    second.child.kill('SIGKILL');
-    return false;
-  };
-  expect(await second.exited).toBeNull();
-  proxy.beforeForward = undefined;
+  const lostBatch = await killAtBatch(proxy, 'beforeForward', second);
   expect(proxy.forwarded.has(lostBatch)).toBe(false);
   const third = spawnAgent(agentJs, ['--config', cfg2]);
   agents.push(third);

@@ -12,6 +12,7 @@ import { expect, test } from '@playwright/test';
 import { PORT } from '../../playwright.config';
 import { adminTokenFor, countStored, createCluster, createIngestToken } from '../../fixtures/agent';
 import { launch, waitHealthy, type TLaunched } from '../../fixtures/launch';
+import { sendIngest } from '../../../apps/web/scripts/lib/http';
 
 const APP_PORT = PORT + 5;
 const AGENTS = 50;
@@ -124,16 +125,7 @@ test('every batch is stored exactly once through 3 kill -9 of the web server', a
       a.inFlight = true;
       let ok = false;
       try {
-        const res = await fetch(`${base}/api/v1/ingest`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            'content-encoding': 'gzip',
-          },
-          body: next.body,
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-        });
+        const res = await sendIngest(base, token, next.body, AbortSignal.timeout(TIMEOUT_MS));
         const text = await res.text();
         if (res.status >= 200 && res.status < 300) {
           ok = true;

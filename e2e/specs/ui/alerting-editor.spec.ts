@@ -1,7 +1,7 @@
 /** Alerting settings in the browser: the rules editor (metric rules), the routing form, the cluster page's alert timeline. */
 import { expect, test } from '@playwright/test';
 import { signInPatiently } from '../../fixtures/auth';
-import { makeAlertingCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
+import { makeAlertingCluster, makeFiringCluster, postNode, rpc, waitForAlert } from '../../fixtures/alerting';
 
 // Labels are matched from their start: a <select>'s accessible name also holds its options' text.
 
@@ -84,10 +84,7 @@ test('routing form: a cluster override sends critical alerts to a chosen channel
 
 test('cluster page: the alert timeline shows a node-down alert firing, then resolved', async ({ page }) => {
   await signInPatiently(page);
-  const c = await makeAlertingCluster(page.request, 'timeline');
-  await postNode(page.request, c, 1, 'LIVE');
-  await postNode(page.request, c, 5, 'DEAD');
-  const alert = await waitForAlert(page.request, c.id, 5);
+  const { c, alert } = await makeFiringCluster(page.request, 'timeline', 5, [1]);
   await page.goto(`/demo/clusters/${c.id}`);
   const lane = page.getByTestId('alert-timeline').locator(`li[data-alert="${alert.id}"]`);
   await expect(lane).toHaveAttribute('data-state', 'firing');

@@ -3,22 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { signInPatiently } from '../../fixtures/auth';
-import {
-  expectAckedByUser,
-  getAlert,
-  makeAlertingCluster,
-  postNode,
-  waitForAlert,
-} from '../../fixtures/alerting';
+import { expectAckedByUser, getAlert, makeFiringCluster } from '../../fixtures/alerting';
 
 test('a node reported DEAD fires: alerts page with URL filters, detail with history, silence from the alert', async ({
   page,
 }) => {
   await signInPatiently(page);
-  const c = await makeAlertingCluster(page.request, 'alerts-page');
-  await postNode(page.request, c, 1, 'LIVE');
-  await postNode(page.request, c, 7, 'DEAD');
-  const alert = await waitForAlert(page.request, c.id, 7);
+  const { c, alert } = await makeFiringCluster(page.request, 'alerts-page', 7, [1]);
 
   // Filters live in the URL: this cluster, firing only.
   await page.goto(`/demo/alerts?state=firing&cluster=${c.id}`);
@@ -69,9 +60,7 @@ test.describe('on a phone', () => {
     page,
   }) => {
     await signInPatiently(page);
-    const c = await makeAlertingCluster(page.request, 'oncall-ack');
-    await postNode(page.request, c, 3, 'DEAD');
-    const alert = await waitForAlert(page.request, c.id, 3);
+    const { alert } = await makeFiringCluster(page.request, 'oncall-ack', 3);
 
     await page.goto('/demo/oncall');
     const list = page.getByTestId('oncall-alerts');

@@ -192,3 +192,19 @@ export function retryAfterHeaders(errors: readonly TRPCError[]): Record<string, 
   }
   return undefined;
 }
+
+type TSvcOpts<C, I> = { ctx: { deps: TDeps; caller: C }; input: I };
+
+/**
+ * The resolver of a thin procedure: the service `fn` called with the request's deps and caller, and its
+ * input or, with `key`, the input's `key` field.
+ */
+export function svc<C, I, O>(fn: (deps: TDeps, caller: C, input: I) => O): (o: TSvcOpts<C, I>) => O;
+export function svc<C, K extends string, V, O>(
+  fn: (deps: TDeps, caller: C, value: V) => O,
+  key: K,
+): (o: TSvcOpts<C, Record<K, V>>) => O;
+export function svc<C, O>(fn: (deps: TDeps, caller: C, input: unknown) => O, key?: string) {
+  return ({ ctx, input }: TSvcOpts<C, Record<string, unknown>>) =>
+    fn(ctx.deps, ctx.caller, key === undefined ? input : input[key]);
+}

@@ -121,4 +121,5 @@ export const ZRevoked = z.object({ id: z.string(), revoked: z.boolean() });
 export const ZCanceled = z.object({ id: z.string(), canceled: z.boolean() });
 export const ZRejected = z.object({ id: z.string(), rejected: z.boolean() });
 export const ZRemoved = z.object({ id: z.string(), removed: z.boolean() });
+export const ZDeleted = z.object({ id: z.string(), deleted: z.boolean() });
 export const ZRoleSet = z.object({ id: z.string(), role: ZRole });

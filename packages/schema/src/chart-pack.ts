@@ -5,6 +5,7 @@
  * `packCharts` runs on the server, `unpackCharts` in the page; what the chart draws is the same.
  */
 import { z } from 'zod';
+import { dbChartsOf, DB_KEYS, healthChartsOf, SERIES_KEYS, type TSeriesKey } from './chart-shape';
 import type { TChartSeries, TClusterCharts, TDbCharts } from './views';
 
 /** Plot height the tolerance is computed for (the chart panels are 220 px tall, the plot is less). */
@@ -20,32 +21,7 @@ export type TPackedLine = z.infer<typeof ZPackedLine>;
 export const ZPackedSeries = ZPackedLine.extend({ name: z.string(), node_id: z.number().nullable() });
 export type TPackedSeries = z.infer<typeof ZPackedSeries>;
 
-const SERIES_KEYS = [
-  'leaseholders',
-  'cpu',
-  'cpu_limit',
-  'throttled',
-  'mem',
-  'mem_limit',
-  'io_read',
-  'io_write',
-  'io_read_limit',
-  'io_write_limit',
-] as const;
-type TSeriesKey = (typeof SERIES_KEYS)[number];
-
-export const ZPackedCharts = z.object({
-  from: z.number(),
-  to: z.number(),
-  resolution: z.enum(['raw', '1m', '1h']),
-  step_ms: z.number(),
-  ranges_underreplicated: ZPackedLine,
-  ranges_unavailable: ZPackedLine,
-  ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, z.array(ZPackedSeries)])) as Record<
-    TSeriesKey,
-    z.ZodArray<typeof ZPackedSeries>
-  >),
-});
+export const ZPackedCharts = healthChartsOf(ZPackedLine, ZPackedSeries);
 export type TPackedCharts = z.infer<typeof ZPackedCharts>;
 
 /** Line charts sharing a y axis: a limit is drawn on its measure's axis. */
@@ -238,31 +214,8 @@ export function unpackCharts(p: TPackedCharts): TClusterCharts {
   };
 }
 
-const DB_KEYS = [
-  'statements',
-  'latency',
-  'transactions',
-  'connections',
-  'capacity',
-  'capacity_used_ratio',
-  'live_bytes',
-  'cpu',
-  'rss',
-  'replicas',
-  'leaseholders',
-] as const;
-type TDbKey = (typeof DB_KEYS)[number];
-
 /** The database panels on the wire: every panel packed as the health charts are (one panel, one axis). */
-export const ZPackedDbCharts = z.object({
-  from: z.number(),
-  to: z.number(),
-  step_ms: z.number(),
-  ...(Object.fromEntries(DB_KEYS.map((k) => [k, z.array(ZPackedSeries)])) as Record<
-    TDbKey,
-    z.ZodArray<typeof ZPackedSeries>
-  >),
-});
+export const ZPackedDbCharts = dbChartsOf(ZPackedSeries);
 export type TPackedDbCharts = z.infer<typeof ZPackedDbCharts>;
 
 /** Packs series drawn on one y axis: half a pixel of the axis' data span (0 always on the axis). */

@@ -114,6 +114,8 @@ const HOUR_MS = 3_600_000;
 /** Longest window that may force `resolution=raw` (raw rows are 10 s apart: ≤ 2160 points per node). */
 export const MAX_RAW_SPAN_MS = 6 * HOUR_MS;
 export const RESOLUTIONS = ['raw', '1m', '1h'] as const;
+/** What a window was read over: [from, to) in epoch ms, from raw rows or a rollup. */
+export const ZReadWindow = z.object({ from: z.number(), to: z.number(), resolution: z.enum(RESOLUTIONS) });
 export const ZResolution = z
   .enum(RESOLUTIONS)
   .describe(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZReadWindow } from './common';
 import { ZNodeEventView } from './views';
 
 const point = z.tuple([z.number(), z.number().nullable()]);
@@ -30,10 +31,7 @@ export const ZEnvironmentCgroup = z.object({
 export type TEnvironmentCgroup = z.infer<typeof ZEnvironmentCgroup>;
 
 /** Cluster health over a window (tsdb `getEnvironment`). */
-export const ZEnvironment = z.object({
-  from: z.number(),
-  to: z.number(),
-  resolution: z.enum(['raw', '1m', '1h']),
+export const ZEnvironment = ZReadWindow.extend({
   /** False when the window saw trouble; `reasons` says which. */
   healthy: z.boolean(),
   reasons: z.array(z.string()),

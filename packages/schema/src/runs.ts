@@ -35,6 +35,8 @@ export type TRunCreate = z.infer<typeof ZRunCreate>;
 export type TRunCreateIn = z.input<typeof ZRunCreate>;
 
 export const ZRunId = z.object({ id: z.string().min(1).max(64) });
+/** A run and what to compare it with: a run id, a branch or `branch:N` (default: the workload's baseline). */
+export const ZRunBaselineIn = ZRunId.extend({ baseline: z.string().min(1).max(256).optional() });
 
 export const ZRunSampleIn = z.object({
   /** Epoch ms; defaults to the run's start + elapsed_s. */

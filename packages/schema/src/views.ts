@@ -3,8 +3,9 @@
  * the services (return types), the API (`.output()`) and the web app (chart builders, components).
  */
 import { z } from 'zod';
+import { dbChartsOf, healthChartsOf } from './chart-shape';
 import { ZPackedCharts, ZPackedDbCharts } from './chart-pack';
-import { ZLiveness } from './common';
+import { RESOLUTIONS, ZLiveness } from './common';
 import { NODE_STATES, CLUSTER_SEVERITIES } from './health';
 
 export const ZNodeState = z.enum(NODE_STATES);
@@ -106,26 +107,7 @@ export const ZChartSeries = z.object({
 export type TChartSeries = z.infer<typeof ZChartSeries>;
 
 /** The six health charts of a cluster (or one node) over a window. */
-export const ZClusterCharts = z.object({
-  from: z.number(),
-  to: z.number(),
-  resolution: z.enum(['raw', '1m', '1h']),
-  /** Spacing of points: the push interval for raw data, else the rollup bucket. */
-  step_ms: z.number(),
-  ranges_underreplicated: z.array(z.tuple([z.number(), z.number()])),
-  ranges_unavailable: z.array(z.tuple([z.number(), z.number()])),
-  leaseholders: z.array(ZChartSeries),
-  cpu: z.array(ZChartSeries),
-  cpu_limit: z.array(ZChartSeries),
-  throttled: z.array(ZChartSeries),
-  mem: z.array(ZChartSeries),
-  mem_limit: z.array(ZChartSeries),
-  io_read: z.array(ZChartSeries),
-  io_write: z.array(ZChartSeries),
-  /** io.max read / write limits (bytes/s, summed over limited devices; null = unlimited). */
-  io_read_limit: z.array(ZChartSeries),
-  io_write_limit: z.array(ZChartSeries),
-});
+export const ZClusterCharts = healthChartsOf(z.array(z.tuple([z.number(), z.number()])), ZChartSeries);
 export type TClusterCharts = z.infer<typeof ZClusterCharts>;
 
 /**
@@ -134,30 +116,7 @@ export type TClusterCharts = z.infer<typeof ZClusterCharts>;
  * packages/tsdb/README.md. Empty arrays: no such series in the window (the input is off, or the
  * target does not export them). On the node page every series is that node's.
  */
-export const ZDbCharts = z.object({
-  from: z.number(),
-  to: z.number(),
-  step_ms: z.number(),
-  /** Statements per second: select, insert, update, delete (summed over nodes). */
-  statements: z.array(ZChartSeries),
-  /** Service latency p50 and p99 in ms (histogram_quantile over the nodes' summed bucket rates). */
-  latency: z.array(ZChartSeries),
-  /** Transactions per second: commits, aborts. */
-  transactions: z.array(ZChartSeries),
-  /** Open SQL connections per node. */
-  connections: z.array(ZChartSeries),
-  /** Bytes: capacity, used, available (summed over stores and nodes). */
-  capacity: z.array(ZChartSeries),
-  /** used / (used + available), 0..1. */
-  capacity_used_ratio: z.array(ZChartSeries),
-  /** Per node. */
-  live_bytes: z.array(ZChartSeries),
-  /** The process's CPU, normalised by cores (0..1), per node. */
-  cpu: z.array(ZChartSeries),
-  rss: z.array(ZChartSeries),
-  replicas: z.array(ZChartSeries),
-  leaseholders: z.array(ZChartSeries),
-});
+export const ZDbCharts = dbChartsOf(ZChartSeries);
 export type TDbCharts = z.infer<typeof ZDbCharts>;
 
 /** A liveness transition. */
@@ -169,7 +128,7 @@ export const ZNodeEventView = z.object({
 });
 
 /** Resolution and point spacing of a page's charts (known before the charts arrive). */
-export const ZChartsWindow = z.object({ resolution: z.enum(['raw', '1m', '1h']), step_ms: z.number() });
+export const ZChartsWindow = z.object({ resolution: z.enum(RESOLUTIONS), step_ms: z.number() });
 
 /**
  * The cluster page: headline, node table, chart window, liveness events (newest first) and, unless asked

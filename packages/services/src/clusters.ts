@@ -10,7 +10,7 @@ import {
   updateCluster as patchCluster,
 } from '@clusterscope/db';
 import type { TDeps } from './deps';
-import { audit } from './audit';
+import { audit, auditChange } from './audit';
 import { assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 import { canSeeCluster } from './access';
@@ -146,10 +146,7 @@ export async function updateCluster(
 
 export async function deleteCluster(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { cluster: ['delete'] });
-  if (!(await removeCluster(deps.db, caller.orgId, id))) throw notFound('cluster');
-  await audit(deps, caller, {
-    action: 'cluster.delete',
-    targetId: id,
-  });
+  const e = { action: 'cluster.delete', id, what: 'cluster' } as const;
+  await auditChange(deps, caller, e, removeCluster(deps.db, caller.orgId, id));
   return { id, deleted: true };
 }

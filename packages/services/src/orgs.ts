@@ -19,7 +19,7 @@ import {
 } from '@clusterscope/db';
 import { ZRole, ZSlug, type TInvite, type TRole } from '@clusterscope/schema';
 import type { TDeps } from './deps';
-import { audit } from './audit';
+import { audit, auditChange } from './audit';
 import { assertCan, type TCaller } from './caller';
 import { INVITATION_TTL_S } from './auth';
 import { AppError, notFound } from './errors';
@@ -132,11 +132,8 @@ export async function inviteMember(deps: TDeps, caller: TCaller, input: TInvite)
 export async function cancelInvitation(deps: TDeps, caller: TCaller, id: string) {
   assertSession(caller);
   assertCan(caller, { invitation: ['cancel'] });
-  if (!(await setInvitationStatus(deps.db, caller.orgId, id, 'canceled'))) throw notFound('invitation');
-  await audit(deps, caller, {
-    action: 'invitation.cancel',
-    targetId: id,
-  });
+  const e = { action: 'invitation.cancel', id, what: 'invitation' } as const;
+  await auditChange(deps, caller, e, setInvitationStatus(deps.db, caller.orgId, id, 'canceled'));
   return { id, canceled: true };
 }
 

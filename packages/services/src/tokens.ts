@@ -10,7 +10,7 @@ import {
 } from '@clusterscope/db';
 import { type TScope, type TTokenCreate } from '@clusterscope/schema';
 import type { TDeps } from './deps';
-import { audit } from './audit';
+import { auditChange } from './audit';
 import { actorOf, assertCan, type TCaller } from './caller';
 import { AppError, notFound } from './errors';
 
@@ -63,11 +63,8 @@ export async function listTokens(deps: TDeps, caller: TCaller) {
 
 export async function revokeToken(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { token: ['revoke'] });
-  if (!(await revokeApiToken(deps.db, caller.orgId, id))) throw notFound('active token');
-  await audit(deps, caller, {
-    action: 'token.revoke',
-    targetId: id,
-  });
+  const e = { action: 'token.revoke', id, what: 'active token' } as const;
+  await auditChange(deps, caller, e, revokeApiToken(deps.db, caller.orgId, id));
   return { id, revoked: true };
 }
 

@@ -30,9 +30,16 @@ export async function signIn(base: string, dataDir: string): Promise<string> {
     .join('; ');
 }
 
-/** Posts one gzipped ingest batch with `token`; resolves with the rows accepted (throws unless 202). */
-export async function postIngest(base: string, token: string, body: Buffer): Promise<number> {
-  const res = await fetch(`${base}/api/v1/ingest`, {
+type TBody = NonNullable<RequestInit['body']>;
+
+/** Posts one gzipped ingest batch with `token`, as the agent does; the answer is the caller's to read. */
+export function sendIngest(
+  base: string,
+  token: string,
+  body: TBody,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${base}/api/v1/ingest`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -40,7 +47,13 @@ export async function postIngest(base: string, token: string, body: Buffer): Pro
       'content-encoding': 'gzip',
     },
     body,
+    signal,
   });
+}
+
+/** {@link sendIngest}; resolves with the rows accepted (throws unless 202). */
+export async function postIngest(base: string, token: string, body: TBody): Promise<number> {
+  const res = await sendIngest(base, token, body);
   const text = await res.text();
   if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
   return (JSON.parse(text) as { accepted: number }).accepted;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { enrollAgent, findAgents, revokeAgent } from '@clusterscope/services';
 import { ZAgentEnroll, ZAgentEnrolled, ZAgentListItem, ZRevoked } from '@clusterscope/schema';
-import { orgProcedure, router, withPermission } from '../trpc';
+import { orgProcedure, router, withPermission, svc } from '../trpc';
 
 export const agentsRouter = router({
-  list: orgProcedure.output(z.array(ZAgentListItem)).query(({ ctx }) => findAgents(ctx.deps, ctx.caller)),
+  list: orgProcedure.output(z.array(ZAgentListItem)).query(svc(findAgents)),
   /** Issues an agent credential (shown once) bound to the agent and its cluster. */
   enroll: withPermission({ token: ['create'] })
     .input(ZAgentEnroll)
@@ -18,5 +18,5 @@ export const agentsRouter = router({
   revoke: withPermission({ token: ['revoke'] })
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(ZRevoked)
-    .mutation(({ ctx, input }) => revokeAgent(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(revokeAgent, 'id')),
 });

@@ -33,6 +33,7 @@ import {
   ZChannel,
   ZChannelCreate,
   ZChannelUpdate,
+  ZDeleted,
   ZDelivery,
   ZPushSubscribe,
   ZRouting,
@@ -41,12 +42,13 @@ import {
   ZSilence,
   ZSilenceCreate,
 } from '@clusterscope/schema';
-import { orgProcedure, router } from '../trpc';
+import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['alerting']);
 const ZId = ZAlertingId;
-const ZDeleted = z.object({ id: z.string(), deleted: z.boolean() });
+/** A procedure on one rule, alert, silence or channel. */
+const byId = orgProcedure.input(z.object({ id: ZId }));
 
 /** On-call alerting (issue 12): viewers read; members ack and silence; admins edit rules, channels, routing. */
 export const alertingRouter = router({
@@ -55,12 +57,11 @@ export const alertingRouter = router({
     .meta(rest('GET', '/alerting/rules', 'List alert rules'))
     .input(ZRuleListInput)
     .output(z.array(ZAlertRule))
-    .query(({ ctx, input }) => findAlertRules(ctx.deps, ctx.caller, input)),
-  rule: orgProcedure
+    .query(svc(findAlertRules)),
+  rule: byId
     .meta(rest('GET', '/alerting/rules/{id}', 'Get an alert rule'))
-    .input(z.object({ id: ZId }))
     .output(ZAlertRule)
-    .query(({ ctx, input }) => getAlertRuleById(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getAlertRuleById, 'id')),
   createRule: orgProcedure
     .meta(
       rest(
@@ -72,17 +73,16 @@ export const alertingRouter = router({
     )
     .input(ZAlertRuleCreate)
     .output(ZAlertRule)
-    .mutation(({ ctx, input }) => addAlertRule(ctx.deps, ctx.caller, input)),
+    .mutation(svc(addAlertRule)),
   updateRule: orgProcedure
     .meta(rest('PATCH', '/alerting/rules/{id}', 'Edit an alert rule'))
     .input(ZAlertRuleUpdate)
     .output(ZAlertRule)
-    .mutation(({ ctx, input }) => editAlertRule(ctx.deps, ctx.caller, input)),
-  deleteRule: orgProcedure
+    .mutation(svc(editAlertRule)),
+  deleteRule: byId
     .meta(rest('DELETE', '/alerting/rules/{id}', 'Delete a custom alert rule (built-in rules: disable them)'))
-    .input(z.object({ id: ZId }))
     .output(ZDeleted)
-    .mutation(({ ctx, input }) => removeAlertRule(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(removeAlertRule, 'id')),
 
   // ---- alerts ----
   list: orgProcedure
@@ -96,78 +96,58 @@ export const alertingRouter = router({
     )
     .input(ZAlertListInput)
     .output(z.array(ZAlertInstance))
-    .query(({ ctx, input }) => findAlertInstances(ctx.deps, ctx.caller, input)),
-  get: orgProcedure
+    .query(svc(findAlertInstances)),
+  get: byId
     .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
-    .input(z.object({ id: ZId }))
     .output(ZAlertDetail)
-    .query(({ ctx, input }) => getAlertDetail(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getAlertDetail, 'id')),
   ack: orgProcedure
     .meta(rest('POST', '/alerting/ack', 'Acknowledge alerts (stops repeat notifications and escalation)'))
     .input(z.object({ ids: z.array(ZId).min(1).max(100) }))
     .output(z.array(ZAlertInstance))
-    .mutation(({ ctx, input }) => ackAlertInstances(ctx.deps, ctx.caller, input.ids)),
+    .mutation(svc(ackAlertInstances, 'ids')),
 
   // ---- silences ----
   silences: orgProcedure
     .meta(rest('GET', '/alerting/silences', 'List silences'))
     .input(z.object({}))
     .output(z.array(ZSilence))
-    .query(({ ctx }) => findSilences(ctx.deps, ctx.caller)),
+    .query(svc(findSilences)),
   createSilence: orgProcedure
     .meta(rest('POST', '/alerting/silences', 'Create a silence'))
     .input(ZSilenceCreate)
     .output(ZSilence)
-    .mutation(({ ctx, input }) => addSilence(ctx.deps, ctx.caller, input)),
-  expireSilence: orgProcedure
+    .mutation(svc(addSilence)),
+  expireSilence: byId
     .meta(rest('POST', '/alerting/silences/{id}/expire', 'End a silence now'))
-    .input(z.object({ id: ZId }))
     .output(ZSilence)
-    .mutation(({ ctx, input }) => endSilence(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(endSilence, 'id')),
 
   // ---- channels (secrets are never returned: shown as ***) ----
-  channels: orgProcedure
-    .input(z.object({}).optional())
-    .output(z.array(ZChannel))
-    .query(({ ctx }) => findChannels(ctx.deps, ctx.caller)),
-  createChannel: orgProcedure
-    .input(ZChannelCreate)
-    .output(ZChannel)
-    .mutation(({ ctx, input }) => addChannel(ctx.deps, ctx.caller, input)),
-  updateChannel: orgProcedure
-    .input(ZChannelUpdate)
-    .output(ZChannel)
-    .mutation(({ ctx, input }) => editChannel(ctx.deps, ctx.caller, input)),
-  deleteChannel: orgProcedure
-    .input(z.object({ id: ZId }))
-    .output(ZDeleted)
-    .mutation(({ ctx, input }) => removeChannel(ctx.deps, ctx.caller, input.id)),
-  testChannel: orgProcedure
-    .input(z.object({ id: ZId }))
-    .output(ZDelivery)
-    .mutation(({ ctx, input }) => sendTestNotification(ctx.deps, ctx.caller, input.id)),
+  channels: orgProcedure.input(z.object({}).optional()).output(z.array(ZChannel)).query(svc(findChannels)),
+  createChannel: orgProcedure.input(ZChannelCreate).output(ZChannel).mutation(svc(addChannel)),
+  updateChannel: orgProcedure.input(ZChannelUpdate).output(ZChannel).mutation(svc(editChannel)),
+  deleteChannel: byId.output(ZDeleted).mutation(svc(removeChannel, 'id')),
+  testChannel: byId.output(ZDelivery).mutation(svc(sendTestNotification, 'id')),
 
   // ---- routing ----
   routing: orgProcedure
     .input(z.object({ clusterId: ZId.nullable().default(null) }))
     .output(ZRouting)
-    .query(({ ctx, input }) => getRouting(ctx.deps, ctx.caller, input.clusterId)),
-  setRouting: orgProcedure
-    .input(ZRoutingSet)
-    .output(ZRouting)
-    .mutation(({ ctx, input }) => setRouting(ctx.deps, ctx.caller, input)),
+    .query(svc(getRouting, 'clusterId')),
+  setRouting: orgProcedure.input(ZRoutingSet).output(ZRouting).mutation(svc(setRouting)),
 
   // ---- web push ----
   vapidPublicKey: orgProcedure
     .input(z.object({}).optional())
     .output(z.object({ publicKey: z.string().nullable() }))
-    .query(({ ctx }) => getVapidPublicKey(ctx.deps, ctx.caller)),
+    .query(svc(getVapidPublicKey)),
   subscribePush: orgProcedure
     .input(ZPushSubscribe)
     .output(z.object({ id: z.string(), endpoint: z.string() }))
-    .mutation(({ ctx, input }) => subscribePush(ctx.deps, ctx.caller, input)),
+    .mutation(svc(subscribePush)),
   unsubscribePush: orgProcedure
     .input(z.object({ endpoint: z.string().min(1).max(2048) }))
     .output(z.object({ removed: z.boolean() }))
-    .mutation(({ ctx, input }) => unsubscribePush(ctx.deps, ctx.caller, input.endpoint)),
+    .mutation(svc(unsubscribePush, 'endpoint')),
 });

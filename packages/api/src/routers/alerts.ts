@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ackAlert, findAlerts } from '@clusterscope/services';
 import { ZAlert } from '@clusterscope/schema';
-import { orgProcedure, router } from '../trpc';
+import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['alerts']);
@@ -25,5 +25,5 @@ export const alertsRouter = router({
     .meta(rest('POST', '/alerts/{id}/ack', 'Acknowledge an alert'))
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(ZAlert)
-    .mutation(({ ctx, input }) => ackAlert(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(ackAlert, 'id')),
 });

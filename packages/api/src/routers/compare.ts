@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { compareRunIds, compareRunWithBaseline } from '@clusterscope/services';
-import { ZComparison, ZComparisonView, ZRunComparison } from '@clusterscope/schema';
+import { ZComparison, ZComparisonView, ZRunBaselineIn, ZRunComparison } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['compare']);
-const ZBaselineIn = z.string().min(1).max(256).optional();
+const ZBaselineIn = ZRunBaselineIn.shape.baseline;
 const ZRunIdsIn = z.object({
   runs: z.union([z.string().min(1).max(600), z.array(z.string().min(1).max(64)).min(1).max(8)]),
   baseline: ZBaselineIn,
@@ -23,7 +23,7 @@ export const compareProcedures = {
         'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy.',
       ),
     )
-    .input(z.object({ id: z.string().min(1).max(64), baseline: ZBaselineIn }))
+    .input(ZRunBaselineIn)
     .output(ZRunComparison)
     .query(({ ctx, input }) => compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline)),
   runs: orgProcedure

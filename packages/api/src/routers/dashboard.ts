@@ -22,7 +22,7 @@ import {
   getOncall,
   listClusterHealth,
 } from '@clusterscope/services';
-import { orgProcedure, router } from '../trpc';
+import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['health']);
@@ -68,7 +68,7 @@ export const dashboardRouter = router({
     )
     .input(z.object({ id: z.string().min(1) }))
     .output(ZClusterHealth.extend({ now: z.number(), nodes: z.array(ZNodeView) }))
-    .query(({ ctx, input }) => getClusterNodes(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getClusterNodes, 'id')),
 
   /** Chart series of a cluster or one node. */
   charts: orgProcedure

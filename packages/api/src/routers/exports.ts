@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exportComparison, exportResults, exportRuns, parseExportFormat } from '@clusterscope/services';
-import { ZExportFile, ZRunFilter } from '@clusterscope/schema';
+import { ZExportFile, ZRunFilter, ZRunId } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 
 const ZFormat = z.string().optional();
@@ -14,7 +14,7 @@ export const exportProcedures = {
       exportRuns(ctx.deps, ctx.caller, filter, parseExportFormat(format)),
     ),
   exportResults: orgProcedure
-    .input(z.object({ id: z.string().min(1).max(64), format: ZFormat }))
+    .input(ZRunId.extend({ format: ZFormat }))
     .output(ZExportFile)
     .query(({ ctx, input }) =>
       exportResults(ctx.deps, ctx.caller, input.id, parseExportFormat(input.format)),

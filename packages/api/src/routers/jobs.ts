@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   cancelRun,
   claimJob,
@@ -16,12 +15,13 @@ import {
   ZJobOutputIn,
   ZRun,
   ZRunCancelled,
+  ZRunId,
   ZRunOutputResult,
   ZRunProgress,
 } from '@clusterscope/schema';
-import { agentProcedure, router, withPermission } from '../trpc';
+import { agentProcedure, router, withPermission, svc } from '../trpc';
 import { restMeta } from '../rest';
-import { notified, notifyRun } from '../notify';
+import { notifying } from '../notify';
 
 const rest = restMeta(['agent jobs']);
 const runsRest = restMeta(['runs']);
@@ -39,7 +39,7 @@ export const jobsRouter = router({
     )
     .input(ZJobClaimIn)
     .output(ZJobClaimOut)
-    .query(({ ctx, input }) => claimJob(ctx.deps, ctx.caller, input)),
+    .query(svc(claimJob)),
   lease: agentProcedure
     .meta(
       rest(
@@ -51,18 +51,12 @@ export const jobsRouter = router({
     )
     .input(ZJobLeaseIn)
     .output(ZJobLeaseOut)
-    .mutation(async ({ ctx, input }) => {
-      const r = await renewLease(ctx.deps, ctx.caller, input);
-      if (input.running) notifyRun(ctx, ctx.caller.orgId, input.id, null);
-      return r;
-    }),
+    .mutation(notifying(svc(renewLease), (_, input) => (input.running ? [input.id, null] : null))),
   output: agentProcedure
     .meta(rest('POST', '/agent/jobs/{id}/output', "Post a job's raw tool output (agents)"))
     .input(ZJobOutputIn)
     .output(ZRunOutputResult)
-    .mutation(({ ctx, input }) =>
-      notified(ctx, postJobOutput(ctx.deps, ctx.caller, input), () => [input.id, null]),
-    ),
+    .mutation(notifying(svc(postJobOutput))),
   finish: agentProcedure
     .meta(
       rest(
@@ -74,9 +68,7 @@ export const jobsRouter = router({
     )
     .input(ZJobFinishIn)
     .output(ZRun)
-    .mutation(({ ctx, input }) =>
-      notified(ctx, finishJob(ctx.deps, ctx.caller, input), () => [input.id, null]),
-    ),
+    .mutation(notifying(svc(finishJob))),
   cancel: withPermission({ run: ['cancel'] })
     .meta(
       runsRest(
@@ -86,14 +78,12 @@ export const jobsRouter = router({
         'A queued run ends `cancelled` at once; a claimed/running one is flagged and its agent stops the tool (SIGINT, then SIGKILL) on its next lease renewal.',
       ),
     )
-    .input(z.object({ id: z.string().min(1).max(64) }))
+    .input(ZRunId)
     .output(ZRunCancelled)
-    .mutation(({ ctx, input }) =>
-      notified(ctx, cancelRun(ctx.deps, ctx.caller, input.id), () => [input.id, null]),
-    ),
+    .mutation(notifying(svc(cancelRun, 'id'))),
   progress: withPermission({ run: ['read'] })
     .meta(runsRest('GET', '/runs/{id}/progress', 'Status, agent, lease and live sample count of a run'))
-    .input(z.object({ id: z.string().min(1).max(64) }))
+    .input(ZRunId)
     .output(ZRunProgress)
-    .query(({ ctx, input }) => getRunProgress(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getRunProgress, 'id')),
 });

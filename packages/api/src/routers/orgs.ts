@@ -22,7 +22,7 @@ import {
   ZRole,
   ZRoleSet,
 } from '@clusterscope/schema';
-import { myOrgs, orgProcedure, router, userProcedure } from '../trpc';
+import { myOrgs, orgProcedure, router, userProcedure, svc } from '../trpc';
 
 const ZId = z.object({ id: z.string().min(1).max(100) });
 
@@ -30,15 +30,9 @@ const ZId = z.object({ id: z.string().min(1).max(100) });
 export const orgsRouter = router({
   /** Organizations the signed-in user belongs to (org switcher). */
   mine: userProcedure.output(z.array(ZMyOrg)).query(({ ctx }) => myOrgs(ctx, ctx.userId)),
-  members: orgProcedure.output(z.array(ZMember)).query(({ ctx }) => getMembers(ctx.deps, ctx.caller)),
-  invite: orgProcedure
-    .input(ZInvite)
-    .output(ZInvited)
-    .mutation(({ ctx, input }) => inviteMember(ctx.deps, ctx.caller, input)),
-  cancelInvitation: orgProcedure
-    .input(ZId)
-    .output(ZCanceled)
-    .mutation(({ ctx, input }) => cancelInvitation(ctx.deps, ctx.caller, input.id)),
+  members: orgProcedure.output(z.array(ZMember)).query(svc(getMembers)),
+  invite: orgProcedure.input(ZInvite).output(ZInvited).mutation(svc(inviteMember)),
+  cancelInvitation: orgProcedure.input(ZId).output(ZCanceled).mutation(svc(cancelInvitation, 'id')),
   /** The invited user's side: by id, only for the user signed in with the invited email. */
   invitation: userProcedure
     .input(ZId)
@@ -59,5 +53,5 @@ export const orgsRouter = router({
   removeMember: orgProcedure
     .input(z.object({ memberId: z.string().min(1) }))
     .output(ZRemoved)
-    .mutation(({ ctx, input }) => deleteMember(ctx.deps, ctx.caller, input.memberId)),
+    .mutation(svc(deleteMember, 'memberId')),
 });

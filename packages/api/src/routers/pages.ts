@@ -35,7 +35,7 @@ import {
   ZTokensPageView,
   ZWorkloadsPageView,
 } from '@clusterscope/schema';
-import { myOrgs, orgProcedure, router } from '../trpc';
+import { myOrgs, orgProcedure, router, svc } from '../trpc';
 import { checked, scope, ZClusterWindow } from './dashboard';
 
 /** One procedure per page (the pages' loads): exactly what the page renders, in one call. */
@@ -53,31 +53,23 @@ export const pagesRouter = router({
     .input(checked(ZClusterWindow))
     .output(ZClusterPageView)
     .query(({ ctx, input }) => getClusterPage(ctx.deps, ctx.caller, scope(input))),
-  oncall: orgProcedure.output(ZOncallPageView).query(({ ctx }) => getOncallPage(ctx.deps, ctx.caller)),
-  alerts: orgProcedure
-    .input(ZAlertListInput)
-    .output(ZAlertsPageView)
-    .query(({ ctx, input }) => getAlertsPage(ctx.deps, ctx.caller, input)),
+  oncall: orgProcedure.output(ZOncallPageView).query(svc(getOncallPage)),
+  alerts: orgProcedure.input(ZAlertListInput).output(ZAlertsPageView).query(svc(getAlertsPage)),
   alert: orgProcedure
     .input(z.object({ id: ZAlertingId }))
     .output(ZAlertPageView)
-    .query(({ ctx, input }) => getAlertPage(ctx.deps, ctx.caller, input.id)),
-  silences: orgProcedure.output(ZSilencesPageView).query(({ ctx }) => getSilencesPage(ctx.deps, ctx.caller)),
-  channels: orgProcedure.output(ZChannelsPageView).query(({ ctx }) => getChannelsPage(ctx.deps, ctx.caller)),
+    .query(svc(getAlertPage, 'id')),
+  silences: orgProcedure.output(ZSilencesPageView).query(svc(getSilencesPage)),
+  channels: orgProcedure.output(ZChannelsPageView).query(svc(getChannelsPage)),
   routing: orgProcedure
     .input(z.object({ clusterId: ZAlertingId.nullable().default(null) }))
     .output(ZRoutingPageView)
-    .query(({ ctx, input }) => getRoutingPage(ctx.deps, ctx.caller, input.clusterId)),
-  rules: orgProcedure.output(ZRulesPageView).query(({ ctx }) => getRulesPage(ctx.deps, ctx.caller)),
-  members: orgProcedure.output(ZMembersPageView).query(({ ctx }) => getMembersPage(ctx.deps, ctx.caller)),
-  workloads: orgProcedure
-    .output(ZWorkloadsPageView)
-    .query(({ ctx }) => getWorkloadsPage(ctx.deps, ctx.caller)),
-  agents: orgProcedure.output(ZAgentsPageView).query(({ ctx }) => getAgentsPage(ctx.deps, ctx.caller)),
-  clusters: orgProcedure.output(ZClustersPageView).query(({ ctx }) => getClustersPage(ctx.deps, ctx.caller)),
-  tokens: orgProcedure.output(ZTokensPageView).query(({ ctx }) => getTokensPage(ctx.deps, ctx.caller)),
-  runs: orgProcedure
-    .input(ZRunFilter)
-    .output(ZRunsPageView)
-    .query(({ ctx, input }) => getRunsPage(ctx.deps, ctx.caller, input)),
+    .query(svc(getRoutingPage, 'clusterId')),
+  rules: orgProcedure.output(ZRulesPageView).query(svc(getRulesPage)),
+  members: orgProcedure.output(ZMembersPageView).query(svc(getMembersPage)),
+  workloads: orgProcedure.output(ZWorkloadsPageView).query(svc(getWorkloadsPage)),
+  agents: orgProcedure.output(ZAgentsPageView).query(svc(getAgentsPage)),
+  clusters: orgProcedure.output(ZClustersPageView).query(svc(getClustersPage)),
+  tokens: orgProcedure.output(ZTokensPageView).query(svc(getTokensPage)),
+  runs: orgProcedure.input(ZRunFilter).output(ZRunsPageView).query(svc(getRunsPage)),
 });

@@ -22,9 +22,9 @@ import {
   ZRunResultsIn,
   ZRunSamplesIn,
 } from '@clusterscope/schema';
-import { router, withPermission } from '../trpc';
+import { router, withPermission, svc } from '../trpc';
 import { restMeta } from '../rest';
-import { notified, notifyRun } from '../notify';
+import { notifying, notifyRun } from '../notify';
 
 const rest = restMeta(['runs']);
 const write = withPermission({ run: ['write'] });
@@ -42,7 +42,7 @@ export const runsRouter = router({
     )
     .input(ZRunCreate)
     .output(z.object({ id: z.string(), parsed: ZRunOutputResult.optional() }))
-    .mutation(({ ctx, input }) => notified(ctx, createRun(ctx.deps, ctx.caller, input), (r) => [r.id, null])),
+    .mutation(notifying(svc(createRun), (r) => [r.id, null])),
   addSamples: write
     .meta(
       rest(
@@ -70,9 +70,7 @@ export const runsRouter = router({
     )
     .input(ZRunOutputIn)
     .output(ZRunOutputResult)
-    .mutation(({ ctx, input }) =>
-      notified(ctx, addRunOutput(ctx.deps, ctx.caller, input), () => [input.id, null]),
-    ),
+    .mutation(notifying(svc(addRunOutput))),
   addResults: write
     .meta(
       rest(
@@ -84,9 +82,7 @@ export const runsRouter = router({
     )
     .input(ZRunResultsIn)
     .output(z.object({ summary: z.array(ZMetric) }))
-    .mutation(({ ctx, input }) =>
-      notified(ctx, addRunResults(ctx.deps, ctx.caller, input), () => [input.id, null]),
-    ),
+    .mutation(notifying(svc(addRunResults))),
   finish: write
     .meta(
       rest(
@@ -98,9 +94,7 @@ export const runsRouter = router({
     )
     .input(ZRunFinishIn)
     .output(ZRun)
-    .mutation(({ ctx, input }) =>
-      notified(ctx, finishRun(ctx.deps, ctx.caller, input), (r) => [r.id, r.clusterId]),
-    ),
+    .mutation(notifying(svc(finishRun), (r) => [r.id, r.clusterId])),
   list: read
     .meta(
       rest(
@@ -112,10 +106,10 @@ export const runsRouter = router({
     )
     .input(ZRunListIn)
     .output(ZRunPage)
-    .query(({ ctx, input }) => findRuns(ctx.deps, ctx.caller, input)),
+    .query(svc(findRuns)),
   get: read
     .meta(rest('GET', '/runs/{id}', 'Get a run with its summary'))
     .input(ZRunId)
     .output(ZRunDetail)
-    .query(({ ctx, input }) => getRunById(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getRunById, 'id')),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deleteThreshold, findThresholds, saveThreshold } from '@clusterscope/services';
-import { ZName, ZThreshold, ZThresholdInput } from '@clusterscope/schema';
-import { orgProcedure, router } from '../trpc';
+import { ZDeleted, ZName, ZThreshold, ZThresholdInput } from '@clusterscope/schema';
+import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['thresholds']);
@@ -23,10 +23,10 @@ export const thresholdsRouter = router({
     )
     .input(ZThresholdInput)
     .output(ZThreshold)
-    .mutation(({ ctx, input }) => saveThreshold(ctx.deps, ctx.caller, input)),
+    .mutation(svc(saveThreshold)),
   delete: orgProcedure
     .meta(rest('DELETE', '/thresholds/{id}', 'Delete a threshold'))
     .input(z.object({ id: ZName }))
-    .output(z.object({ id: z.string(), deleted: z.boolean() }))
-    .mutation(({ ctx, input }) => deleteThreshold(ctx.deps, ctx.caller, input.id)),
+    .output(ZDeleted)
+    .mutation(svc(deleteThreshold, 'id')),
 });

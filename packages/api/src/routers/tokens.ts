@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createToken, listTokens, revokeToken, assertCan } from '@clusterscope/services';
 import { ZRevoked, ZToken, ZTokenCreate, ZTokenCreated } from '@clusterscope/schema';
-import { orgProcedure, router } from '../trpc';
+import { orgProcedure, router, svc } from '../trpc';
 
 export const tokensRouter = router({
-  list: orgProcedure.output(z.array(ZToken)).query(({ ctx }) => listTokens(ctx.deps, ctx.caller)),
+  list: orgProcedure.output(z.array(ZToken)).query(svc(listTokens)),
   create: orgProcedure
     .input(ZTokenCreate)
     .output(ZTokenCreated)
@@ -18,5 +18,5 @@ export const tokensRouter = router({
   revoke: orgProcedure
     .input(z.object({ id: z.string().min(1) }))
     .output(ZRevoked)
-    .mutation(({ ctx, input }) => revokeToken(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(revokeToken, 'id')),
 });

@@ -15,7 +15,7 @@ import {
   ZWorkloadPatch,
   ZWorkloadStart,
 } from '@clusterscope/schema';
-import { router, withPermission } from '../trpc';
+import { router, withPermission, svc } from '../trpc';
 import { restMeta } from '../rest';
 import { notify } from '../notify';
 
@@ -29,12 +29,12 @@ export const workloadsRouter = router({
     .meta(rest('GET', '/workloads', 'List workloads'))
     .input(z.object({}).optional())
     .output(z.array(ZWorkload))
-    .query(({ ctx }) => findWorkloads(ctx.deps, ctx.caller)),
+    .query(svc(findWorkloads)),
   get: read
     .meta(rest('GET', '/workloads/{id}', 'Get a workload (id or name)'))
     .input(ZWorkloadId)
     .output(ZWorkload)
-    .query(({ ctx, input }) => getWorkloadById(ctx.deps, ctx.caller, input.id)),
+    .query(svc(getWorkloadById, 'id')),
   create: write
     .meta(
       rest(
@@ -46,17 +46,17 @@ export const workloadsRouter = router({
     )
     .input(ZWorkloadCreate)
     .output(ZWorkload)
-    .mutation(({ ctx, input }) => createWorkload(ctx.deps, ctx.caller, input)),
+    .mutation(svc(createWorkload)),
   update: write
     .meta(rest('PATCH', '/workloads/{id}', 'Edit a workload (bumps its version)'))
     .input(ZWorkloadPatch)
     .output(ZWorkload)
-    .mutation(({ ctx, input }) => updateWorkload(ctx.deps, ctx.caller, input)),
+    .mutation(svc(updateWorkload)),
   delete: write
     .meta(rest('DELETE', '/workloads/{id}', 'Delete a workload'))
     .input(ZWorkloadId)
     .output(z.object({ id: z.string() }))
-    .mutation(({ ctx, input }) => deleteWorkload(ctx.deps, ctx.caller, input.id)),
+    .mutation(svc(deleteWorkload, 'id')),
   start: start
     .meta(
       rest(

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { detectChangePoints } from './change-points';
 import { createRng, drawNormal } from './prng';
 
-function piecewise(rng: () => number, segments: [number, number][], sd: number): number[] {
+/** Normal noise of `sd` around the mean of each `[length, mean]` segment in turn. */
+function piecewise(rng: () => number, sd: number, ...segments: [number, number][]): number[] {
   return segments.flatMap(([len, mean]) => Array.from({ length: len }, () => mean + drawNormal(rng) * sd));
 }
 
@@ -16,33 +17,12 @@ function expectNear(found: number[], truth: number[]): void {
 describe('detectChangePoints (PELT)', () => {
   it('finds a single shift', () => {
     const rng = createRng(21);
-    expectNear(
-      detectChangePoints(
-        piecewise(
-          rng,
-          [
-            [60, 100],
-            [40, 90],
-          ],
-          2,
-        ),
-      ),
-      [60],
-    );
+    expectNear(detectChangePoints(piecewise(rng, 2, [60, 100], [40, 90])), [60]);
   });
 
   it('finds multiple shifts', () => {
     const rng = createRng(22);
-    const xs = piecewise(
-      rng,
-      [
-        [30, 10],
-        [25, 14],
-        [40, 8],
-        [30, 12],
-      ],
-      1,
-    );
+    const xs = piecewise(rng, 1, [30, 10], [25, 14], [40, 8], [30, 12]);
     expectNear(detectChangePoints(xs), [30, 55, 95]);
     expectNear(detectChangePoints(xs, { cost: 'meanvar' }), [30, 55, 95]);
   });
@@ -51,7 +31,7 @@ describe('detectChangePoints (PELT)', () => {
     let falseAlarms = 0;
     for (let seed = 0; seed < 50; seed++) {
       const rng = createRng(100 + seed);
-      if (detectChangePoints(piecewise(rng, [[120, 50]], 3)).length > 0) falseAlarms++;
+      if (detectChangePoints(piecewise(rng, 3, [120, 50])).length > 0) falseAlarms++;
     }
     expect(falseAlarms).toBeLessThanOrEqual(3);
     expect(detectChangePoints(Array(40).fill(7))).toEqual([]);
@@ -59,23 +39,16 @@ describe('detectChangePoints (PELT)', () => {
 
   it('finds a shift of 1.5 sd in noisy data and ignores a lone outlier', () => {
     const rng = createRng(23);
-    const xs = piecewise(
-      rng,
-      [
-        [80, 0],
-        [80, 1.5],
-      ],
-      1,
-    );
+    const xs = piecewise(rng, 1, [80, 0], [80, 1.5]);
     expectNear(detectChangePoints(xs), [80]);
-    const spike = piecewise(createRng(24), [[100, 20]], 1);
+    const spike = piecewise(createRng(24), 1, [100, 20]);
     spike[50] = 40;
     expect(detectChangePoints(spike)).toEqual([]);
   });
 
   it('finds a variance change with the meanvar cost', () => {
     const rng = createRng(25);
-    const xs = [...piecewise(rng, [[100, 0]], 1), ...piecewise(rng, [[100, 0]], 5)];
+    const xs = [...piecewise(rng, 1, [100, 0]), ...piecewise(rng, 5, [100, 0])];
     expectNear(detectChangePoints(xs, { cost: 'meanvar' }), [100]);
   });
 

@@ -15,12 +15,6 @@ import {
   migrationStatus,
 } from './index';
 
-/** Writes `<dir>/<name>/migration.sql`. */
-async function addMigration(dir: string, name: string, sql: string): Promise<void> {
-  await mkdir(join(dir, name));
-  await writeFile(join(dir, name, 'migration.sql'), sql);
-}
-
 async function repoMigrationNames(): Promise<string[]> {
   const entries = await readdir(DEFAULT_MIGRATIONS_DIR, { withFileTypes: true });
   return entries
@@ -46,6 +40,14 @@ async function copyOfPrismaDir(name: string): Promise<{ schemaPath: string; migr
   await cp(DEFAULT_SCHEMA_PATH, schemaPath);
   await cp(DEFAULT_MIGRATIONS_DIR, migrationsDir, { recursive: true });
   return { schemaPath, migrationsDir };
+}
+
+/** An empty database, and a {@link copyOfPrismaDir} with one more migration, `name`, running `sql`. */
+async function withMigration(name: string, sql: string) {
+  const paths = await copyOfPrismaDir(name);
+  await mkdir(join(paths.migrationsDir, name));
+  await writeFile(join(paths.migrationsDir, name, 'migration.sql'), sql);
+  return { url: await emptyDb(), paths };
 }
 
 beforeAll(async () => {
@@ -96,11 +98,8 @@ describe('deployMigrations', () => {
   });
 
   it('throws an error naming a failed migration, records it as failed, and never reports success', async () => {
-    const url = await emptyDb();
-    const paths = await copyOfPrismaDir('broken');
     const broken = '29990101000000_broken';
-    await addMigration(
-      paths.migrationsDir,
+    const { url, paths } = await withMigration(
       broken,
       'CREATE TABLE "half_done" (id int);\nSELECT * FROM "no_such_table";\n',
     );
@@ -126,11 +125,8 @@ describe('deployMigrations', () => {
   });
 
   it('runs a migration script as one query, so $$ bodies with semicolons survive', async () => {
-    const url = await emptyDb();
-    const paths = await copyOfPrismaDir('dollar');
     const name = '29990101000000_function';
-    await addMigration(
-      paths.migrationsDir,
+    const { url, paths } = await withMigration(
       name,
       'CREATE FUNCTION "answer"() RETURNS int AS $$\nBEGIN\n  PERFORM 1;\n  RETURN 42;\nEND;\n$$ LANGUAGE plpgsql;\n',
     );

@@ -2,24 +2,26 @@ import type { TClickHouse } from '../client';
 import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
 import { assertRange, msParam, selectRowBinary } from './util';
 
+type TSeriesSql = { raw: string; rollup: string };
+
+/** Columns read as is from raw rows and as their bucket max, min or average in rollups. */
+function rolled<K extends string>(agg: 'max' | 'min' | 'avg', cols: readonly K[]) {
+  const rollup = (c: string) => (agg === 'avg' ? `avgMerge(${c}_avg)` : `${agg}(${c}_${agg})`);
+  const entries = cols.map((c): [string, TSeriesSql] => [c, { raw: c, rollup: rollup(c) }]);
+  return Object.fromEntries(entries) as Record<K, TSeriesSql>;
+}
+
 /**
  * Node metrics a chart may ask for: the SQL over raw rows and over a rollup bucket.
  * Trouble counts use the bucket max, gauges the bucket average, not_live the fraction of samples.
  */
 export const NODE_SERIES_METRICS = {
-  ranges_underreplicated: { raw: 'ranges_underreplicated', rollup: 'max(ranges_underreplicated_max)' },
-  ranges_unavailable: { raw: 'ranges_unavailable', rollup: 'max(ranges_unavailable_max)' },
-  replicas: { raw: 'replicas', rollup: 'avgMerge(replicas_avg)' },
-  replicas_leaders: { raw: 'replicas_leaders', rollup: 'avgMerge(replicas_leaders_avg)' },
-  replicas_leaseholders: { raw: 'replicas_leaseholders', rollup: 'avgMerge(replicas_leaseholders_avg)' },
-  ranges: { raw: 'ranges', rollup: 'avgMerge(ranges_avg)' },
-  live_bytes: { raw: 'live_bytes', rollup: 'max(live_bytes_max)' },
-  capacity: { raw: 'capacity', rollup: 'max(capacity_max)' },
-  capacity_used: { raw: 'capacity_used', rollup: 'max(capacity_used_max)' },
-  capacity_available: { raw: 'capacity_available', rollup: 'min(capacity_available_min)' },
-  uptime_s: { raw: 'uptime_s', rollup: 'max(uptime_s_max)' },
+  ...rolled('max', ['ranges_underreplicated', 'ranges_unavailable', 'uptime_s']),
+  ...rolled('max', ['live_bytes', 'capacity', 'capacity_used']),
+  ...rolled('min', ['capacity_available']),
+  ...rolled('avg', ['replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges']),
   not_live: { raw: "toUInt8(liveness != 'LIVE')", rollup: 'sum(not_live) / sum(samples)' },
-} as const;
+};
 export type TNodeSeriesMetric = keyof typeof NODE_SERIES_METRICS;
 export const NODE_SERIES_METRIC_NAMES = Object.keys(NODE_SERIES_METRICS) as TNodeSeriesMetric[];
 

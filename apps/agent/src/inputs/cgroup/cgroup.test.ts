@@ -24,12 +24,17 @@ const readValid = (r: ReturnType<typeof reader>) => {
   expect(ZCgroupUsageSample.parse(s)).toEqual(s);
   return s;
 };
+/** The one sample of `target` under `root`, read once the reader detected `mode`. */
+const readIn = (root: string, target: Record<string, string>, mode: string) => {
+  const r = reader({ root, targets: [target] });
+  expect(r.mode).toBe(mode);
+  return readValid(r);
+};
+const POSTGRES = { unit: 'postgresql.service' };
 
 describe('cgroup v2 (fake tree with limits)', () => {
   it('detects v2 and reads exact values for a unit', () => {
-    const r = reader({ root: v2, targets: [{ unit: 'postgresql.service' }] });
-    expect(r.mode).toBe('v2');
-    const s = readValid(r);
+    const s = readIn(v2, POSTGRES, 'v2');
     expect(s).toEqual({
       kind: 'cgroup_usage',
       ts: TS,
@@ -126,9 +131,7 @@ describe('cgroup v2 (fake tree with limits)', () => {
 
 describe('cgroup v1 (fake tree with limits)', () => {
   it('reads exact values across controllers', () => {
-    const r = reader({ root: v1, targets: [{ unit: 'postgresql.service' }] });
-    expect(r.mode).toBe('v1');
-    const s = readValid(r);
+    const s = readIn(v1, POSTGRES, 'v1');
     expect(s).toMatchObject({
       version: 1,
       cgroup: '/system.slice/postgresql.service',
@@ -190,9 +193,7 @@ describe('real hierarchies on this machine', () => {
   });
 
   it('reads the real v2 unified mount', () => {
-    const r = reader({ root: realV2Root, targets: [{ path: '/' }] });
-    expect(r.mode).toBe('v2');
-    const s = readValid(r);
+    const s = readIn(realV2Root, { path: '/' }, 'v2');
     expect(s.version).toBe(2);
     expect(s.cpu_usage_usec).toBeGreaterThan(0);
     expect(s.psi?.cpu_some_total).toBeGreaterThan(0);
