@@ -89,7 +89,7 @@ async function run(db: TDb, argv: string[]) {
       expiresInDays: values['expires-days'] ? Number(values['expires-days']) : null,
     });
     if (!input.success)
-      throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
+      throw new UsageError(input.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; '));
     let clusterId: string | null = null;
     if (values.cluster) {
       const sys = {
@@ -128,7 +128,7 @@ async function run(db: TDb, argv: string[]) {
   if (group === 'org' && action === 'create') {
     const input = ZOrgCreate.safeParse({ name: need(values.name, 'name'), slug: need(values.slug, 'slug') });
     if (!input.success)
-      throw new UsageError(input.error.issues.map((i) => `--${i.path[0]}: ${i.message}`).join('; '));
+      throw new UsageError(input.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; '));
     let ownerId: string | undefined;
     if (values.owner) {
       const u = await findUserByEmail(db, values.owner);

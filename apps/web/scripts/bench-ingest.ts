@@ -173,7 +173,7 @@ function makeBatch(b: number): TSample[] {
   });
 }
 
-async function benchApi(base: string, token: string, bodies: Buffer[]): Promise<number> {
+async function benchApi(base: string, token: string, bodies: Buffer<ArrayBuffer>[]): Promise<number> {
   let next = 0;
   let rows = 0;
   const until = Date.now() + SECONDS * 1000;

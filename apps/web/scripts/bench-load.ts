@@ -462,7 +462,7 @@ async function main() {
     await listener.connect();
     let counting = false;
     const published = new Map<string, number>(); // key → publish time
-    listener.on('notification', (m) => {
+    listener.on('notification', (m: pg.Notification) => {
       if (!counting || !m.payload) return;
       const e = JSON.parse(m.payload) as TNotice & { topic: string };
       published.set(noticeKey(e.topic, e), e.ts);
