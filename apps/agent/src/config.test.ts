@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, redactConfig } from './config';
 import { readEnv } from './env';
 import { parseDurationMs, parseSizeBytes } from './lib/units';
+import { tempDir } from '../test/temp';
 
 const file = (name: string, text: string) => {
-  const p = join(mkdtempSync(join(tmpdir(), 'cfg-')), name);
+  const p = join(tempDir('cfg'), name);
   writeFileSync(p, text);
   return p;
 };

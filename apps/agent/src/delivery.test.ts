@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeIngest, type FakeIngest } from '../test/fake-ingest';
 import { backoffMs, classifyResponse, Delivery } from './delivery';
@@ -9,6 +6,7 @@ import { silentLogger } from './lib/log';
 import { Metrics } from './metrics';
 import { Outbox } from './outbox';
 import { gzipSync } from 'node:zlib';
+import { tempDir } from '../test/temp';
 
 let fake: FakeIngest | undefined;
 afterEach(async () => {
@@ -18,7 +16,7 @@ afterEach(async () => {
 
 function setup(url: string) {
   const outbox = new Outbox({
-    dir: mkdtempSync(join(tmpdir(), 'dlv-')),
+    dir: tempDir('dlv'),
     maxBytes: 1 << 20,
     segmentBytes: 1 << 16,
     logger: silentLogger,

@@ -1,19 +1,11 @@
-import {
-  appendFileSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from './lib/log';
 import { Outbox } from './outbox';
+import { tempDir } from '../test/temp';
 
-const dirOf = () => mkdtempSync(join(tmpdir(), 'outbox-'));
+const dirOf = () => tempDir('outbox');
 const open = (dir: string, maxBytes = 1 << 20, segmentBytes = 4096) => {
   const o = new Outbox({ dir, maxBytes, segmentBytes, logger: silentLogger });
   o.open();

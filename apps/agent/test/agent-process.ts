@@ -1,10 +1,10 @@
 /** Build the agent bundle once per test run and spawn it as a real process. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENT_NODE_FLAGS } from '../scripts/node-flags';
+import { tempDir } from './temp';
 
 const appRoot = fileURLToPath(new URL('..', import.meta.url));
 let built: string | undefined;
@@ -12,7 +12,7 @@ let built: string | undefined;
 /** Build dist into a private temp dir (never races with `pnpm build`). Returns the agent.js path. */
 export function buildAgent(): string {
   if (!built) {
-    const out = mkdtempSync(join(tmpdir(), 'agent-dist-'));
+    const out = tempDir('agent-dist');
     execFileSync(process.execPath, ['build.mjs', '--outdir', out], { cwd: appRoot, stdio: 'pipe' });
     built = join(out, 'agent.js');
   }

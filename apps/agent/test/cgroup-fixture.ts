@@ -1,7 +1,7 @@
 /** Builds fake cgroup trees (files in a temp dir) for tests and the agent bench. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp';
 
 function writeTree(root: string, files: Record<string, string>): void {
   for (const [p, content] of Object.entries(files)) {
@@ -34,7 +34,7 @@ export function v2CgroupFiles(i: number, limited: boolean): Record<string, strin
 
 /** A temp v2 hierarchy: postgresql.service (limited) + `extra` unlimited services under system.slice. */
 export function makeFakeV2Tree(extra = 1): string {
-  const root = mkdtempSync(join(tmpdir(), 'cgv2-'));
+  const root = tempDir('cgv2');
   const files: Record<string, string> = { 'cgroup.controllers': 'cpuset cpu io memory pids\n' };
   const add = (rel: string, i: number, limited: boolean) => {
     for (const [k, v] of Object.entries(v2CgroupFiles(i, limited))) files[`${rel}/${k}`] = v;
@@ -48,7 +48,7 @@ export function makeFakeV2Tree(extra = 1): string {
 
 /** A temp v1 hierarchy (separate cpu/cpuacct/memory/blkio mounts) with one limited service. */
 export function makeFakeV1Tree(): string {
-  const root = mkdtempSync(join(tmpdir(), 'cgv1-'));
+  const root = tempDir('cgv1');
   const svc = 'system.slice/postgresql.service';
   writeTree(root, {
     [`cpu/${svc}/cpu.stat`]: 'nr_periods 40\nnr_throttled 3\nthrottled_time 5000000\n',

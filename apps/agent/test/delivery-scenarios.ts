@@ -2,14 +2,13 @@
  * Delivery scenarios against an ingest endpoint. The sink is injectable: the fake below now, the
  * real app's POST /api/v1/ingest later (provide start/stop and a way to read accepted batches).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TIngestBatch, TSample } from '@clusterscope/schema';
 import { silentLogger } from '../src/lib/log';
 import { Outbox } from '../src/outbox';
 import { makeFakeV2Tree } from './cgroup-fixture';
 import { spawnAgent, waitFor, writeConfig, type AgentProcess } from './agent-process';
+import { tempDir } from './temp';
 
 export interface Sink {
   url: string;
@@ -104,7 +103,7 @@ export async function runOutageScenario(
   intervalMs = 200,
   downIntervals = 5,
 ): Promise<ScenarioResult> {
-  const work = mkdtempSync(join(tmpdir(), 'agent-outage-'));
+  const work = tempDir('agent-outage');
   const outboxDir = join(work, 'outbox');
   const cfg = writeConfig(work, agentYaml(sink, outboxDir, makeFakeV2Tree(2), intervalMs));
   const agent = spawnAgent(agentJs, ['--config', cfg]);
@@ -137,7 +136,7 @@ export async function runKillScenario(
   sink: Sink,
   intervalMs = 200,
 ): Promise<ScenarioResult & { killedDuringSend: boolean }> {
-  const work = mkdtempSync(join(tmpdir(), 'agent-kill-'));
+  const work = tempDir('agent-kill');
   const outboxDir = join(work, 'outbox');
   const cfg = writeConfig(work, agentYaml(sink, outboxDir, makeFakeV2Tree(2), intervalMs));
   const first = spawnAgent(agentJs, ['--config', cfg]);

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostRefusal, type TTool } from '@clusterscope/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildPlan, JobError, type TJobSpec } from './argv';
 import { resolveJobsConfig, ZJobsConfig } from './config';
 import { confineDir } from './confine';
+import { tempDir } from '../../test/temp';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'cs-confine-')));
+const root = realpathSync(tempDir('cs-confine'));
 const work = join(root, 'jobs');
 const limits = { allowedDirs: [work], allowedHosts: ['10.0.0.0/24', 'db.internal'], maxFileBytes: 1024 ** 3 };
 const opts = { secrets: { meta: 'http://169.254.169.254/' }, workDir: work, limits, secretDir: `${work}/.s` };

@@ -8,6 +8,7 @@ import { parseCockroachTimestamp, parseNodeStatusOutput, splitCsvLine } from './
 import { ZCockroachdbConfig } from './config';
 import { cockroachdbInput, collectCockroach } from './index';
 import { buildNodeStatusSamples, nanosToMs, toLiveness } from './wire';
+import { tempDir } from '../../../test/temp';
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8');
@@ -335,9 +336,8 @@ describe('cockroachdb input over HTTP', () => {
 
   it('falls back to the CLI when HTTP is unreachable', async () => {
     // A stand-in "cockroach" binary: a shell script printing a recorded table.
-    const { mkdtempSync, writeFileSync, chmodSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(`${tmpdir()}/crdb-cli-`);
+    const { writeFileSync, chmodSync } = await import('node:fs');
+    const dir = tempDir('crdb-cli');
     const bin = `${dir}/cockroach`;
     writeFileSync(`${dir}/out.txt`, fixture('cockroach_node_status_all.txt'));
     writeFileSync(bin, `#!/bin/sh\necho "$@" > ${dir}/args\ncat ${dir}/out.txt\n`);

@@ -1,14 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZHeartbeatSample } from '@clusterscope/schema';
 import { silentLogger } from '../../lib/log';
 import { ZHeartbeatConfig } from './config';
 import { detectTools, findOnPath, heartbeatInput } from './index';
+import { tempDir } from '../../../test/temp';
 
 function fakeBin(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hb-'));
+  const dir = tempDir('hb');
   mkdirSync(join(dir, 'bin'));
   mkdirSync(join(dir, 'opt'));
   writeFileSync(join(dir, 'opt', 'fio-3.33'), '#!/bin/sh\n');
