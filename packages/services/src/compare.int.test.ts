@@ -307,6 +307,36 @@ describe('multi-run comparison, list and export', () => {
     expect(await runsOf(other, {})).toEqual([]);
   });
 
+  it('reads baselines once per series for the runs list, with the verdict each run’s own page gives', async () => {
+    let reads = 0;
+    const counting = <T extends object>(o: T, count: PropertyKey, inner?: PropertyKey): T =>
+      new Proxy(o, {
+        get(target, key) {
+          const v = Reflect.get(target, key, target) as unknown;
+          if (key === inner) return counting(v as object, 'findMany');
+          if (key !== count || typeof v !== 'function') return v;
+          return (...a: unknown[]) => {
+            reads++;
+            return (v as (...x: unknown[]) => unknown).apply(target, a);
+          };
+        },
+      });
+    const counted = { ...deps, db: counting(deps.db, '', 'run') };
+    const { runs } = await getRunsPage(counted, caller, {});
+    const judged = runs.filter((r) => r.status === 'succeeded');
+    expect(judged.length).toBeGreaterThanOrEqual(7);
+    // One read for the list (and its stale-run check), one per series: not one per run.
+    expect(reads).toBeLessThan(judged.length);
+    for (const r of judged) {
+      const page = await compareRunWithBaseline(deps, caller, r.id);
+      expect({ id: r.id, verdict: r.verdict, baseline: r.baselineName }).toEqual({
+        id: r.id,
+        verdict: page.verdict,
+        baseline: page.baseline.name,
+      });
+    }
+  });
+
   it('exports runs, results and comparisons as CSV and JSON', async () => {
     const runs = await exportRuns(deps, caller, { branch: 'main' }, 'csv');
     const lines = runs.body.trim().split('\r\n');

@@ -188,6 +188,47 @@ async function findBranchBaseline(
   });
 }
 
+/**
+ * findBranchBaseline for many runs with one query per series (workload or tool, branch, window) instead
+ * of one per run: the window + n newest runs before the series' newest listed run. A run whose window
+ * that read cannot fill (older runs exist beyond it) gets its own query, so the result is the same.
+ */
+async function findBranchBaselines(
+  deps: TDeps,
+  caller: TCaller,
+  items: readonly { run: TRunRow; spec: { branch: string; window: number } }[],
+): Promise<Map<string, TRunRow[]>> {
+  const groups = new Map<string, (typeof items)[number][]>();
+  for (const it of items) {
+    const r = it.run;
+    const key = JSON.stringify([r.workloadId ?? [r.tool, r.toolWorkload], it.spec.branch, it.spec.window]);
+    const g = groups.get(key);
+    if (g) g.push(it);
+    else groups.set(key, [it]);
+  }
+  const out = new Map<string, TRunRow[]>();
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const newest = group.reduce((a, b) => (b.run.startedAt > a.run.startedAt ? b : a));
+      const { window } = newest.spec;
+      const limit = window + group.length;
+      const pool = await findBranchBaseline(deps, caller, newest.run, { ...newest.spec, window: limit });
+      await Promise.all(
+        group.map(async ({ run, spec }) => {
+          const before = pool.filter((x) => x.startedAt < run.startedAt);
+          // The pool is the newest `limit` runs before `newest`: complete below a run if it was not full.
+          const runs =
+            before.length >= window || pool.length < limit
+              ? before.slice(0, window)
+              : await findBranchBaseline(deps, caller, run, spec);
+          out.set(run.id, runs);
+        }),
+      );
+    }),
+  );
+  return out;
+}
+
 function compareData(base: TRunData, run: TRunData) {
   return compareRuns(base, trimWarmup(run), {
     warmup: 0,
@@ -447,16 +488,24 @@ export async function judgeRunsByDefault(
   data: Map<string, TRunData> = new Map(),
 ): Promise<Map<string, TRunJudged>> {
   const defaults = new Map<string | null, Promise<{ branch: string; window: number }>>();
-  const baselines = await Promise.all(
+  const specs = await Promise.all(
     rows.map(async (r) => {
       if (r.status !== 'succeeded') return null;
       if (!defaults.has(r.workloadId))
         defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r.workloadId));
-      const spec = { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
-      const runs = r.envHealthy === false ? [] : await findBranchBaseline(deps, caller, r, spec);
-      return { spec, runs };
+      return { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
     }),
   );
+  const found = await findBranchBaselines(
+    deps,
+    caller,
+    // Unhealthy-env runs too: their verdict says so, and the baseline named is the one their page names.
+    rows.flatMap((r, i) => (specs[i] ? [{ run: r, spec: specs[i] }] : [])),
+  );
+  const baselines = rows.map((r, i) => {
+    const spec = specs[i];
+    return spec ? { spec, runs: found.get(r.id) ?? [] } : null;
+  });
   const all = new Map<string, TRunRow>();
   for (const r of [...rows, ...baselines.flatMap((b) => b?.runs ?? [])]) all.set(r.id, r);
   const need = [...all.values()].filter((r) => !data.has(r.id));

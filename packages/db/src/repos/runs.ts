@@ -172,7 +172,8 @@ export async function findBaselineRuns(
       OR: [{ envHealthy: null }, { envHealthy: true }],
       ...(q.excludeId ? { NOT: { id: q.excludeId } } : {}),
     },
-    orderBy: { startedAt: 'desc' },
+    // id breaks ties, so a window read for many runs at once picks the same runs (compare.ts).
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
     take: q.limit,
     include: runInclude,
   });
