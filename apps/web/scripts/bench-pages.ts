@@ -11,7 +11,9 @@
  *    cluster (1 h, 24 h, 30 d), node (1 h), on-call, clusters list, runs, run, compare (3 runs), workload,
  *    and `charts_*`: the charts the cluster (1 h, 24 h, 30 d) and node (1 h) pages fetch after rendering
  *    (`dashboard.chartsView`; skipped on builds without it).
- * Prints ONE JSON line: `<page>_p50_ms`/`<page>_p95_ms` per page and `cluster_html_kb` (the cluster page's
+ * Prints ONE JSON line: `<page>_p50_ms`/`<page>_p95_ms` per page, `<page>_pg_ms`/`_ch_ms` (median summed
+ * PostgreSQL/ClickHouse call time per request; parallel calls overlap) and `_pg_n`/`_ch_n` (calls per
+ * request), from the Server-Timing header the app sends with SERVER_TIMING=1, and `cluster_html_kb` (the cluster page's
  * server-rendered HTML, 1 h; `cluster_30d_data_kb` the 30-day page data; `charts_1h_kb` the 1 h charts). Loopback only; the temp
  * directory is removed at the end.
  * BENCH_BUILDS=build-a,build-b (build dirs under apps/web) measures each build in turn on the same data,
@@ -128,20 +130,46 @@ async function setUp(base: string, dataDir: string, env: NodeJS.ProcessEnv): Pro
   };
 }
 
+/** One response's Server-Timing: `{ pg: { dur, n }, ch: { dur, n } }` (empty on builds without it). */
+function storeTimes(res: Response): Record<string, { dur: number; n: number }> {
+  const out: Record<string, { dur: number; n: number }> = {};
+  for (const m of (res.headers.get('server-timing') ?? '').matchAll(/(\w+);dur=([\d.]+)(?:;desc="(\d+))?/g))
+    out[m[1]] = { dur: Number(m[2]), n: Number(m[3] ?? 0) };
+  return out;
+}
+
+interface TPageTimes {
+  ms: number[];
+  /** Per request: summed PostgreSQL/ClickHouse call time and call counts (Server-Timing). */
+  pg: number[];
+  ch: number[];
+  pgN: number;
+  chN: number;
+}
+
 /** Times `url` (GET, session cookie); null when this build does not serve it (404: an older build). */
-async function timePage(base: string, jar: CookieJar, url: string): Promise<number[] | null> {
+async function timePage(base: string, jar: CookieJar, url: string): Promise<TPageTimes | null> {
   const trpc = url.startsWith('/api/trpc/');
   const headers: Record<string, string> = trpc ? { 'x-org': ORG } : {};
+  const t: TPageTimes = { ms: [], pg: [], ch: [], pgN: 0, chN: 0 };
   const get = async () => {
     const res = await jar.get(`${base}${url}`, headers);
     if (res.status === 404 && trpc) return false;
     const text = await ok(res, url);
     if (!text.startsWith(trpc ? '{"result":' : '{"type":"data"'))
       throw new Error(`${url}: ${text.slice(0, 300)}`);
+    const st = storeTimes(res);
+    if (st.pg) t.pg.push(st.pg.dur);
+    if (st.ch) t.ch.push(st.ch.dur);
+    t.pgN = st.pg?.n ?? 0;
+    t.chN = st.ch?.n ?? 0;
     return true;
   };
   if (!(await get())) return null; // warm-up
-  return timeCalls(ITER, get);
+  t.pg = [];
+  t.ch = [];
+  t.ms = await timeCalls(ITER, get);
+  return t;
 }
 
 /** The charts the cluster/node page fetches after it rendered (builds that have `dashboard.chartsView`). */
@@ -183,7 +211,7 @@ async function main() {
     }
 
     for (const build of BUILDS) {
-      app = await startApp({ ...env, WEB_BUILD_DIR: build });
+      app = await startApp({ ...env, WEB_BUILD_DIR: build, SERVER_TIMING: '1' });
       const jar = await signIn(base, dataDir);
       const c = `/${ORG}/clusters/${s.clusterId}`;
       const pages: [string, string][] = [
@@ -205,14 +233,25 @@ async function main() {
       const result: Record<string, number | string> = { build, nodes: NODES, days: DAYS, iterations: ITER };
       for (const [name, url] of pages) {
         if (ONLY.length && !ONLY.includes(name)) continue;
-        const xs = await timePage(base, jar, url);
-        if (!xs) {
+        const t = await timePage(base, jar, url);
+        if (!t) {
           log(`${build} ${name}: not served by this build`);
           continue;
         }
-        result[`${name}_p50_ms`] = r1(pct(xs, 50));
-        result[`${name}_p95_ms`] = r1(pct(xs, 95));
-        log(`${build} ${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms`);
+        result[`${name}_p50_ms`] = r1(pct(t.ms, 50));
+        result[`${name}_p95_ms`] = r1(pct(t.ms, 95));
+        let stores = '';
+        if (t.pg.length) {
+          // Median summed store time per request, and the calls one request makes (Server-Timing).
+          result[`${name}_pg_ms`] = r1(pct(t.pg, 50));
+          result[`${name}_pg_n`] = t.pgN;
+          result[`${name}_ch_ms`] = r1(pct(t.ch, 50));
+          result[`${name}_ch_n`] = t.chN;
+          stores = ` (PostgreSQL ${t.pgN} × → ${result[`${name}_pg_ms`]} ms, ClickHouse ${t.chN} × → ${result[`${name}_ch_ms`]} ms)`;
+        }
+        log(
+          `${build} ${name}: p50 ${result[`${name}_p50_ms`]} ms, p95 ${result[`${name}_p95_ms`]} ms${stores}`,
+        );
       }
       const html = await ok(await jar.get(`${base}${c}?range=1h`), 'cluster page');
       result.cluster_html_kb = r1(Buffer.byteLength(html) / 1024);

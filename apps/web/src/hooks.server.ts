@@ -5,6 +5,8 @@ import { building } from '$app/environment';
 import { crossSiteFormResponse, isCrossSiteForm } from '$lib/server/csrf';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer, shutdown } from '$lib/server/deps';
+import { getEnv } from '$lib/server/env';
+import { serverTiming, withTimings } from '$lib/server/timing';
 import { startDemo } from '$lib/server/demo';
 import { kb, maxBodyBytes } from '$lib/server/json-body';
 import { startJobSweeperOnce } from '$lib/server/job-sweeper';
@@ -87,7 +89,21 @@ function secure(res: Response, authenticated: boolean): Response {
   return res;
 }
 
-export const handle: Handle = async ({ event, resolve }) => {
+export const handle: Handle = (input) => {
+  if (building || !getEnv().SERVER_TIMING) return serve(input);
+  return withTimings(async () => {
+    const res = await serve(input);
+    const value = serverTiming();
+    try {
+      if (value) res.headers.set('server-timing', value);
+    } catch {
+      // a response with immutable headers (fetched through) keeps its own
+    }
+    return res;
+  });
+};
+
+const serve: Handle = async ({ event, resolve }) => {
   if (building) return resolve(event);
   if (isCrossSiteForm(event.request, event.url)) return secure(crossSiteFormResponse(event.request), false);
   const ip = clientAddress(event);

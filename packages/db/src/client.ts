@@ -10,9 +10,13 @@ const cache = globalThis as unknown as { __csPrisma?: Map<string, TDb> };
 /**
  * One Prisma client per URL per process (dev reloads reuse it). `backendNice`: the server processes
  * of this client's connections run at that nice value when PostgreSQL is on this machine (loopback or
- * a socket), so background work (the alerting thread) yields to the requests' queries too.
+ * a socket), so background work (the alerting thread) yields to the requests' queries too. `observe`
+ * gets every operation's duration (ms), in the caller's async context (Server-Timing), first call only.
  */
-export function createDb(url: string, opts: { backendNice?: number } = {}): TDb {
+export function createDb(
+  url: string,
+  opts: { backendNice?: number; observe?: (ms: number) => void } = {},
+): TDb {
   cache.__csPrisma ??= new Map();
   const hit = cache.__csPrisma.get(url);
   if (hit) return hit;
@@ -39,7 +43,23 @@ export function createDb(url: string, opts: { backendNice?: number } = {}): TDb 
     onPoolError: (err) =>
       console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
   });
-  const db = new PrismaClient({ adapter });
+  const client = new PrismaClient({ adapter });
+  const observe = opts.observe;
+  // Same model API; the cast keeps the one client type (extensions only change the inferred type).
+  const db = observe
+    ? (client.$extends({
+        query: {
+          async $allOperations({ args, query }) {
+            const t = performance.now();
+            try {
+              return await query(args);
+            } finally {
+              observe(performance.now() - t);
+            }
+          },
+        },
+      }) as unknown as TDb)
+    : client;
   cache.__csPrisma.set(url, db);
   return db;
 }

@@ -10,12 +10,13 @@ import {
   type TAuth,
   type TDeps,
 } from '@clusterscope/services';
-import { migrate, openClickHouse } from '@clusterscope/tsdb';
+import { migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 
 export type { TLiveEvent } from '@clusterscope/db';
 export type { TWriter } from '@clusterscope/tsdb';
 import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
+import { record, timed, timeMethods } from './timing';
 import { loadVapid } from './vapid';
 
 interface TServer {
@@ -40,13 +41,21 @@ export async function shutdown(): Promise<void> {
     await fn().catch((err: Error) => console.error(`clusterscope: shutdown: ${err.message}`));
 }
 
+/** The handle with its queries timed for Server-Timing (the reads the request's code makes). */
+const timeTsdb = (ch: TTsdb): TTsdb => ({
+  ...ch,
+  client: timeMethods(ch.client, 'ch', ['query', 'command', 'exec', 'insert']),
+  selectJson: (...a) => timed('ch', () => ch.selectJson(...a)),
+});
+
 /** Opens both stores once per process and applies ClickHouse migrations (chDB lives in this process only). */
 export function getServer(): Promise<TServer> {
   g.__csServer ??= (async () => {
     const env = getEnv();
-    const db = createDb(env.DATABASE_URL);
+    const db = createDb(env.DATABASE_URL, env.SERVER_TIMING ? { observe: (ms) => record('pg', ms) } : {});
     onShutdown(() => db.$disconnect());
-    const ch = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
+    const opened = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
+    const ch = env.SERVER_TIMING ? timeTsdb(opened) : opened;
     onShutdown(() => ch.close());
     const ping = await ch.ping();
     if (!ping.ok) throw new Error(ping.error);

@@ -58,6 +58,8 @@ const ZEnv = z.object({
   VAPID_SUBJECT: z.string().min(1).optional(),
   /** The launcher's data directory (VAPID keys live there); default: the parent of CLICKHOUSE_PATH. */
   DATA_DIR: z.string().optional(),
+  /** Send a Server-Timing header (PostgreSQL and ClickHouse calls and time, total) on every response. */
+  SERVER_TIMING: bool,
   APP_VERSION: z.string().default('0.1.0'),
   NODE_ENV: z.string().default('production'),
 });
