@@ -85,11 +85,10 @@ export async function getClusterPage(
 const ms = (d: Date | null) => (d ? d.getTime() : null);
 
 async function listOncallAlerts(deps: TDeps, caller: TCaller): Promise<TOncallAlerts> {
-  const [list, people] = await Promise.all([
-    findAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 }),
-    listPeople(deps, caller),
-  ]);
+  const list = await findAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 });
   const ackers = new Set(list.flatMap((a) => (a.ackedBy?.startsWith('user:') ? [a.ackedBy.slice(5)] : [])));
+  // Names only for who acknowledged: no member read while nothing is acknowledged (the usual page).
+  const people = ackers.size ? await listPeople(deps, caller) : [];
   return {
     alerts: list.map((a) => ({
       id: a.id,
