@@ -351,9 +351,11 @@ export async function getRunPage(
 ): Promise<TRunPageView> {
   assertCan(caller, { run: ['read'], cluster: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, id);
-  const b = await resolveBaseline(deps, caller, run, baseline);
-  const [data, environment] = await Promise.all([
-    loadRunData(deps, caller.orgId, [run, ...b.runs]),
+  // The environment (ClickHouse) is read while the baseline is resolved (PostgreSQL), not after.
+  const [[b, data], environment] = await Promise.all([
+    resolveBaseline(deps, caller, run, baseline).then(
+      async (b) => [b, await loadRunData(deps, caller.orgId, [run, ...b.runs])] as const,
+    ),
     computeRunEnvironment(deps, caller.orgId, run),
   ]);
   return { run: toRunView(run, data), comparison: toComparison(run, b, data), environment };
