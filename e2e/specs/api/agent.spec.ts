@@ -5,7 +5,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
@@ -24,6 +23,7 @@ import {
   type AgentProcess,
 } from '../../fixtures/agent';
 import { waitFor } from '../../fixtures/launch';
+import { tempDir } from '../../../apps/agent/test/temp';
 
 const METRICS_PORT = PORT + 2;
 const AGENT_PKG = JSON.parse(
@@ -65,7 +65,7 @@ test.beforeAll(async () => {
   const name = `agent-${uid()}`;
   cluster = { ...(await createCluster(BASE_URL, admin, name)), name };
   ingest = await createIngestToken(BASE_URL, admin, cluster.id, `agent-${uid()}`);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-agent-'));
+  work = tempDir('cs-e2e-agent');
 });
 
 test.afterAll(async () => {

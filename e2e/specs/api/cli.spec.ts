@@ -5,12 +5,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { getRunPoints } from './run-points';
+import { tempDir } from '../../../apps/agent/test/temp';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../packages/bench/fixtures');
 const uid = () => randomBytes(4).toString('hex');
@@ -91,7 +91,7 @@ test.beforeAll(async ({ request }) => {
   });
   expect(res.status(), await res.text()).toBe(200);
   ciToken = (await res.json()).result.data.token;
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-cli-'));
+  work = tempDir('cs-e2e-cli');
 });
 
 /** `clusterscope run` of `command` as workload "cpu" of the test cluster. */
