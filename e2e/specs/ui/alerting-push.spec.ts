@@ -168,14 +168,19 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
     const payload = JSON.parse(decryptPush(push.body, { ecdh, auth }));
     expect(payload).toMatchObject({ status: 'firing', org: 'demo', alertIds: [alert.id] });
 
-    // Deliver it to the registered service worker through the DevTools protocol.
-    const live = registrations.filter((r) => !r.isDeleted && r.scopeURL === `${origin}/`).at(-1);
-    expect(live, 'service worker registration seen over CDP').toBeTruthy();
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin,
-      registrationId: live!.registrationId,
-      data: JSON.stringify(payload),
-    });
+    // Deliver it to the registered service worker through the DevTools protocol. CDP does not say
+    // whether the worker took it (a worker that is still starting drops it), so it is sent again
+    // while no notification shows; the same tag replaces, never adds.
+    const deliver = async () => {
+      const live = registrations.filter((r) => !r.isDeleted && r.scopeURL === `${origin}/`).at(-1);
+      expect(live, 'service worker registration seen over CDP').toBeTruthy();
+      await cdp.send('ServiceWorker.deliverPushMessage', {
+        origin,
+        registrationId: live!.registrationId,
+        data: JSON.stringify(payload),
+      });
+    };
+    await deliver();
     const shown = async () =>
       page.evaluate(async () =>
         (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
@@ -187,7 +192,14 @@ test('push: subscribe, deliver through CDP, notification shown, its Acknowledge 
         })),
       );
     await expect
-      .poll(shown)
+      .poll(
+        async () => {
+          const now = await shown();
+          if (!now.some((n) => n.tag === payload.tag)) await deliver();
+          return now;
+        },
+        { intervals: [500, 1000, 2000] },
+      )
       .toContainEqual({ title: payload.title, tag: payload.tag, actions: ['Acknowledge'] });
 
     // Press "Acknowledge": the service worker POSTs the ack with the session cookie, no page involved.
