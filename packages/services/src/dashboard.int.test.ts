@@ -22,9 +22,14 @@ import {
   DEMO_NODES,
   DRAIN_NODE,
   ensureDemoCluster,
+  simulateDemo,
   simulateDemoMetrics,
   writeDemoTick,
 } from './demo';
+import { ingestPrepared } from './ingest';
+import { holdInProcess } from './ingest-pool';
+import { headOf } from './ingest-prep';
+import { createSeriesCache } from './series-cache';
 import { DEMO_ORG } from './seed';
 
 const HOUR = 3_600_000;
@@ -236,5 +241,72 @@ describe('dashboard services', () => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await listClusterHealth(deps, other)).toEqual([]);
     expect((await getOncall(deps, other)).clusters).toEqual([]);
+  });
+});
+
+describe('series cache', () => {
+  it('gives the charts ClickHouse gives as the window moves, and a late sample drops what it cached', async () => {
+    let clock = now - 30 * 60_000;
+    const series = createSeriesCache({ maxBytes: 256 << 20, now: () => clock });
+    const cached: TDeps = { ...deps, series };
+    // Windows end in the past (the demo data ends at `now`); `clock` plays the wall clock.
+    const windows = [
+      { span: HOUR, shift: 9 * 60_000 }, // raw (entries live 10 min)
+      { span: 24 * HOUR, shift: 7 * 60_000 }, // 1 m rollup widened to 5 min: the shift is not a bucket multiple
+    ];
+    for (const { span, shift } of windows)
+      for (const nodeId of [undefined, DRAIN_NODE]) {
+        clock = now - 30 * 60_000;
+        const w1 = { clusterId, nodeId, from: clock - span, to: clock };
+        expect(await getClusterCharts(cached, caller, w1)).toEqual(await getClusterCharts(deps, caller, w1));
+        clock += shift;
+        const w2 = { clusterId, nodeId, from: clock - span, to: clock };
+        const hits = series.stats.hits;
+        const got = await getClusterCharts(cached, caller, w2);
+        expect(series.stats.hits).toBe(hits + 2); // node series and cgroup series
+        expect(got).toEqual(await getClusterCharts(deps, caller, w2));
+      }
+
+    // Events of windows over a day come from the 1 m rollup, through the cache too; the second window
+    // ends past a transition the first one did not reach (it comes from the read of the newer part).
+    const all = await getClusterEvents(deps, caller, { clusterId, from: now - 2 * 24 * HOUR, to: now });
+    const change = all.find((e) => e.ts < now - HOUR && e.node_id === DRAIN_NODE)!;
+    const start = change.ts - 3 * 60_000;
+    clock = start;
+    for (const nodeId of [undefined, DRAIN_NODE]) {
+      const w1 = { clusterId, nodeId, from: clock - 2 * 24 * HOUR, to: clock };
+      const first = await getClusterEvents(cached, caller, w1);
+      expect(first.length).toBeGreaterThan(2);
+      expect(first).toEqual(await getClusterEvents(deps, caller, w1));
+      const w2 = { ...w1, from: w1.from + 7 * 60_000 + 13_000, to: w1.to + 7 * 60_000 + 13_000 };
+      const hits = series.stats.hits;
+      clock += 7 * 60_000 + 13_000;
+      expect(await getClusterEvents(cached, caller, w2)).toEqual(await getClusterEvents(deps, caller, w2));
+      expect(series.stats.hits).toBe(hits + 1);
+      expect((await getClusterEvents(cached, caller, w2)).map((e) => e.ts)).toContain(change.ts);
+      clock = start;
+    }
+
+    // A node_status sample 50 min old (behind the freshness edge) for a node the charts have not seen.
+    const w = { clusterId, from: clock - HOUR, to: clock };
+    await getClusterCharts(cached, caller, w);
+    const lateAt = clock - 50 * 60_000;
+    const ingest: TCaller = {
+      ...base,
+      scopes: ['ingest'],
+      clusterId,
+      orgId: caller.orgId,
+      orgSlug: caller.orgSlug,
+    };
+    const one = simulateDemo(lateAt).find((x) => x.kind === 'node_status')!;
+    const sample = { ...one, node_id: 99 };
+    const batch = { batchId: 'late-1', samples: [sample] };
+    const res = await ingestPrepared(cached, ingest, holdInProcess(headOf(batch), batch.samples), writer);
+    expect(res.late).toBe(true);
+    const hits = series.stats.hits;
+    const after = await getClusterCharts(cached, caller, w);
+    expect(after.leaseholders.map((s) => s.name)).toContain('n99');
+    expect(after).toEqual(await getClusterCharts(deps, caller, w));
+    expect(series.stats.hits).toBe(hits);
   });
 });

@@ -13,6 +13,7 @@ import type {
 } from '@clusterscope/schema';
 import { orderOncall } from '@clusterscope/schema';
 import {
+  bucketMs,
   chartStepMs,
   getCgroupSeries,
   getLatestCgroups,
@@ -20,16 +21,19 @@ import {
   getLatestNodeStates,
   getNodeEvents,
   getNodeSeries,
+  pickEventsSource,
   pickResolution,
   type TCgroupPoint,
   type TNodeEvent,
   type TNodeLatest,
+  type TNodeSeriesPoint,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
 import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
+import { readSeries } from './series-cache';
 import {
   clusterStatus,
   countHealth,
@@ -247,18 +251,40 @@ async function loadCharts(
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
   const stepMs = chartStepMs(resolution, input.from, input.to, input.maxPoints);
   const step = resolution === 'raw' ? c.intervalS * 1000 : stepMs;
-  const q = { orgId, clusterId: c.id, from: input.from, to: input.to, resolution, stepMs };
-  const [series, cg] = await Promise.all([
-    getNodeSeries(deps.ch, {
-      ...q,
-      nodeId: input.nodeId,
-      metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
+  const q = { orgId, clusterId: c.id, resolution, stepMs };
+  // Settled points from the series cache (when the app has one); ClickHouse reads the rest of the window.
+  const bucket = resolution === 'raw' ? 0 : Math.max(stepMs, bucketMs(resolution));
+  const read = { orgId, clusterId: c.id, from: input.from, to: input.to, bucketMs: bucket };
+  const [points, cg] = await Promise.all([
+    readSeries<TNodeSeriesPoint>(deps.series, {
+      ...read,
+      key: `node|${input.nodeId ?? ''}|${resolution}|${stepMs}`,
+      // A rollup read returns the bucket that holds `from`.
+      lo: (f) => (bucket ? Math.floor(f / bucket) * bucket : f),
+      ts: (p) => p.ts,
+      pointBytes: 200,
+      fetch: async (from, to) =>
+        (
+          await getNodeSeries(deps.ch, {
+            ...q,
+            from,
+            to,
+            nodeId: input.nodeId,
+            metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
+          })
+        ).points,
     }),
-    getCgroupSeries(deps.ch, q),
+    readSeries<TCgroupPoint>(deps.series, {
+      ...read,
+      key: `cgroup|${resolution}|${stepMs}`,
+      ts: (p) => p.ts,
+      pointBytes: 400,
+      fetch: (from, to) => getCgroupSeries(deps.ch, { ...q, from, to }),
+    }),
   ]);
   const perNode = (metric: string): TChartSeries[] => {
     const m = new Map<number, TChartSeries>();
-    for (const p of series.points) {
+    for (const p of points) {
       let s = m.get(p.node_id);
       if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, data: [] }));
       s.data.push([p.ts, p.values[metric] ?? null]);
@@ -267,7 +293,7 @@ async function loadCharts(
   };
   const sum = (metric: string) =>
     sumAcrossNodes(
-      series.points.map((p) => ({ ts: p.ts, node_id: p.node_id, value: p.values[metric] ?? null })),
+      points.map((p) => ({ ts: p.ts, node_id: p.node_id, value: p.values[metric] ?? null })),
       step,
     );
   const cgPoints = input.nodeId === undefined ? cg : cg.filter((p) => p.node_id === input.nodeId);
@@ -293,16 +319,28 @@ export async function getClusterCharts(
   return loadCharts(deps, caller.orgId, c, input);
 }
 
-/** Liveness transitions of a cluster row (already authorised), oldest first. */
-const loadEvents = (deps: TDeps, orgId: string, c: TCluster, input: TWindowIn & { limit?: number }) =>
-  getNodeEvents(deps.ch, {
+/** Liveness transitions of a cluster row (already authorised): the newest `limit`, oldest first. */
+async function loadEvents(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn & { limit?: number }) {
+  const limit = input.limit ?? 500;
+  const source = pickEventsSource(input.from, input.to);
+  const q = { orgId, clusterId: c.id, nodeId: input.nodeId, limit, source };
+  if (source === 'raw') return getNodeEvents(deps.ch, { ...q, from: input.from, to: input.to });
+  // From the 1 m rollup (windows over a day): settled minutes come from the series cache.
+  const events = await readSeries<TNodeEvent>(deps.series, {
     orgId,
     clusterId: c.id,
-    nodeId: input.nodeId,
+    key: `events|${input.nodeId ?? ''}|${limit}`,
     from: input.from,
     to: input.to,
-    limit: input.limit ?? 500,
+    bucketMs: 60_000,
+    lo: (f) => Math.floor(f / 60_000) * 60_000,
+    ts: (e) => e.ts,
+    pointBytes: 150,
+    fetch: (from, to) => getNodeEvents(deps.ch, { ...q, from, to }),
   });
+  // A change in the minute that holds `from` is stamped `from`, as getNodeEvents stamps it.
+  return events.slice(-limit).map((e) => (e.ts < input.from ? { ...e, ts: input.from } : e));
+}
 
 /** Liveness transitions in a window, newest first. */
 export async function getClusterEvents(

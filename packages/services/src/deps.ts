@@ -2,6 +2,7 @@ import type { TDb, TLiveBus } from '@clusterscope/db';
 import type { TTsdb } from '@clusterscope/tsdb';
 import type { TSecretKeys } from './secrets';
 import type { TMailer } from './mail';
+import type { TSeriesCache } from './series-cache';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
@@ -17,4 +18,6 @@ export interface TDeps {
   origin?: string;
   /** VAPID keys for Web Push alert notifications (env or generated into the data dir). */
   vapid?: { publicKey: string; privateKey: string; subject: string };
+  /** Settled chart series kept in memory (series-cache.ts); without it every chart read goes to ClickHouse. */
+  series?: TSeriesCache;
 }

@@ -15,6 +15,7 @@ export * from './agents';
 export * from './ingest';
 export * from './ingest-prep';
 export * from './ingest-pool';
+export * from './series-cache';
 export * from './runs';
 export * from './compare';
 export * from './run-list';

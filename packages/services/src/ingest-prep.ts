@@ -50,6 +50,8 @@ export interface TBatchHead {
   runIds: string[];
   /** The newest heartbeat sample, if any. */
   heartbeat: THeartbeatSample | null;
+  /** The oldest node_status/cgroup_usage sample time (charts' series cache: a late one invalidates). */
+  oldest: number | null;
 }
 
 export type TDecodeError = { status: 400 | 413; error: string; issues?: string[]; issueCount?: number };
@@ -109,10 +111,13 @@ export function summarizeSamples(samples: readonly TSample[]) {
   const kinds = new Set<TSampleKind>();
   const runIds = new Set<string>();
   let heartbeat: THeartbeatSample | null = null;
+  let oldest: number | null = null;
   for (const s of samples) {
     kinds.add(s.kind);
     if (s.kind === 'bench_sample') runIds.add(s.run_id);
     else if (s.kind === 'heartbeat' && (!heartbeat || s.ts >= heartbeat.ts)) heartbeat = s;
+    else if ((s.kind === 'node_status' || s.kind === 'cgroup_usage') && (oldest === null || s.ts < oldest))
+      oldest = s.ts;
   }
-  return { kinds: [...kinds], runIds: [...runIds], heartbeat };
+  return { kinds: [...kinds], runIds: [...runIds], heartbeat, oldest };
 }

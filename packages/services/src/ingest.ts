@@ -31,6 +31,8 @@ export interface TIngestResult {
   kinds: TSampleKind[];
   /** Runs that got bench_sample rows (for live updates). */
   runIds: string[];
+  /** Samples older than the series cache's freshness edge were stored: other instances drop that cluster's entries. */
+  late: boolean;
 }
 
 /**
@@ -102,8 +104,10 @@ export async function ingestPrepared(
   } catch (err) {
     throw toIngestError(err);
   }
+  const late = !res.duplicate && head.oldest !== null && (deps.series?.settled(head.oldest) ?? false);
+  if (late) deps.series?.invalidate(caller.orgId, clusterId);
   if (head.heartbeat && !res.duplicate) await recordHeartbeat(deps, caller, clusterId, head, head.heartbeat);
-  return { ...res, clusterId, kinds: head.kinds, runIds: head.runIds };
+  return { ...res, clusterId, kinds: head.kinds, runIds: head.runIds, late };
 }
 
 /**

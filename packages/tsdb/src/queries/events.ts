@@ -59,13 +59,13 @@ const CHANGED_HOURS = `
 /** CHANGED_HOURS and the hour before each (for the state a transition starts from): raw and 1 m reads keep only these. */
 const CHANGED_HOURS_AND_BEFORE = `SELECT node_id, arrayJoin([h, h - INTERVAL 1 HOUR]) FROM (${CHANGED_HOURS})`;
 
+/** Where getNodeEvents derives a window's transitions from when not told: raw up to a day inside raw retention. */
+export const pickEventsSource = (from: number, to: number, now: number = Date.now()): 'raw' | '1m' =>
+  to - from <= RAW_EVENTS_MAX_SPAN_MS && from >= now - RESOLUTION_LIMITS.rawRetentionMs ? 'raw' : '1m';
+
 export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promise<TNodeEvent[]> {
   assertRange(q.from, q.to);
-  const source =
-    q.source ??
-    (q.to - q.from <= RAW_EVENTS_MAX_SPAN_MS && q.from >= Date.now() - RESOLUTION_LIMITS.rawRetentionMs
-      ? 'raw'
-      : '1m');
+  const source = q.source ?? pickEventsSource(q.from, q.to);
   const params: Record<string, unknown> = {
     org_id: q.orgId,
     cluster_id: q.clusterId,

@@ -4,7 +4,9 @@ import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus } from '@clustersc
 import {
   createAuth,
   createMailer,
+  createSeriesCache,
   getIngestWriter,
+  LATE_SAMPLES,
   loadSecretKeys,
   sealWorkloadSecrets,
   type TAuth,
@@ -66,6 +68,15 @@ export function getServer(): Promise<TServer> {
     const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
     const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
     const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN, vapid: loadVapid(env) };
+    if (env.SERIES_CACHE_MB > 0) {
+      const series = createSeriesCache({ maxBytes: env.SERIES_CACHE_MB * 1024 * 1024 });
+      deps.series = series;
+      // Late samples stored by another instance drop this one's entries for that cluster too.
+      const off = await getLiveBus().subscribeAll((e) => {
+        if (e.topic === LATE_SAMPLES && e.clusterId) series.invalidate(e.orgId, e.clusterId);
+      });
+      onShutdown(async () => off());
+    }
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
     if (sealed.sealed || sealed.failed.length)

@@ -46,6 +46,8 @@ const ZEnv = z.object({
   INGEST_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(20),
   /** Ingest worker threads (parse, validate, encode); default one per core, at most 4; 0 = none. */
   INGEST_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
+  /** Memory for settled chart series kept between reads (MB; 0 = every chart read goes to ClickHouse). */
+  SERIES_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   /** Open live (SSE) streams allowed per user and per organization, per web instance; 429 past them. */
   LIVE_MAX_PER_USER: z.coerce.number().int().positive().default(10),
   LIVE_MAX_PER_ORG: z.coerce.number().int().positive().default(500),

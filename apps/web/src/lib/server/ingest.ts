@@ -8,6 +8,7 @@ import {
   getIngestWriter,
   hasScope,
   ingestPrepared,
+  LATE_SAMPLES,
   type TDeps,
   type TIngestPool,
 } from '@clusterscope/services';
@@ -165,6 +166,7 @@ export async function handleIngest(request: Request): Promise<Response> {
       const base = { orgId: caller.orgId, topic: 'samples', clusterId: res.clusterId, kinds: res.kinds };
       notify(base);
       for (const runId of res.runIds.slice(0, 20)) notify({ ...base, runId });
+      if (res.late) notify({ orgId: caller.orgId, topic: LATE_SAMPLES, clusterId: res.clusterId });
     }
     return new Response(JSON.stringify({ accepted: res.accepted, duplicate: res.duplicate }), {
       status: 202,

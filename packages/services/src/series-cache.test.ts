@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { createSeriesCache, readSeries, type TSeriesRead } from './series-cache';
+
+interface TPt {
+  ts: number;
+  s: string;
+  v: number;
+}
+const MIN = 60_000;
+
+/** Two series of one point per `step` in [from, to): per series in time order (as ClickHouse returns them). */
+function source(step: number, bucketed = false) {
+  const calls: [number, number][] = [];
+  let bump = 0;
+  const fetch = async (from: number, to: number): Promise<TPt[]> => {
+    calls.push([from, to]);
+    const out: TPt[] = [];
+    const first = bucketed ? Math.floor(from / step) * step : Math.ceil(from / step) * step;
+    for (const s of ['a', 'b'])
+      for (let t = first; t < to; t += step)
+        out.push({ ts: t, s, v: t / step + (s === 'b' ? 1000 : 0) + bump });
+    return out;
+  };
+  return { calls, fetch, change: () => bump++ };
+}
+
+const read = (src: ReturnType<typeof source>, from: number, to: number, bucketMs = 0): TSeriesRead<TPt> => ({
+  orgId: 'o',
+  clusterId: 'c',
+  key: 'k',
+  from,
+  to,
+  bucketMs,
+  lo: bucketMs ? (f) => Math.floor(f / bucketMs) * bucketMs : undefined,
+  ts: (p) => p.ts,
+  pointBytes: 100,
+  fetch: src.fetch,
+});
+
+describe('series cache', () => {
+  it('serves settled points from memory and reads only the rest, with what a full read gives', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    const src = source(10_000);
+    const first = await cache.read(read(src, now - 60 * MIN, now));
+    expect(first).toEqual(await src.fetch(now - 60 * MIN, now));
+    now += 5 * MIN;
+    src.calls.length = 0;
+    const second = await cache.read(read(src, now - 60 * MIN, now));
+    // Only from the first read's freshness edge (now - 5 min - 1 min) on.
+    expect(src.calls).toEqual([[now - 6 * MIN, now]]);
+    const full = await src.fetch(now - 60 * MIN, now);
+    const bySeries = (x: TPt[]) => [...x].sort((p, q) => p.s.localeCompare(q.s) || p.ts - q.ts);
+    expect(bySeries(second)).toEqual(bySeries(full));
+    expect(cache.stats).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+  });
+
+  it('aligns the settled edge to rollup buckets and returns the bucket that holds `from`', async () => {
+    let now = 1_000 * MIN + 7 * MIN + 13_000;
+    const step = 5 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    const src = source(step, true);
+    await cache.read(read(src, now - 600 * MIN, now, step));
+    now += 3 * MIN;
+    src.calls.length = 0;
+    const from = now - 600 * MIN;
+    const got = await cache.read(read(src, from, now, step));
+    const edge = src.calls[0][0];
+    expect(edge % step).toBe(0);
+    expect(edge).toBeLessThanOrEqual(now - 3 * MIN - MIN);
+    const want = await src.fetch(from, now);
+    expect(got.length).toBe(want.length);
+    expect(new Set(got.map((p) => `${p.s}${p.ts}:${p.v}`))).toEqual(
+      new Set(want.map((p) => `${p.s}${p.ts}:${p.v}`)),
+    );
+  });
+
+  it('reads everything again after invalidate, and a read racing it stores nothing', async () => {
+    const now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    const src = source(10_000);
+    await cache.read(read(src, now - 60 * MIN, now));
+    src.change();
+    cache.invalidate('o', 'c');
+    src.calls.length = 0;
+    const after = await cache.read(read(src, now - 60 * MIN, now));
+    expect(src.calls).toEqual([[now - 60 * MIN, now]]);
+    expect(after[0].v).toBe((now - 60 * MIN) / 10_000 + 1);
+
+    // Invalidated while its fetch runs: the (possibly stale) answer is returned but not kept.
+    const racing = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    await racing.read({
+      ...read(src, now - 60 * MIN, now),
+      fetch: async (f, t) => {
+        racing.invalidate('o', 'c');
+        return src.fetch(f, t);
+      },
+    });
+    expect(racing.stats.entries).toBe(0);
+    // Another cluster's entries stay.
+    await cache.read({ ...read(src, now - 60 * MIN, now), clusterId: 'other' });
+    cache.invalidate('o', 'c');
+    expect(cache.stats.entries).toBe(1);
+  });
+
+  it('keeps no more than maxBytes, and reads straight through without a cache', async () => {
+    const now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 50_000, freshnessMs: MIN, now: () => now });
+    const src = source(10_000);
+    // 720 points × 100 bytes: larger than the whole cache.
+    await cache.read(read(src, now - 60 * MIN, now));
+    expect(cache.stats.entries).toBe(0);
+    src.calls.length = 0;
+    expect(await readSeries(undefined, read(src, now - MIN, now))).toHaveLength(12);
+    expect(src.calls).toHaveLength(1);
+    expect(cache.settled(now - 2 * MIN)).toBe(true);
+    expect(cache.settled(now - 30_000)).toBe(false);
+  });
+});
