@@ -107,12 +107,13 @@ export function toNodeViews(
   });
 }
 
-/** Node table rows: latest node states (node_latest) and latest cgroup readings (cgroup_latest). */
+/** Latest node states (node_latest) and cgroup readings (cgroup_latest) of a cluster of `orgId`. */
+const readLatest = (deps: TDeps, orgId: string, clusterId: string) =>
+  Promise.all([getLatestNodes(deps.ch, orgId, clusterId), getLatestCgroups(deps.ch, orgId, clusterId)]);
+
+/** Node table rows of a cluster row (already authorised). */
 async function loadNodeViews(deps: TDeps, orgId: string, c: TCluster, now: number) {
-  const [nodes, cg] = await Promise.all([
-    getLatestNodes(deps.ch, orgId, c.id),
-    getLatestCgroups(deps.ch, orgId, c.id),
-  ]);
+  const [nodes, cg] = await readLatest(deps, orgId, c.id);
   return toNodeViews(nodes, cg, now, c.intervalS);
 }
 
@@ -122,12 +123,11 @@ export async function listClusterHealth(
   caller: TCaller,
   now: number = Date.now(),
 ): Promise<TClusterHealth[]> {
-  const clusters = await findClusters(deps, caller);
-  const latest = await getLatestNodeStates(
-    deps.ch,
-    caller.orgId,
-    clusters.map((c) => c.id),
-  );
+  // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
+  const [clusters, latest] = await Promise.all([
+    findClusters(deps, caller),
+    getLatestNodeStates(deps.ch, caller.orgId, null),
+  ]);
   return clusters.map((c) => {
     const views = (latest.get(c.id) ?? []).map((n) => ({
       state: deriveNodeState(n.liveness, n.ts, now, c.intervalS),
@@ -319,16 +319,16 @@ export async function getClusterCharts(
   return loadCharts(deps, caller.orgId, c, input);
 }
 
-/** Liveness transitions of a cluster row (already authorised): the newest `limit`, oldest first. */
-async function loadEvents(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn & { limit?: number }) {
+/** Liveness transitions of a cluster of `orgId`: the newest `limit`, oldest first. */
+async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit?: number }) {
   const limit = input.limit ?? 500;
   const source = pickEventsSource(input.from, input.to);
-  const q = { orgId, clusterId: c.id, nodeId: input.nodeId, limit, source };
+  const q = { orgId, clusterId: input.clusterId, nodeId: input.nodeId, limit, source };
   if (source === 'raw') return getNodeEvents(deps.ch, { ...q, from: input.from, to: input.to });
   // From the 1 m rollup (windows over a day): settled minutes come from the series cache.
   const events = await readSeries<TNodeEvent>(deps.series, {
     orgId,
-    clusterId: c.id,
+    clusterId: input.clusterId,
     key: `events|${input.nodeId ?? ''}|${limit}`,
     from: input.from,
     to: input.to,
@@ -348,8 +348,8 @@ export async function getClusterEvents(
   caller: TCaller,
   input: TWindowIn & { limit?: number },
 ): Promise<TNodeEvent[]> {
-  const c = await getClusterById(deps, caller, input.clusterId);
-  return (await loadEvents(deps, caller.orgId, c, input)).reverse();
+  await getClusterById(deps, caller, input.clusterId);
+  return (await loadEvents(deps, caller.orgId, input)).reverse();
 }
 
 /** Leaseholders from /_status/vars when the status API sent none (node_status is empty). */
@@ -399,12 +399,15 @@ export async function getClusterView(
   input: TChartWindow & { clusterId: string; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TClusterView> {
-  const c = await getClusterById(deps, caller, input.clusterId);
-  const [nodes, events, all] = await Promise.all([
-    loadNodeViews(deps, caller.orgId, c, now),
-    loadEvents(deps, caller.orgId, c, input),
-    input.charts === false ? null : loadAllCharts(deps, caller.orgId, c, input),
+  const cluster = getClusterById(deps, caller, input.clusterId);
+  // The org-scoped ClickHouse reads start with the cluster check (one round trip less); a failed check drops them.
+  const [c, [latest, cg], events, all] = await Promise.all([
+    cluster,
+    readLatest(deps, caller.orgId, input.clusterId),
+    loadEvents(deps, caller.orgId, input),
+    input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
   ]);
+  const nodes = toNodeViews(latest, cg, now, c.intervalS);
   const counts = countHealth(nodes);
   return {
     cluster: clusterInfo(c),
@@ -428,14 +431,16 @@ export async function getNodeView(
   input: TChartWindow & { clusterId: string; nodeId: number; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TNodeDetailView> {
-  const c = await getClusterById(deps, caller, input.clusterId);
+  const cluster = getClusterById(deps, caller, input.clusterId);
   const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
-  const [views, events, raw, all] = await Promise.all([
-    loadNodeViews(deps, caller.orgId, c, now),
-    loadEvents(deps, caller.orgId, c, input),
+  // As getClusterView: the ClickHouse reads start with the cluster check.
+  const [c, [latest, cg], events, raw, all] = await Promise.all([
+    cluster,
+    readLatest(deps, caller.orgId, input.clusterId),
+    loadEvents(deps, caller.orgId, input),
     getNodeSeries(deps.ch, {
       orgId: caller.orgId,
-      clusterId: c.id,
+      clusterId: input.clusterId,
       nodeId: input.nodeId,
       from: recentFrom,
       to: input.to,
@@ -449,9 +454,9 @@ export async function getNodeView(
         'uptime_s',
       ],
     }),
-    input.charts === false ? null : loadAllCharts(deps, caller.orgId, c, input),
+    input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
   ]);
-  const node = views.find((n) => n.node_id === input.nodeId);
+  const node = toNodeViews(latest, cg, now, c.intervalS).find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
   const samples = raw.points
@@ -487,12 +492,11 @@ export async function getOncall(
   caller: TCaller,
   now: number = Date.now(),
 ): Promise<TOncallView> {
-  const clusters = await findClusters(deps, caller);
-  const latest = await getLatestNodeStates(
-    deps.ch,
-    caller.orgId,
-    clusters.map((c) => c.id),
-  );
+  // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
+  const [clusters, latest] = await Promise.all([
+    findClusters(deps, caller),
+    getLatestNodeStates(deps.ch, caller.orgId, null),
+  ]);
   const out = clusters.map((c) => {
     const nodes = sortWorstFirst(
       (latest.get(c.id) ?? []).map((n) => ({

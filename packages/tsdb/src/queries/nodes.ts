@@ -82,10 +82,11 @@ export interface TNodeState {
 export async function getLatestNodeStates(
   ch: TClickHouse,
   orgId: string,
-  clusterIds: readonly string[],
+  /** null: every cluster of the org (read while the caller's clusters are listed; callers pick theirs). */
+  clusterIds: readonly string[] | null,
 ): Promise<Map<string, TNodeState[]>> {
-  const out = new Map<string, TNodeState[]>(clusterIds.map((id) => [id, []]));
-  if (clusterIds.length === 0) return out;
+  const out = new Map<string, TNodeState[]>((clusterIds ?? []).map((id) => [id, []]));
+  if (clusterIds?.length === 0) return out;
   const names = ['address', 'liveness', 'ranges_underreplicated', 'ranges_unavailable'] as const;
   const rows = await selectRows<Record<string, unknown>>(
     ch,
@@ -93,16 +94,22 @@ export async function getLatestNodeStates(
       'node_latest',
       ['cluster_id', 'node_id'],
       LATEST_COLS.filter((c) => (names as readonly string[]).includes(c.name)),
-      'org_id = {org_id:String} AND cluster_id IN {cluster_ids:Array(String)}',
+      `org_id = {org_id:String}${clusterIds ? ' AND cluster_id IN {cluster_ids:Array(String)}' : ''}`,
     ),
-    { org_id: orgId, cluster_ids: [...clusterIds] },
+    clusterIds ? { org_id: orgId, cluster_ids: [...clusterIds] } : { org_id: orgId },
   );
   for (const r of rows) {
     const n = readNode<TNodeState>(r, names);
     // Unknown trouble counts count as none in the health lists.
     n.ranges_underreplicated ??= 0;
     n.ranges_unavailable ??= 0;
-    out.get(String(r.cluster_id))?.push(n);
+    const id = String(r.cluster_id);
+    let list = out.get(id);
+    if (!list) {
+      if (clusterIds) continue;
+      out.set(id, (list = []));
+    }
+    list.push(n);
   }
   return out;
 }

@@ -113,6 +113,10 @@ describe('latest state', () => {
     );
     expect(states.get('c1')![0]).toMatchObject({ address: nodes[0].address, ranges_unavailable: 0 });
     expect(states.get('nope')).toEqual([]);
+    // null: every cluster of the org, keyed by cluster.
+    const all = await getLatestNodeStates(ch, A, null);
+    expect(all.get('c1')).toEqual(states.get('c1'));
+    expect(all.has('nope')).toBe(false);
   });
 });
 
@@ -185,6 +189,9 @@ describe('tenancy', () => {
     const nodes = await getLatestNodes(ch, B, 'c1');
     expect(nodes.map((n) => [n.node_id, n.replicas])).toEqual([[1, 5000 + 110 + 6]]);
     expect((await getLatestNodeStates(ch, B, ['c1'])).get('c1')).toHaveLength(1);
+    const everyB = await getLatestNodeStates(ch, B, null);
+    expect([...everyB.keys()]).toEqual(['c1']);
+    expect(everyB.get('c1')).toHaveLength(1);
     const series = await getNodeSeries(ch, {
       orgId: B,
       clusterId: 'c1',
