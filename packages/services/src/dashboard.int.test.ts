@@ -251,20 +251,22 @@ describe('series cache', () => {
     const cached: TDeps = { ...deps, series };
     // Windows end in the past (the demo data ends at `now`); `clock` plays the wall clock.
     const windows = [
-      { span: HOUR, shift: 9 * 60_000 }, // raw (entries live 10 min)
+      { span: HOUR, shift: 9 * 60_000 + 13_000 }, // raw (entries live 10 min); not a step multiple
       { span: 24 * HOUR, shift: 7 * 60_000 }, // 1 m rollup widened to 5 min: the shift is not a bucket multiple
     ];
     for (const { span, shift } of windows)
       for (const nodeId of [undefined, DRAIN_NODE]) {
         clock = now - 30 * 60_000;
         const w1 = { clusterId, nodeId, from: clock - span, to: clock };
-        expect(await getClusterCharts(cached, caller, w1)).toEqual(await getClusterCharts(deps, caller, w1));
+        expect(await getChartsView(cached, caller, w1)).toEqual(await getChartsView(deps, caller, w1));
         clock += shift;
         const w2 = { clusterId, nodeId, from: clock - span, to: clock };
         const hits = series.stats.hits;
-        const got = await getClusterCharts(cached, caller, w2);
-        expect(series.stats.hits).toBe(hits + 2); // node series and cgroup series
-        expect(got).toEqual(await getClusterCharts(deps, caller, w2));
+        const got = await getChartsView(cached, caller, w2);
+        // Node series, cgroup series and the three database panel reads.
+        expect(series.stats.hits).toBe(hits + 5);
+        expect(got).toEqual(await getChartsView(deps, caller, w2));
+        expect(unpackDbCharts(got.db).statements.length).toBe(4);
       }
 
     // Events of windows over a day come from the 1 m rollup, through the cache too; the second window

@@ -11,6 +11,7 @@ import {
   type TResolution,
 } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
+import { readSeries } from './series-cache';
 
 /**
  * The CockroachDB metric families the database panels read (names as /_status/vars exports them;
@@ -128,11 +129,35 @@ export async function loadDbCharts(
   const resolution = w.resolution ?? pickResolution(w.from, w.to);
   const stepMs = metricStepMs(resolution, w.from, w.to, w.maxPoints, MIN_RAW_STEP_MS);
   const q = { orgId, clusterId, nodeId, from: w.from, to: w.to, resolution, stepMs };
+  // Points are whole steps (raw readings too): settled ones come from the series cache.
+  const read = <T extends { ts: number }>(key: string, fetch: (from: number, to: number) => Promise<T[]>) =>
+    readSeries<T>(deps.series, {
+      orgId,
+      clusterId,
+      key: `db-${key}|${nodeId ?? ''}|${resolution}|${stepMs}`,
+      from: w.from,
+      to: w.to,
+      bucketMs: stepMs,
+      lo: (f) => Math.floor(f / stepMs) * stepMs,
+      ts: (p) => p.ts,
+      pointBytes: 200,
+      fetch,
+    });
   const [rates, gauges, lat] = (await hasMetrics(deps.ch, q))
     ? await Promise.all([
-        getCounterRates(deps.ch, { ...q, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
-        getGaugeSeries(deps.ch, { ...q, names: GAUGE_NAMES }),
-        getHistogramQuantiles(deps.ch, { ...q, family: DB_FAMILIES.latency, quantiles: [0.5, 0.99] }),
+        read('rates', (from, to) =>
+          getCounterRates(deps.ch, { ...q, from, to, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
+        ),
+        read('gauges', (from, to) => getGaugeSeries(deps.ch, { ...q, from, to, names: GAUGE_NAMES })),
+        read('latency', (from, to) =>
+          getHistogramQuantiles(deps.ch, {
+            ...q,
+            from,
+            to,
+            family: DB_FAMILIES.latency,
+            quantiles: [0.5, 0.99],
+          }),
+        ),
       ])
     : [[], [], []];
   const g = DB_FAMILIES.gauges;

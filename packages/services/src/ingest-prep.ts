@@ -50,7 +50,7 @@ export interface TBatchHead {
   runIds: string[];
   /** The newest heartbeat sample, if any. */
   heartbeat: THeartbeatSample | null;
-  /** The oldest node_status/cgroup_usage sample time (charts' series cache: a late one invalidates). */
+  /** The oldest node_status/cgroup_usage/metric sample time (the series cache: a late one invalidates). */
   oldest: number | null;
 }
 
@@ -116,7 +116,10 @@ export function summarizeSamples(samples: readonly TSample[]) {
     kinds.add(s.kind);
     if (s.kind === 'bench_sample') runIds.add(s.run_id);
     else if (s.kind === 'heartbeat' && (!heartbeat || s.ts >= heartbeat.ts)) heartbeat = s;
-    else if ((s.kind === 'node_status' || s.kind === 'cgroup_usage') && (oldest === null || s.ts < oldest))
+    else if (
+      (s.kind === 'node_status' || s.kind === 'cgroup_usage' || s.kind === 'metric') &&
+      (oldest === null || s.ts < oldest)
+    )
       oldest = s.ts;
   }
   return { kinds: [...kinds], runIds: [...runIds], heartbeat, oldest };
