@@ -322,7 +322,7 @@ export async function getClusterCharts(
 /** Liveness transitions of a cluster of `orgId`: the newest `limit`, oldest first. */
 async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit?: number }) {
   const limit = input.limit ?? 500;
-  const source = pickEventsSource(input.from, input.to);
+  const source = pickEventsSource(input);
   const q = { orgId, clusterId: input.clusterId, nodeId: input.nodeId, limit, source };
   if (source === 'raw') return getNodeEvents(deps.ch, { ...q, from: input.from, to: input.to });
   // From the 1 m rollup (windows over a day): settled minutes come from the series cache.

@@ -60,12 +60,12 @@ const CHANGED_HOURS = `
 const CHANGED_HOURS_AND_BEFORE = `SELECT node_id, arrayJoin([h, h - INTERVAL 1 HOUR]) FROM (${CHANGED_HOURS})`;
 
 /** Where getNodeEvents derives a window's transitions from when not told: raw up to a day inside raw retention. */
-export const pickEventsSource = (from: number, to: number, now: number = Date.now()): 'raw' | '1m' =>
-  to - from <= RAW_EVENTS_MAX_SPAN_MS && from >= now - RESOLUTION_LIMITS.rawRetentionMs ? 'raw' : '1m';
+export const pickEventsSource = (w: { from: number; to: number }, now: number = Date.now()): 'raw' | '1m' =>
+  w.to - w.from <= RAW_EVENTS_MAX_SPAN_MS && w.from >= now - RESOLUTION_LIMITS.rawRetentionMs ? 'raw' : '1m';
 
 export async function getNodeEvents(ch: TClickHouse, q: TNodeEventsQuery): Promise<TNodeEvent[]> {
   assertRange(q.from, q.to);
-  const source = q.source ?? pickEventsSource(q.from, q.to);
+  const source = q.source ?? pickEventsSource(q);
   const params: Record<string, unknown> = {
     org_id: q.orgId,
     cluster_id: q.clusterId,
