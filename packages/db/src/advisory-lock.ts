@@ -14,15 +14,21 @@ export interface TLeaderLock {
 /**
  * Leader election with a PostgreSQL session advisory lock (`pg_try_advisory_lock`) on a dedicated connection:
  * the lock lives exactly as long as that session, so a crashed or partitioned leader releases it when
- * PostgreSQL drops its connection, and the next `tryAcquire` of another instance wins.
+ * PostgreSQL drops its connection, and the next `tryAcquire` of another instance wins. The old leader sits
+ * out `backoffMs` first (else it could reconnect and win the lock back before the others try: a flaky
+ * leader would keep leading, and the handover test failed when it did).
  */
-export function createLeaderLock(url: string, key: number): TLeaderLock {
+export function createLeaderLock(url: string, key: number, opts: { backoffMs?: number } = {}): TLeaderLock {
+  const backoffMs = opts.backoffMs ?? 5_000;
   let client: pg.Client | null = null;
   let leader = false;
   let pid: number | null = null;
   let closed = false;
+  /** A leader whose session died waits this long before contending again: a healthy instance takes over. */
+  let retryAt = 0;
 
   const drop = () => {
+    if (leader && !closed) retryAt = Date.now() + backoffMs;
     leader = false;
     pid = null;
     const c = client;
@@ -34,7 +40,7 @@ export function createLeaderLock(url: string, key: number): TLeaderLock {
     isLeader: () => leader && client !== null,
     backendPid: () => pid,
     async tryAcquire() {
-      if (closed) return false;
+      if (closed || Date.now() < retryAt) return false;
       if (leader && client) {
         // Still holding? A query on the session proves the connection (and so the lock) is alive.
         try {
@@ -42,6 +48,7 @@ export function createLeaderLock(url: string, key: number): TLeaderLock {
           return true;
         } catch {
           drop();
+          return false;
         }
       }
       try {
