@@ -259,8 +259,7 @@ async function loadCharts(
     readSeries<TNodeSeriesPoint>(deps.series, {
       ...read,
       key: `node|${input.nodeId ?? ''}|${resolution}|${stepMs}`,
-      // A rollup read returns the bucket that holds `from`.
-      lo: (f) => (bucket ? Math.floor(f / bucket) * bucket : f),
+      fromBucket: true,
       ts: (p) => p.ts,
       pointBytes: 200,
       fetch: async (from, to) =>
@@ -333,7 +332,7 @@ async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit
     from: input.from,
     to: input.to,
     bucketMs: 60_000,
-    lo: (f) => Math.floor(f / 60_000) * 60_000,
+    fromBucket: true,
     ts: (e) => e.ts,
     pointBytes: 150,
     fetch: (from, to) => getNodeEvents(deps.ch, { ...q, from, to }),

@@ -138,7 +138,7 @@ export async function loadDbCharts(
       from: w.from,
       to: w.to,
       bucketMs: stepMs,
-      lo: (f) => Math.floor(f / stepMs) * stepMs,
+      fromBucket: true,
       ts: (p) => p.ts,
       pointBytes: 200,
       fetch,

@@ -31,7 +31,7 @@ const read = (src: ReturnType<typeof source>, from: number, to: number, bucketMs
   from,
   to,
   bucketMs,
-  lo: bucketMs ? (f) => Math.floor(f / bucketMs) * bucketMs : undefined,
+  fromBucket: bucketMs > 0,
   ts: (p) => p.ts,
   pointBytes: 100,
   fetch: src.fetch,

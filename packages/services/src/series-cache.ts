@@ -28,8 +28,8 @@ export interface TSeriesRead<T> {
   to: number;
   /** Bucket width of a rollup read (settled edges align to it); 0 for raw samples. */
   bucketMs: number;
-  /** First timestamp a read from `from` returns (a rollup read may start at the bucket holding it). */
-  lo?: (from: number) => number;
+  /** The read also returns the bucket that holds `from` (stamped at its start), not only points from `from` on. */
+  fromBucket?: boolean;
   ts: (p: T) => number;
   /** Estimated bytes of one point in memory (for `maxBytes`). */
   pointBytes: number;
@@ -39,7 +39,7 @@ export interface TSeriesRead<T> {
 
 interface TEntry {
   scope: string;
-  /** `from` of the read that filled it: holds every point of [lo(from), until). */
+  /** `from` of the read that filled it: holds every point that read returned before `until`. */
   from: number;
   until: number;
   points: unknown[];
@@ -77,9 +77,9 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     async read<T>(r: TSeriesRead<T>): Promise<T[]> {
       const scope = `${r.orgId}|${r.clusterId}`;
       const key = `${scope}|${r.key}`;
-      const lo = r.lo ?? ((f: number) => f);
       const gen = gens.get(scope) ?? 0;
-      const start = lo(r.from);
+      // The first timestamp a read from `from` returns.
+      const start = r.fromBucket ? alignDown(r.from, r.bucketMs) : r.from;
       const e = lru.get(key);
       let out: T[];
       if (e && e.from <= r.from && start < e.until) {
