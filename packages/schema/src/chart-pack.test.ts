@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  fromCols,
   keepMinMax,
   keepSteps,
   keepWithin,
   packCharts,
   packDbCharts,
   round4,
+  toCols,
   unpackCharts,
   unpackDbCharts,
 } from './chart-pack';
@@ -112,14 +114,16 @@ describe('chart packing', () => {
       [4, 4],
       [5, 5],
     ];
-    expect(keepWithin(pts, 0.1)).toEqual([0, 2, 3, 4, 5]);
+    expect(keepWithin(toCols(pts), 0.1)).toEqual([0, 2, 3, 4, 5]);
     expect(
-      keepSteps([
-        [0, 1],
-        [1, 1],
-        [2, 1],
-        [3, 2],
-      ] as TPt[]),
+      keepSteps(
+        toCols([
+          [0, 1],
+          [1, 1],
+          [2, 1],
+          [3, 2],
+        ]),
+      ),
     ).toEqual([0, 2, 3]);
   });
 
@@ -180,10 +184,10 @@ describe('chart packing', () => {
       i === 700 ? null : (i * 7919) % 101,
     ]);
     pts[1000][1] = 500; // a one-sample spike
-    const kept = keepMinMax(pts, 100);
+    const kept = fromCols(keepMinMax(toCols(pts), 100));
     expect(kept.length).toBeLessThanOrEqual(2 + 3 * 101);
-    expect(kept[0]).toBe(pts[0]);
-    expect(kept.at(-1)).toBe(pts.at(-1));
+    expect(kept[0]).toEqual(pts[0]);
+    expect(kept.at(-1)).toEqual(pts.at(-1));
     expect(kept.some((p) => p[1] === 500)).toBe(true);
     expect(kept.some((p) => p[1] === null)).toBe(true);
     for (let i = 1; i < kept.length; i++) expect(kept[i][0]).toBeGreaterThan(kept[i - 1][0]);
@@ -200,6 +204,6 @@ describe('chart packing', () => {
       return m;
     };
     expect(env(kept)).toEqual(env(pts));
-    expect(keepMinMax(pts.slice(0, 150), 100)).toHaveLength(150); // short lines are left whole
+    expect(keepMinMax(toCols(pts.slice(0, 150)), 100).t).toHaveLength(150); // short lines are left whole
   });
 });

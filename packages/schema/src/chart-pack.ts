@@ -53,55 +53,106 @@ export function round4(v: number | null): number | null {
   return k >= 0 ? n / POW10[k + 20] : n * POW10[-k + 20];
 }
 
+/** A line in columns, the server's working form: times (epoch ms) and values, NaN where there is none. */
+export interface TCols {
+  t: number[];
+  v: number[];
+}
+export type TColSeries = TCols & { name: string; node_id: number | null };
+/** The health charts with every line in columns (what the server builds and `packCharts` takes). */
+export type TColCharts = Omit<TClusterCharts, TSeriesKey | 'ranges_underreplicated' | 'ranges_unavailable'> &
+  Record<'ranges_underreplicated' | 'ranges_unavailable', TCols> &
+  Record<TSeriesKey, TColSeries[]>;
+
+export function toCols(pts: readonly (readonly [number, number | null])[]): TCols {
+  const t: number[] = new Array(pts.length);
+  const v: number[] = new Array(pts.length);
+  for (let i = 0; i < pts.length; i++) {
+    t[i] = pts[i][0];
+    v[i] = pts[i][1] ?? NaN;
+  }
+  return { t, v };
+}
+
+export function fromCols(c: TCols): [number, number | null][] {
+  const out: [number, number | null][] = new Array(c.t.length);
+  for (let i = 0; i < c.t.length; i++) out[i] = [c.t[i], Number.isNaN(c.v[i]) ? null : c.v[i]];
+  return out;
+}
+
+const colSeries = (s: TChartSeries): TColSeries => ({ name: s.name, node_id: s.node_id, ...toCols(s.data) });
+
+/** The charts with tuple lines (the REST shape), from the server's columns. */
+export function fromColCharts(c: TColCharts): TClusterCharts {
+  const series = (xs: TColSeries[]): TChartSeries[] =>
+    xs.map((s) => ({ name: s.name, node_id: s.node_id, data: fromCols(s) }));
+  return {
+    from: c.from,
+    to: c.to,
+    resolution: c.resolution,
+    step_ms: c.step_ms,
+    ranges_underreplicated: fromCols(c.ranges_underreplicated) as [number, number][],
+    ranges_unavailable: fromCols(c.ranges_unavailable) as [number, number][],
+    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, series(c[k])])) as Record<TSeriesKey, TChartSeries[]>),
+  };
+}
+
+export function toColCharts(c: TClusterCharts): TColCharts {
+  return {
+    from: c.from,
+    to: c.to,
+    resolution: c.resolution,
+    step_ms: c.step_ms,
+    ranges_underreplicated: toCols(c.ranges_underreplicated),
+    ranges_unavailable: toCols(c.ranges_unavailable),
+    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, c[k].map(colSeries)])) as Record<
+      TSeriesKey,
+      TColSeries[]
+    >),
+  };
+}
+
 /**
  * Indexes of the points to keep so that linear interpolation between kept points stays within `eps`
- * (vertically) of every dropped point; nulls (gaps) and the points next to them are always kept.
+ * (vertically) of every dropped point; gaps (NaN) and the points next to them are always kept.
+ * One pass per kept point (a "sleeve"): from the last kept point, the slopes that pass within `eps` of
+ * every point so far narrow to an interval; the furthest point whose own slope lies in it is kept next.
+ * Linear on noisy lines, where Douglas-Peucker is n log n and keeps more on smooth ones.
  */
-export function keepWithin(pts: readonly (readonly [number, number | null])[], eps: number): number[] {
+export function keepWithin({ t: ts, v: vs }: TCols, eps: number): number[] {
   const keep: number[] = [];
-  const n = pts.length;
-  // Columnar copies: the inner loop reads two flat arrays instead of destructuring tuples.
-  const ts = new Float64Array(n);
-  const vs = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    ts[k] = pts[k][0];
-    vs[k] = pts[k][1] ?? NaN;
-  }
-  const stack: number[] = [];
+  const n = ts.length;
   let i = 0;
   while (i < n) {
-    if (pts[i][1] === null) {
+    if (Number.isNaN(vs[i])) {
       keep.push(i++);
       continue;
     }
     let j = i;
-    while (j + 1 < n && pts[j + 1][1] !== null) j++;
-    // A run [i, j] of values: iterative Douglas-Peucker on vertical distance.
-    const mark = new Uint8Array(j - i + 1);
-    mark[0] = mark[j - i] = 1;
-    stack.push(i, j);
-    while (stack.length) {
-      const b = stack.pop()!;
-      const a = stack.pop()!;
-      if (b - a < 2) continue;
+    while (j + 1 < n && !Number.isNaN(vs[j + 1])) j++;
+    // A run [i, j] of values.
+    let a = i;
+    keep.push(a);
+    while (a < j) {
       const ta = ts[a];
       const va = vs[a];
-      const slope = ts[b] === ta ? 0 : (vs[b] - va) / (ts[b] - ta);
-      let worst = -1;
-      let at = -1;
-      for (let k = a + 1; k < b; k++) {
-        const d = Math.abs(vs[k] - (va + slope * (ts[k] - ta)));
-        if (d > worst) {
-          worst = d;
-          at = k;
-        }
+      let lo = -Infinity;
+      let hi = Infinity;
+      let next = a + 1;
+      for (let k = a + 1; k <= j; k++) {
+        const dt = ts[k] - ta;
+        const s = (vs[k] - va) / dt;
+        if (!(s < lo || s > hi)) next = k;
+        if (!(dt > 0)) break;
+        const l = (vs[k] - eps - va) / dt;
+        const h = (vs[k] + eps - va) / dt;
+        if (l > lo) lo = l;
+        if (h < hi) hi = h;
+        if (lo > hi) break;
       }
-      if (worst > eps) {
-        mark[at - i] = 1;
-        stack.push(a, at, at, b);
-      }
+      keep.push(next);
+      a = next;
     }
-    for (let k = 0; k < mark.length; k++) if (mark[k]) keep.push(i + k);
     i = j + 1;
   }
   return keep;
@@ -111,59 +162,66 @@ export function keepWithin(pts: readonly (readonly [number, number | null])[], e
 export const MAX_BUCKETS = 500;
 
 /**
- * Downsampling that a chart cannot tell apart at its width: per time bucket the first null (a gap) and
+ * Downsampling that a chart cannot tell apart at its width: per time bucket the first gap (NaN) and
  * the min and max points, in time order, plus the first and last point. Lines at or under 2 × `buckets`
- * points are returned whole.
+ * points are returned as they are.
  */
-export function keepMinMax<T extends readonly [number, number | null]>(
-  pts: readonly T[],
-  buckets: number,
-): T[] {
-  const n = pts.length;
-  if (n <= 2 * buckets) return pts as T[];
-  const t0 = pts[0][0];
-  const width = (pts[n - 1][0] - t0) / buckets || 1;
-  const out: T[] = [pts[0]];
+export function keepMinMax(c: TCols, buckets: number): TCols {
+  const { t: ts, v: vs } = c;
+  const n = ts.length;
+  if (n <= 2 * buckets) return c;
+  const t0 = ts[0];
+  const width = (ts[n - 1] - t0) / buckets || 1;
+  const out: TCols = { t: [t0], v: [vs[0]] };
+  let last = 0;
+  const add = (k: number) => {
+    if (k === last) return;
+    out.t.push(ts[k]);
+    out.v.push(vs[k]);
+    last = k;
+  };
   let i = 1;
   while (i < n - 1) {
-    const b = Math.floor((pts[i][0] - t0) / width);
+    const b = Math.floor((ts[i] - t0) / width);
     let lo = -1;
     let hi = -1;
     let gap = -1;
     let j = i;
-    for (; j < n - 1 && Math.floor((pts[j][0] - t0) / width) === b; j++) {
-      const v = pts[j][1];
-      if (v === null) {
+    for (; j < n - 1 && Math.floor((ts[j] - t0) / width) === b; j++) {
+      const v = vs[j];
+      if (Number.isNaN(v)) {
         if (gap < 0) gap = j;
         continue;
       }
-      if (lo < 0 || v < (pts[lo][1] as number)) lo = j;
-      if (hi < 0 || v > (pts[hi][1] as number)) hi = j;
+      if (lo < 0 || v < vs[lo]) lo = j;
+      if (hi < 0 || v > vs[hi]) hi = j;
     }
-    for (const k of [lo, hi, gap].filter((x) => x >= 0).sort((a, b) => a - b))
-      if (out[out.length - 1] !== pts[k]) out.push(pts[k]);
+    for (const k of [lo, hi, gap].filter((x) => x >= 0).sort((a, b) => a - b)) add(k);
     i = j;
   }
-  out.push(pts[n - 1]);
+  add(n - 1);
   return out;
 }
 
+const same = (a: number, b: number) => a === b || (a !== a && b !== b);
+
 /** Step lines: keeps the first and last point of every run of equal values (the same steps). */
-export function keepSteps(pts: readonly (readonly [number, number | null])[]): number[] {
-  return pts.flatMap((p, i) =>
-    i === 0 || i === pts.length - 1 || p[1] !== pts[i - 1][1] || p[1] !== pts[i + 1][1] ? [i] : [],
-  );
+export function keepSteps({ v }: TCols): number[] {
+  const keep: number[] = [];
+  for (let i = 0; i < v.length; i++)
+    if (i === 0 || i === v.length - 1 || !same(v[i], v[i - 1]) || !same(v[i], v[i + 1])) keep.push(i);
+  return keep;
 }
 
-function packLine(pts: readonly (readonly [number, number | null])[], keep: number[]): TPackedLine {
-  const t: number[] = [];
-  const v: (number | null)[] = [];
+function packLine({ t: ts, v: vs }: TCols, keep: number[]): TPackedLine {
+  const t: number[] = new Array(keep.length);
+  const v: (number | null)[] = new Array(keep.length);
   let prev = 0;
-  for (const i of keep) {
-    const [ts, val] = pts[i];
-    t.push(ts - prev);
-    prev = ts;
-    v.push(round4(val));
+  for (let j = 0; j < keep.length; j++) {
+    const i = keep[j];
+    t[j] = ts[i] - prev;
+    prev = ts[i];
+    v[j] = Number.isNaN(vs[i]) ? null : round4(vs[i]);
   }
   return { t, v };
 }
@@ -178,23 +236,29 @@ function unpackLine(l: TPackedLine): [number, number | null][] {
   return out;
 }
 
-/** Packs charts for the wire; `plotPx` sets the tolerance (half a pixel of the axis' data span). */
-export function packCharts(c: TClusterCharts, plotPx: number = CHART_PLOT_PX): TPackedCharts {
+const stepLine = (c: TCols) => packLine(c, keepSteps(c));
+
+/**
+ * Packs charts for the wire; `plotPx` sets the tolerance (half a pixel of the axis' data span). Takes the
+ * columns the server builds, or tuple lines (converted first).
+ */
+export function packCharts(c: TColCharts | TClusterCharts, plotPx: number = CHART_PLOT_PX): TPackedCharts {
+  const cols = Array.isArray(c.ranges_underreplicated) ? toColCharts(c as TClusterCharts) : (c as TColCharts);
   const out: Partial<TPackedCharts> = {
     from: c.from,
     to: c.to,
     resolution: c.resolution,
     step_ms: c.step_ms,
-    ranges_underreplicated: packLine(c.ranges_underreplicated, keepSteps(c.ranges_underreplicated)),
-    ranges_unavailable: packLine(c.ranges_unavailable, keepSteps(c.ranges_unavailable)),
+    ranges_underreplicated: stepLine(cols.ranges_underreplicated),
+    ranges_unavailable: stepLine(cols.ranges_unavailable),
   };
   for (const keys of AXES) {
     const packed = packAxis(
-      keys.flatMap((k) => c[k]),
+      keys.flatMap((k) => cols[k]),
       plotPx,
     );
     let at = 0;
-    for (const k of keys) out[k] = packed.slice(at, (at += c[k].length));
+    for (const k of keys) out[k] = packed.slice(at, (at += cols[k].length));
   }
   return out as TPackedCharts;
 }
@@ -219,25 +283,25 @@ export const ZPackedDbCharts = dbChartsOf(ZPackedSeries);
 export type TPackedDbCharts = z.infer<typeof ZPackedDbCharts>;
 
 /** Packs series drawn on one y axis: half a pixel of the axis' data span (0 always on the axis). */
-function packAxis(xs: readonly TChartSeries[], plotPx: number): TPackedSeries[] {
+function packAxis(xs: readonly TColSeries[], plotPx: number): TPackedSeries[] {
   let lo = 0;
   let hi = 0;
-  for (const s of xs)
-    for (const p of s.data)
-      if (p[1] !== null) {
-        if (p[1] < lo) lo = p[1];
-        if (p[1] > hi) hi = p[1];
-      }
+  for (const { v } of xs)
+    for (let i = 0; i < v.length; i++) {
+      // NaN fails both comparisons.
+      if (v[i] < lo) lo = v[i];
+      if (v[i] > hi) hi = v[i];
+    }
   const eps = (hi - lo) / (2 * plotPx);
   return xs.map((s) => {
-    const pts = keepMinMax(s.data, MAX_BUCKETS);
-    return { name: s.name, node_id: s.node_id, ...packLine(pts, keepWithin(pts, eps)) };
+    const c = keepMinMax(s, MAX_BUCKETS);
+    return { name: s.name, node_id: s.node_id, ...packLine(c, keepWithin(c, eps)) };
   });
 }
 
 export function packDbCharts(db: TDbCharts, plotPx: number = CHART_PLOT_PX): TPackedDbCharts {
   const out: Partial<TPackedDbCharts> = { from: db.from, to: db.to, step_ms: db.step_ms };
-  for (const k of DB_KEYS) out[k] = packAxis(db[k], plotPx);
+  for (const k of DB_KEYS) out[k] = packAxis(db[k].map(colSeries), plotPx);
   return out as TPackedDbCharts;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TCgroupPoint, TNodeLatest } from '@clusterscope/tsdb';
-import { keepChanges, toCgroupSeries, toNodeViews } from './dashboard';
+import { fromCols } from '@clusterscope/schema';
+import { toCgroupSeries, toNodeViews } from './dashboard';
 
 const NOW = 1_800_000_000_000;
 const cg = (ts: number, node_id: number | null, over: Partial<TCgroupPoint> = {}): TCgroupPoint => ({
@@ -39,19 +40,15 @@ describe('toCgroupSeries', () => {
     pts.push(cg(0, 2), cg(10, 2));
     const s = toCgroupSeries(pts);
     expect(s.cpu.map((x) => x.name)).toEqual(['n1', 'n2']);
-    expect(s.cpu[0].data[0]).toEqual([0, 1.23456789]);
-    expect(s.io_read[0].data[0][1]).toBe(10.55555);
-    expect(s.mem_limit[0].data).toEqual([
+    expect(fromCols(s.cpu[0])[0]).toEqual([0, 1.23456789]);
+    expect(s.io_read[0].v[0]).toBe(10.55555);
+    expect(fromCols(s.mem_limit[0])).toEqual([
       [0, 8e9],
       [30, 16e9],
     ]);
-    expect(s.cpu_limit[0].data).toEqual([
+    expect(fromCols(s.cpu_limit[0])).toEqual([
       [0, 4],
       [30, 4],
     ]);
-  });
-  it('keepChanges keeps first, changes and last', () => {
-    expect(keepChanges([[1, 1], [2, 1], [3, 2], [4, 2], [5, 2]])).toEqual([[1, 1], [3, 2], [5, 2]]); // prettier-ignore
-    expect(keepChanges([])).toEqual([]);
   });
 });

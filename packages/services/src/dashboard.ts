@@ -1,4 +1,11 @@
-import { packCharts, packDbCharts } from '@clusterscope/schema';
+import {
+  fromColCharts,
+  packCharts,
+  packDbCharts,
+  toCols,
+  type TColCharts,
+  type TColSeries,
+} from '@clusterscope/schema';
 import type {
   TChartSeries,
   TChartWindow,
@@ -155,99 +162,115 @@ export async function getClusterNodes(
 
 const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
 
-/** Pure: drops points equal to the previous one, keeping the first and the last. */
-export function keepChanges(data: [number, number | null][]): [number, number | null][] {
-  return data.filter((p, i) => i === 0 || i === data.length - 1 || p[1] !== data[i - 1][1]);
+const line = (name: string, node_id: number | null): TColSeries => ({ name, node_id, t: [], v: [] });
+
+/** A limit line: only the points where the limit changes, plus the first and the last (limits rarely change). */
+class LimitLine {
+  readonly s: TColSeries;
+  private t = 0;
+  private v = NaN;
+  private kept = true;
+  constructor(name: string, node_id: number | null) {
+    this.s = line(name, node_id);
+  }
+  add(t: number, v: number | null | undefined) {
+    const x = v ?? NaN;
+    this.kept = this.s.t.length === 0 || !(x === this.v || (x !== x && this.v !== this.v));
+    if (this.kept) {
+      this.s.t.push(t);
+      this.s.v.push(x);
+    }
+    this.t = t;
+    this.v = x;
+  }
+  end(): TColSeries {
+    if (!this.kept) {
+      this.s.t.push(this.t);
+      this.s.v.push(this.v);
+      this.kept = true;
+    }
+    return this.s;
+  }
 }
 
-/** Pure: groups cgroup points into one series per node (or host) for each measure. */
-export function toCgroupSeries(points: readonly TCgroupPoint[]) {
-  const keys = {
-    cpu: 'cpu_cores',
-    cpu_limit: 'cpu_limit_cores',
-    throttled: 'throttled_ratio',
-    mem: 'mem_current',
-    mem_limit: 'mem_max',
-    io_read: 'io_read_bps',
-    io_write: 'io_write_bps',
-    io_read_limit: 'io_read_bps_limit',
-    io_write_limit: 'io_write_bps_limit',
-  } as const;
-  type K = keyof typeof keys;
-  const names = Object.keys(keys) as K[];
-  const out = Object.fromEntries(names.map((k) => [k, new Map<string, TChartSeries>()])) as Record<
-    K,
-    Map<string, TChartSeries>
-  >;
-  type TGroup = Record<K, TChartSeries> & { last: Partial<Record<K, [number, number | null]>> };
-  // Limits rarely change: keep only the points where they do, plus the first and the last (as keepChanges).
-  const limit = (g: TGroup, k: K, ts: number, v: number | null) => {
-    const prev = g.last[k];
-    const pt: [number, number | null] = [ts, v];
-    if (prev === undefined || prev[1] !== v) g[k].data.push(pt);
-    g.last[k] = pt;
-  };
-  const groups = new Map<string, TGroup>();
-  // One lookup per run of points of the same series (points arrive grouped by series).
-  let lastName: string | null = null;
-  let g = {} as TGroup;
-  for (const p of points) {
-    const name = cgroupName(p);
-    if (name !== lastName) {
-      lastName = name;
-      const hit = groups.get(name);
-      if (hit) g = hit;
-      else {
-        g = { last: {} } as TGroup;
-        for (const k of names) {
-          const s: TChartSeries = { name, node_id: p.node_id, data: [] };
-          out[k].set(name, s);
-          g[k] = s;
-        }
-        groups.set(name, g);
-      }
-    }
-    const ts = p.ts;
-    // Not rounded here: packing rounds every value once (4 significant digits).
-    g.cpu.data.push([ts, p.cpu_cores]);
-    g.throttled.data.push([ts, p.throttled_ratio]);
-    g.mem.data.push([ts, p.mem_current]);
-    g.io_read.data.push([ts, p.io_read_bps]);
-    g.io_write.data.push([ts, p.io_write_bps]);
-    limit(g, 'cpu_limit', ts, p.cpu_limit_cores);
-    limit(g, 'mem_limit', ts, p.mem_max);
-    limit(g, 'io_read_limit', ts, p.io_read_bps_limit ?? null);
-    limit(g, 'io_write_limit', ts, p.io_write_bps_limit ?? null);
+/** One node's (or host's) cgroup lines. */
+class CgroupLines {
+  readonly cpu: TColSeries;
+  readonly throttled: TColSeries;
+  readonly mem: TColSeries;
+  readonly io_read: TColSeries;
+  readonly io_write: TColSeries;
+  readonly cpu_limit: LimitLine;
+  readonly mem_limit: LimitLine;
+  readonly io_read_limit: LimitLine;
+  readonly io_write_limit: LimitLine;
+  constructor(
+    readonly name: string,
+    readonly node_id: number | null,
+  ) {
+    this.cpu = line(name, node_id);
+    this.throttled = line(name, node_id);
+    this.mem = line(name, node_id);
+    this.io_read = line(name, node_id);
+    this.io_write = line(name, node_id);
+    this.cpu_limit = new LimitLine(name, node_id);
+    this.mem_limit = new LimitLine(name, node_id);
+    this.io_read_limit = new LimitLine(name, node_id);
+    this.io_write_limit = new LimitLine(name, node_id);
   }
-  for (const x of groups.values())
-    for (const [k, pt] of Object.entries(x.last) as [K, [number, number | null]][]) {
-      const data = x[k].data;
-      if (data[data.length - 1] !== pt) data.push(pt);
+  add(p: TCgroupPoint) {
+    const t = p.ts;
+    // Not rounded here: packing rounds every value once (4 significant digits).
+    this.cpu.t.push(t);
+    this.cpu.v.push(p.cpu_cores ?? NaN);
+    this.throttled.t.push(t);
+    this.throttled.v.push(p.throttled_ratio ?? NaN);
+    this.mem.t.push(t);
+    this.mem.v.push(p.mem_current);
+    this.io_read.t.push(t);
+    this.io_read.v.push(p.io_read_bps ?? NaN);
+    this.io_write.t.push(t);
+    this.io_write.v.push(p.io_write_bps ?? NaN);
+    this.cpu_limit.add(t, p.cpu_limit_cores);
+    this.mem_limit.add(t, p.mem_max);
+    this.io_read_limit.add(t, p.io_read_bps_limit);
+    this.io_write_limit.add(t, p.io_write_bps_limit);
+  }
+}
+
+/** Pure: groups cgroup points into one line per node (or host) for each measure, in columns. */
+export function toCgroupSeries(points: readonly TCgroupPoint[]) {
+  const groups = new Map<string, CgroupLines>();
+  // One lookup per run of points of the same series (points arrive grouped by series).
+  let g: CgroupLines | null = null;
+  for (const p of points) {
+    if (g === null || p.node_id === null || g.node_id !== p.node_id) {
+      const name = cgroupName(p);
+      g = groups.get(name) ?? null;
+      if (!g) groups.set(name, (g = new CgroupLines(name, p.node_id)));
     }
-  const list = (m: Map<string, TChartSeries>) =>
-    [...m.values()].sort((a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name));
+    g.add(p);
+  }
+  const all = [...groups.values()].sort(
+    (a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name),
+  );
   return {
-    cpu: list(out.cpu),
-    cpu_limit: list(out.cpu_limit),
-    throttled: list(out.throttled),
-    mem: list(out.mem),
-    mem_limit: list(out.mem_limit),
-    io_read: list(out.io_read),
-    io_write: list(out.io_write),
-    io_read_limit: list(out.io_read_limit),
-    io_write_limit: list(out.io_write_limit),
+    cpu: all.map((x) => x.cpu),
+    cpu_limit: all.map((x) => x.cpu_limit.end()),
+    throttled: all.map((x) => x.throttled),
+    mem: all.map((x) => x.mem),
+    mem_limit: all.map((x) => x.mem_limit.end()),
+    io_read: all.map((x) => x.io_read),
+    io_write: all.map((x) => x.io_write),
+    io_read_limit: all.map((x) => x.io_read_limit.end()),
+    io_write_limit: all.map((x) => x.io_write_limit.end()),
   };
 }
 
 type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number };
 
 /** Charts of a cluster row (already authorised) or one of its nodes. */
-async function loadCharts(
-  deps: TDeps,
-  orgId: string,
-  c: TCluster,
-  input: TWindowIn,
-): Promise<TClusterCharts> {
+async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn): Promise<TColCharts> {
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
   const stepMs = chartStepMs(resolution, input.from, input.to, input.maxPoints);
   const step = resolution === 'raw' ? c.intervalS * 1000 : stepMs;
@@ -281,20 +304,17 @@ async function loadCharts(
       fetch: (from, to) => getCgroupSeries(deps.ch, { ...q, from, to }),
     }),
   ]);
-  const perNode = (metric: string): TChartSeries[] => {
-    const m = new Map<number, TChartSeries>();
+  const perNode = (metric: string): TColSeries[] => {
+    const m = new Map<number, TColSeries>();
     for (const p of points) {
       let s = m.get(p.node_id);
-      if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, data: [] }));
-      s.data.push([p.ts, p.values[metric] ?? null]);
+      if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, t: [], v: [] }));
+      s.t.push(p.ts);
+      s.v.push(p.values[metric] ?? NaN);
     }
     return [...m.values()];
   };
-  const sum = (metric: string) =>
-    sumAcrossNodes(
-      points.map((p) => ({ ts: p.ts, node_id: p.node_id, value: p.values[metric] ?? null })),
-      step,
-    );
+  const sum = (metric: string) => toCols(sumAcrossNodes(points, step, (p) => p.values[metric] ?? null));
   const cgPoints = input.nodeId === undefined ? cg : cg.filter((p) => p.node_id === input.nodeId);
   return {
     from: input.from,
@@ -315,7 +335,7 @@ export async function getClusterCharts(
   input: TWindowIn,
 ): Promise<TClusterCharts> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  return loadCharts(deps, caller.orgId, c, input);
+  return fromColCharts(await loadCharts(deps, caller.orgId, c, input));
 }
 
 /** Liveness transitions of a cluster of `orgId`: the newest `limit`, oldest first. */
@@ -352,8 +372,13 @@ export async function getClusterEvents(
 }
 
 /** Leaseholders from /_status/vars when the status API sent none (node_status is empty). */
-function withMetricLeaseholders(charts: TClusterCharts, db: TDbCharts): void {
-  if (charts.leaseholders.length === 0) charts.leaseholders = db.leaseholders;
+function withMetricLeaseholders(charts: TColCharts, db: TDbCharts): void {
+  if (charts.leaseholders.length === 0)
+    charts.leaseholders = db.leaseholders.map((s) => ({
+      name: s.name,
+      node_id: s.node_id,
+      ...toCols(s.data),
+    }));
 }
 
 /** Window of a page's charts (the resolution and bucket the charts will have). */

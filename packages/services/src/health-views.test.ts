@@ -119,6 +119,7 @@ describe('sumAcrossNodes', () => {
         { ts: 2200, node_id: 2, value: 1 },
       ],
       1000,
+      (p) => p.value,
     );
     expect(s).toEqual([
       [1000, 7],
