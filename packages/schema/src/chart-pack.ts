@@ -59,10 +59,30 @@ export interface TCols {
   v: number[];
 }
 export type TColSeries = TCols & { name: string; node_id: number | null };
+type TSumKey = 'ranges_underreplicated' | 'ranges_unavailable';
+/** The health charts with lines of some form: `L` for the two sums, `S` for each per-node series. */
+type TChartsOf<L, S> = Omit<TClusterCharts, TSeriesKey | TSumKey> &
+  Record<TSumKey, L> &
+  Record<TSeriesKey, S[]>;
 /** The health charts with every line in columns (what the server builds and `packCharts` takes). */
-export type TColCharts = Omit<TClusterCharts, TSeriesKey | 'ranges_underreplicated' | 'ranges_unavailable'> &
-  Record<'ranges_underreplicated' | 'ranges_unavailable', TCols> &
-  Record<TSeriesKey, TColSeries[]>;
+export type TColCharts = TChartsOf<TCols, TColSeries>;
+
+/** The same charts with every line converted. */
+function mapCharts<L, S, L2, S2>(
+  c: TChartsOf<L, S>,
+  line: (l: L) => L2,
+  series: (s: S) => S2,
+): TChartsOf<L2, S2> {
+  return {
+    from: c.from,
+    to: c.to,
+    resolution: c.resolution,
+    step_ms: c.step_ms,
+    ranges_underreplicated: line(c.ranges_underreplicated),
+    ranges_unavailable: line(c.ranges_unavailable),
+    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, c[k].map(series)])) as Record<TSeriesKey, S2[]>),
+  };
+}
 
 export function toCols(pts: readonly (readonly [number, number | null])[]): TCols {
   const t: number[] = new Array(pts.length);
@@ -83,34 +103,14 @@ export function fromCols(c: TCols): [number, number | null][] {
 const colSeries = (s: TChartSeries): TColSeries => ({ name: s.name, node_id: s.node_id, ...toCols(s.data) });
 
 /** The charts with tuple lines (the REST shape), from the server's columns. */
-export function fromColCharts(c: TColCharts): TClusterCharts {
-  const series = (xs: TColSeries[]): TChartSeries[] =>
-    xs.map((s) => ({ name: s.name, node_id: s.node_id, data: fromCols(s) }));
-  return {
-    from: c.from,
-    to: c.to,
-    resolution: c.resolution,
-    step_ms: c.step_ms,
-    ranges_underreplicated: fromCols(c.ranges_underreplicated) as [number, number][],
-    ranges_unavailable: fromCols(c.ranges_unavailable) as [number, number][],
-    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, series(c[k])])) as Record<TSeriesKey, TChartSeries[]>),
-  };
-}
+export const fromColCharts = (c: TColCharts): TClusterCharts =>
+  mapCharts(c, fromCols as (l: TCols) => [number, number][], (s) => ({
+    name: s.name,
+    node_id: s.node_id,
+    data: fromCols(s),
+  }));
 
-export function toColCharts(c: TClusterCharts): TColCharts {
-  return {
-    from: c.from,
-    to: c.to,
-    resolution: c.resolution,
-    step_ms: c.step_ms,
-    ranges_underreplicated: toCols(c.ranges_underreplicated),
-    ranges_unavailable: toCols(c.ranges_unavailable),
-    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, c[k].map(colSeries)])) as Record<
-      TSeriesKey,
-      TColSeries[]
-    >),
-  };
-}
+export const toColCharts = (c: TClusterCharts): TColCharts => mapCharts(c, toCols, colSeries);
 
 /**
  * Indexes of the points to keep so that linear interpolation between kept points stays within `eps`
@@ -264,19 +264,12 @@ export function packCharts(c: TColCharts | TClusterCharts, plotPx: number = CHAR
 }
 
 /** The charts as the option builders take them. */
-export function unpackCharts(p: TPackedCharts): TClusterCharts {
-  const series = (xs: TPackedSeries[]): TChartSeries[] =>
-    xs.map((s) => ({ name: s.name, node_id: s.node_id, data: unpackLine(s) }));
-  return {
-    from: p.from,
-    to: p.to,
-    resolution: p.resolution,
-    step_ms: p.step_ms,
-    ranges_underreplicated: unpackLine(p.ranges_underreplicated) as [number, number][],
-    ranges_unavailable: unpackLine(p.ranges_unavailable) as [number, number][],
-    ...(Object.fromEntries(SERIES_KEYS.map((k) => [k, series(p[k])])) as Record<TSeriesKey, TChartSeries[]>),
-  };
-}
+export const unpackCharts = (p: TPackedCharts): TClusterCharts =>
+  mapCharts(p, unpackLine as (l: TPackedLine) => [number, number][], (s) => ({
+    name: s.name,
+    node_id: s.node_id,
+    data: unpackLine(s),
+  }));
 
 /** The database panels on the wire: every panel packed as the health charts are (one panel, one axis). */
 export const ZPackedDbCharts = dbChartsOf(ZPackedSeries);
