@@ -289,6 +289,22 @@ describe('series cache', () => {
       clock = start;
     }
 
+    // Events of shorter windows come from raw samples, through the cache as well (the newer part looks back 10 min).
+    const recent = await getClusterEvents(deps, caller, { clusterId, from: now - 6 * HOUR, to: now });
+    const rawChange = recent.find((e) => e.ts < now - 20 * 60_000 && e.node_id === DRAIN_NODE)!;
+    for (const nodeId of [undefined, DRAIN_NODE]) {
+      clock = rawChange.ts - 3 * 60_000;
+      const w1 = { clusterId, nodeId, from: clock - HOUR, to: clock };
+      expect(await getClusterEvents(cached, caller, w1)).toEqual(await getClusterEvents(deps, caller, w1));
+      clock += 7 * 60_000 + 13_000;
+      const w2 = { clusterId, nodeId, from: clock - HOUR, to: clock };
+      const hits = series.stats.hits;
+      const got = await getClusterEvents(cached, caller, w2);
+      expect(series.stats.hits).toBe(hits + 1);
+      expect(got).toEqual(await getClusterEvents(deps, caller, w2));
+      expect(got.map((e) => e.ts)).toContain(rawChange.ts);
+    }
+
     // A node_status sample 50 min old (behind the freshness edge) for a node the charts have not seen.
     const w = { clusterId, from: clock - HOUR, to: clock };
     await getClusterCharts(cached, caller, w);

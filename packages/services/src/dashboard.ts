@@ -338,24 +338,38 @@ export async function getClusterCharts(
   return fromColCharts(await loadCharts(deps, caller.orgId, c, input));
 }
 
+/**
+ * How far a cached raw events read looks back from the start of the part it reads from ClickHouse, for each
+ * node's state before it (agents push every few seconds). The first read looks back an hour; so a change
+ * across an agent silence of 10 min to an hour shows there, and in a cached read once its entry expires.
+ */
+const EVENTS_TAIL_LOOKBACK_MS = 10 * 60_000;
+
 /** Liveness transitions of a cluster of `orgId`: the newest `limit`, oldest first. */
 async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit?: number }) {
   const limit = input.limit ?? 500;
   const source = pickEventsSource(input);
+  const raw = source === 'raw';
   const q = { orgId, clusterId: input.clusterId, nodeId: input.nodeId, limit, source };
-  if (source === 'raw') return getNodeEvents(deps.ch, { ...q, from: input.from, to: input.to });
-  // From the 1 m rollup (windows over a day): settled minutes come from the series cache.
+  // Settled transitions come from the series cache; ClickHouse reads the newer part.
   const events = await readSeries<TNodeEvent>(deps.series, {
     orgId,
     clusterId: input.clusterId,
-    key: `events|${input.nodeId ?? ''}|${limit}`,
+    key: `events|${source}|${input.nodeId ?? ''}|${limit}`,
     from: input.from,
     to: input.to,
-    bucketMs: 60_000,
-    fromBucket: true,
+    // Raw: transitions at their sample's time; 1 m rollup (windows over a day): at their minute's start.
+    bucketMs: raw ? 0 : 60_000,
+    fromBucket: !raw,
     ts: (e) => e.ts,
     pointBytes: 150,
-    fetch: (from, to) => getNodeEvents(deps.ch, { ...q, from, to }),
+    fetch: (from, to) =>
+      getNodeEvents(deps.ch, {
+        ...q,
+        from,
+        to,
+        ...(raw && from > input.from ? { lookbackMs: EVENTS_TAIL_LOOKBACK_MS } : {}),
+      }),
   });
   // A change in the minute that holds `from` is stamped `from`, as getNodeEvents stamps it.
   return events.slice(-limit).map((e) => (e.ts < input.from ? { ...e, ts: input.from } : e));
