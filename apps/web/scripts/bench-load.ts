@@ -33,7 +33,7 @@ import pg from 'pg';
 import { buildUrl, readClusterMeta } from '@clusterscope/db/embedded';
 import { appEnv, freePort, runScript, startApp } from './lib/app';
 import { ok, postIngest, signIn } from './lib/http';
-import { intEnv } from './lib/env';
+import { intEnv, WEB_NODE_ARGS_DEFAULT } from './lib/env';
 import { pct, r1 } from './lib/stats';
 
 const VIEWERS = intEnv('BENCH_VIEWERS', 200, 0);
@@ -418,7 +418,7 @@ async function main() {
     const runEnv = CPU_PROF
       ? {
           ...env,
-          WEB_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`,
+          WEB_NODE_ARGS: `${env.WEB_NODE_ARGS ?? WEB_NODE_ARGS_DEFAULT} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`,
         }
       : env;
     app = await startApp(runEnv);
