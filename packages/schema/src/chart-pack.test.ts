@@ -7,6 +7,7 @@ import {
   packCharts,
   packDbCharts,
   round4,
+  toColCharts,
   toCols,
   unpackCharts,
   unpackDbCharts,
@@ -78,7 +79,7 @@ describe('chart packing', () => {
       ),
     }));
     const c = charts({ cpu });
-    const packed = packCharts(c, 220);
+    const packed = packCharts(toColCharts(c), 220);
     const back = unpackCharts(packed);
     let hi = 0;
     for (const s of cpu) for (const p of s.data) hi = Math.max(hi, p[1] ?? 0);
@@ -97,7 +98,7 @@ describe('chart packing', () => {
 
   it('keeps step lines exact and timestamps exact', () => {
     const c = charts({});
-    const back = unpackCharts(packCharts(c));
+    const back = unpackCharts(packCharts(toColCharts(c)));
     for (const t of [0, 10_000, 20_000, 30_000, 40_000, 50_000])
       expect(back.ranges_underreplicated.findLast((p) => p[0] <= t)?.[1]).toBe(
         c.ranges_underreplicated.find((p) => p[0] === t)?.[1],

@@ -100,7 +100,11 @@ export function fromCols(c: TCols): [number, number | null][] {
   return out;
 }
 
-const colSeries = (s: TChartSeries): TColSeries => ({ name: s.name, node_id: s.node_id, ...toCols(s.data) });
+export const toColSeries = (s: TChartSeries): TColSeries => ({
+  name: s.name,
+  node_id: s.node_id,
+  ...toCols(s.data),
+});
 
 /** The charts with tuple lines (the REST shape), from the server's columns. */
 export const fromColCharts = (c: TColCharts): TClusterCharts =>
@@ -110,7 +114,7 @@ export const fromColCharts = (c: TColCharts): TClusterCharts =>
     data: fromCols(s),
   }));
 
-export const toColCharts = (c: TClusterCharts): TColCharts => mapCharts(c, toCols, colSeries);
+export const toColCharts = (c: TClusterCharts): TColCharts => mapCharts(c, toCols, toColSeries);
 
 /**
  * Indexes of the points to keep so that linear interpolation between kept points stays within `eps`
@@ -203,13 +207,12 @@ export function keepMinMax(c: TCols, buckets: number): TCols {
   return out;
 }
 
-const same = (a: number, b: number) => a === b || (a !== a && b !== b);
-
 /** Step lines: keeps the first and last point of every run of equal values (the same steps). */
 export function keepSteps({ v }: TCols): number[] {
   const keep: number[] = [];
   for (let i = 0; i < v.length; i++)
-    if (i === 0 || i === v.length - 1 || !same(v[i], v[i - 1]) || !same(v[i], v[i + 1])) keep.push(i);
+    if (i === 0 || i === v.length - 1 || !Object.is(v[i], v[i - 1]) || !Object.is(v[i], v[i + 1]))
+      keep.push(i);
   return keep;
 }
 
@@ -238,27 +241,23 @@ function unpackLine(l: TPackedLine): [number, number | null][] {
 
 const stepLine = (c: TCols) => packLine(c, keepSteps(c));
 
-/**
- * Packs charts for the wire; `plotPx` sets the tolerance (half a pixel of the axis' data span). Takes the
- * columns the server builds, or tuple lines (converted first).
- */
-export function packCharts(c: TColCharts | TClusterCharts, plotPx: number = CHART_PLOT_PX): TPackedCharts {
-  const cols = Array.isArray(c.ranges_underreplicated) ? toColCharts(c as TClusterCharts) : (c as TColCharts);
+/** Packs charts for the wire; `plotPx` sets the tolerance (half a pixel of the axis' data span). */
+export function packCharts(c: TColCharts, plotPx: number = CHART_PLOT_PX): TPackedCharts {
   const out: Partial<TPackedCharts> = {
     from: c.from,
     to: c.to,
     resolution: c.resolution,
     step_ms: c.step_ms,
-    ranges_underreplicated: stepLine(cols.ranges_underreplicated),
-    ranges_unavailable: stepLine(cols.ranges_unavailable),
+    ranges_underreplicated: stepLine(c.ranges_underreplicated),
+    ranges_unavailable: stepLine(c.ranges_unavailable),
   };
   for (const keys of AXES) {
     const packed = packAxis(
-      keys.flatMap((k) => cols[k]),
+      keys.flatMap((k) => c[k]),
       plotPx,
     );
     let at = 0;
-    for (const k of keys) out[k] = packed.slice(at, (at += cols[k].length));
+    for (const k of keys) out[k] = packed.slice(at, (at += c[k].length));
   }
   return out as TPackedCharts;
 }
@@ -294,7 +293,7 @@ function packAxis(xs: readonly TColSeries[], plotPx: number): TPackedSeries[] {
 
 export function packDbCharts(db: TDbCharts, plotPx: number = CHART_PLOT_PX): TPackedDbCharts {
   const out: Partial<TPackedDbCharts> = { from: db.from, to: db.to, step_ms: db.step_ms };
-  for (const k of DB_KEYS) out[k] = packAxis(db[k].map(colSeries), plotPx);
+  for (const k of DB_KEYS) out[k] = packAxis(db[k].map(toColSeries), plotPx);
   return out as TPackedDbCharts;
 }
 

@@ -3,6 +3,7 @@ import {
   packCharts,
   packDbCharts,
   toCols,
+  toColSeries,
   type TColCharts,
   type TColSeries,
 } from '@clusterscope/schema';
@@ -175,7 +176,7 @@ class LimitLine {
   }
   add(t: number, v: number | null | undefined) {
     const x = v ?? NaN;
-    this.kept = this.s.t.length === 0 || !(x === this.v || (x !== x && this.v !== this.v));
+    this.kept = this.s.t.length === 0 || !Object.is(x, this.v);
     if (this.kept) {
       this.s.t.push(t);
       this.s.v.push(x);
@@ -308,7 +309,7 @@ async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindo
     const m = new Map<number, TColSeries>();
     for (const p of points) {
       let s = m.get(p.node_id);
-      if (!s) m.set(p.node_id, (s = { name: `n${p.node_id}`, node_id: p.node_id, t: [], v: [] }));
+      if (!s) m.set(p.node_id, (s = line(`n${p.node_id}`, p.node_id)));
       s.t.push(p.ts);
       s.v.push(p.values[metric] ?? NaN);
     }
@@ -387,12 +388,7 @@ export async function getClusterEvents(
 
 /** Leaseholders from /_status/vars when the status API sent none (node_status is empty). */
 function withMetricLeaseholders(charts: TColCharts, db: TDbCharts): void {
-  if (charts.leaseholders.length === 0)
-    charts.leaseholders = db.leaseholders.map((s) => ({
-      name: s.name,
-      node_id: s.node_id,
-      ...toCols(s.data),
-    }));
+  if (charts.leaseholders.length === 0) charts.leaseholders = db.leaseholders.map(toColSeries);
 }
 
 /** Window of a page's charts (the resolution and bucket the charts will have). */

@@ -112,8 +112,8 @@ export function toStatePeriods(
 }
 
 /**
- * Sums per-node points (`value` of each; each node's points in time order) into one cluster series: each
- * point goes to the bucket `floor(ts / stepMs)` and, within a bucket, each node's last value counts once.
+ * Sums per-node points (`value` of each) into one cluster series: each point goes to the bucket
+ * `floor(ts / stepMs)` and, within a bucket, each node's last value counts once.
  */
 export function sumAcrossNodes<P extends { ts: number; node_id: number }>(
   points: readonly P[],
@@ -121,24 +121,16 @@ export function sumAcrossNodes<P extends { ts: number; node_id: number }>(
   value: (p: P) => number | null,
 ): [number, number][] {
   const step = Math.max(1, stepMs);
-  const sums = new Map<number, number>();
-  /** Per node: the bucket of its previous value and that value (a later one in the same bucket replaces it). */
-  const last = new Map<number, { b: number; v: number }>();
+  const buckets = new Map<number, Map<number, number>>();
   for (const p of points) {
     const v = value(p);
     if (v === null || !Number.isFinite(v)) continue;
     const b = Math.floor(p.ts / step) * step;
-    const l = last.get(p.node_id);
-    if (l && l.b === b) {
-      sums.set(b, sums.get(b)! + v - l.v);
-      l.v = v;
-    } else {
-      sums.set(b, (sums.get(b) ?? 0) + v);
-      if (l) {
-        l.b = b;
-        l.v = v;
-      } else last.set(p.node_id, { b, v });
-    }
+    let m = buckets.get(b);
+    if (!m) buckets.set(b, (m = new Map()));
+    m.set(p.node_id, v);
   }
-  return [...sums.entries()].sort((a, b) => a[0] - b[0]);
+  return [...buckets.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, m]) => [t, [...m.values()].reduce((s, v) => s + v, 0)]);
 }
