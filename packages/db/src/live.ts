@@ -13,8 +13,9 @@ export interface TLiveEvent {
 }
 
 const CHANNEL = 'clusterscope_live';
-/** Local event name for subscribeAll (every org's notices). */
+/** Local event names: subscribeAll (every org's notices); the LISTEN connection went up or down. */
 const ALL = Symbol('all');
+const LISTENING = Symbol('listening');
 
 /**
  * Cross-instance fan-out over Postgres LISTEN/NOTIFY: every web instance LISTENs on one connection and
@@ -44,6 +45,7 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
       }
     });
     c.on('end', () => {
+      if (listener === c) local.emit(LISTENING, false);
       listener = null;
       // Reconnect after a Postgres restart; notices in between are lost (pages also poll slowly).
       if (!closed) setTimeout(() => void ensure(), 1000);
@@ -51,6 +53,7 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
     await c.connect();
     await c.query(`LISTEN ${channel}`);
     listener = c;
+    local.emit(LISTENING, true);
   }
 
   function ensure(): Promise<void> {
@@ -79,6 +82,15 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
       await ensure();
       local.on(ALL, fn);
       return () => local.off(ALL, fn);
+    },
+    /**
+     * Calls `fn` with whether notices are heard now and on every change (down: notices in between are
+     * lost, so caches that rely on them must stop); returns the unsubscribe function.
+     */
+    onListening(fn: (on: boolean) => void): () => void {
+      local.on(LISTENING, fn);
+      fn(listener !== null);
+      return () => local.off(LISTENING, fn);
     },
     async close(): Promise<void> {
       closed = true;

@@ -245,6 +245,59 @@ describe('dashboard services', () => {
 });
 
 describe('series cache', () => {
+  it('answers a quiet cluster from memory, and shows an ingested sample at once', async () => {
+    // After the newest sample so far (the tick at now + 10 s).
+    let clock = now + 20_000;
+    const series = createSeriesCache({ maxBytes: 64 << 20, now: () => clock });
+    let queries = 0;
+    const client = new Proxy(ch.client, {
+      get(target, key) {
+        const v = Reflect.get(target, key, target) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...a: unknown[]) => {
+          queries++;
+          return (v as (...a: unknown[]) => unknown).apply(target, a);
+        };
+      },
+    });
+    const counted: TDeps = { ...deps, ch: { ...ch, client }, series };
+    const view = () => getClusterView(counted, caller, { clusterId, from: clock - HOUR, to: clock }, clock);
+    const oncall = () => getOncall(counted, caller, clock);
+    const uncached = () => getClusterView(deps, caller, { clusterId, from: clock - HOUR, to: clock }, clock);
+    series.notices(true);
+    clock += 1;
+    const first = await view();
+    await oncall();
+    expect(queries).toBeGreaterThan(0);
+    // Quiet: the same answers without a ClickHouse query (latest states, events, charts, panels).
+    clock += 2_000;
+    queries = 0;
+    expect(await view()).toEqual(await uncached());
+    await oncall();
+    expect(queries).toBe(0);
+    expect(first.nodes.map((n) => n.last_ts)).toEqual((await uncached()).nodes.map((n) => n.last_ts));
+
+    // A sample ingested through this instance is in the next answer (no notice needed).
+    const ingest: TCaller = {
+      ...base,
+      scopes: ['ingest'],
+      clusterId,
+      orgId: caller.orgId,
+      orgSlug: caller.orgSlug,
+    };
+    const one = simulateDemo(clock).find((x) => x.kind === 'node_status')!;
+    const batch = { batchId: 'quiet-1', samples: [{ ...one, node_id: 1 }] };
+    const res = await ingestPrepared(counted, ingest, holdInProcess(headOf(batch), batch.samples), writer);
+    expect(res.late).toBe(false);
+    clock += 1_000;
+    queries = 0;
+    const after = await view();
+    expect(queries).toBeGreaterThan(0);
+    expect(after.nodes.find((n) => n.node_id === 1)?.last_ts).toBe(clock - 1_000);
+    expect(after).toEqual(await uncached());
+    expect((await oncall()).clusters[0].nodes.find((n) => n.node_id === 1)?.last_ts).toBe(clock - 1_000);
+  });
+
   it('gives the charts ClickHouse gives as the window moves, and a late sample drops what it cached', async () => {
     let clock = now - 30 * 60_000;
     const series = createSeriesCache({ maxBytes: 256 << 20, now: () => clock });

@@ -41,7 +41,7 @@ import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
-import { readSeries } from './series-cache';
+import { readLatestOf, readSeries } from './series-cache';
 import {
   clusterStatus,
   countHealth,
@@ -115,9 +115,18 @@ export function toNodeViews(
   });
 }
 
-/** Latest node states (node_latest) and cgroup readings (cgroup_latest) of a cluster of `orgId`. */
+/**
+ * Latest node states (node_latest) and cgroup readings (cgroup_latest) of a cluster of `orgId`; shared
+ * until the cluster's next change notice when the app has a series cache.
+ */
 const readLatest = (deps: TDeps, orgId: string, clusterId: string) =>
-  Promise.all([getLatestNodes(deps.ch, orgId, clusterId), getLatestCgroups(deps.ch, orgId, clusterId)]);
+  readLatestOf(deps.series, orgId, clusterId, 'latest', () =>
+    Promise.all([getLatestNodes(deps.ch, orgId, clusterId), getLatestCgroups(deps.ch, orgId, clusterId)]),
+  );
+
+/** Latest node states of every cluster of `orgId`, by cluster id (shared as `readLatest`). */
+const readOrgStates = (deps: TDeps, orgId: string) =>
+  readLatestOf(deps.series, orgId, null, 'states', () => getLatestNodeStates(deps.ch, orgId, null));
 
 /** Node table rows of a cluster row (already authorised). */
 async function loadNodeViews(deps: TDeps, orgId: string, c: TCluster, now: number) {
@@ -134,7 +143,7 @@ export async function listClusterHealth(
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
   const [clusters, latest] = await Promise.all([
     findClusters(deps, caller),
-    getLatestNodeStates(deps.ch, caller.orgId, null),
+    readOrgStates(deps, caller.orgId),
   ]);
   return clusters.map((c) => {
     const views = (latest.get(c.id) ?? []).map((n) => ({
@@ -455,6 +464,15 @@ export async function getClusterView(
   };
 }
 
+const RECENT_METRICS = [
+  'not_live',
+  'replicas',
+  'replicas_leaseholders',
+  'ranges_underreplicated',
+  'ranges_unavailable',
+  'uptime_s',
+] as const;
+
 /**
  * One node in one call: its table row, state periods, events, the most recent raw samples and, unless
  * `charts` is false, its charts and database panels.
@@ -472,28 +490,34 @@ export async function getNodeView(
     cluster,
     readLatest(deps, caller.orgId, input.clusterId),
     loadEvents(deps, caller.orgId, input),
-    getNodeSeries(deps.ch, {
+    readSeries<TNodeSeriesPoint>(deps.series, {
       orgId: caller.orgId,
       clusterId: input.clusterId,
-      nodeId: input.nodeId,
+      key: `recent|${input.nodeId}`,
       from: recentFrom,
       to: input.to,
-      resolution: 'raw',
-      metrics: [
-        'not_live',
-        'replicas',
-        'replicas_leaseholders',
-        'ranges_underreplicated',
-        'ranges_unavailable',
-        'uptime_s',
-      ],
+      bucketMs: 0,
+      ts: (p) => p.ts,
+      pointBytes: 200,
+      fetch: async (from, to) =>
+        (
+          await getNodeSeries(deps.ch, {
+            orgId: caller.orgId,
+            clusterId: input.clusterId,
+            nodeId: input.nodeId,
+            from,
+            to,
+            resolution: 'raw',
+            metrics: RECENT_METRICS,
+          })
+        ).points,
     }),
     input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
   ]);
   const node = toNodeViews(latest, cg, now, c.intervalS).find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
-  const samples = raw.points
+  const samples = raw
     .slice(-30)
     .reverse()
     .map((p) => ({
@@ -529,7 +553,7 @@ export async function getOncall(
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
   const [clusters, latest] = await Promise.all([
     findClusters(deps, caller),
-    getLatestNodeStates(deps.ch, caller.orgId, null),
+    readOrgStates(deps, caller.orgId),
   ]);
   const out = clusters.map((c) => {
     const nodes = sortWorstFirst(

@@ -11,7 +11,7 @@ import {
   type TResolution,
 } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { readSeries } from './series-cache';
+import { readLatestOf, readSeries } from './series-cache';
 
 /**
  * The CockroachDB metric families the database panels read (names as /_status/vars exports them;
@@ -118,6 +118,24 @@ export interface TDbWindow {
   maxPoints?: number;
 }
 
+const HOUR = 3_600_000;
+
+/**
+ * Whether the cluster has metrics in the window (the panels' reads are skipped when not). A window
+ * that reaches the present asks from the start of its hour, so one answer serves that hour's sliding
+ * windows until the cluster's next change notice (a false "yes" only costs the reads).
+ */
+function probeMetrics(
+  deps: TDeps,
+  q: { orgId: string; clusterId: string; from: number; to: number; resolution: TResolution },
+): Promise<boolean> {
+  if (!deps.series || deps.series.settled(q.to)) return hasMetrics(deps.ch, q);
+  const since = Math.floor(q.from / HOUR) * HOUR;
+  return readLatestOf(deps.series, q.orgId, q.clusterId, `has-metrics|${q.resolution}|${since}`, () =>
+    hasMetrics(deps.ch, { ...q, from: since }),
+  );
+}
+
 /** The database panels of a cluster (or one node) over a window. */
 export async function loadDbCharts(
   deps: TDeps,
@@ -143,7 +161,7 @@ export async function loadDbCharts(
       pointBytes: 200,
       fetch,
     });
-  const [rates, gauges, lat] = (await hasMetrics(deps.ch, q))
+  const [rates, gauges, lat] = (await probeMetrics(deps, q))
     ? await Promise.all([
         read('rates', (from, to) =>
           getCounterRates(deps.ch, { ...q, from, to, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),

@@ -116,4 +116,117 @@ describe('series cache', () => {
     expect(cache.settled(now - 2 * MIN)).toBe(true);
     expect(cache.settled(now - 30_000)).toBe(false);
   });
+
+  it('reuses the newest part while no change notice came, and reads it again after one', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, quietMs: 15_000, now: () => now });
+    const src = source(10_000);
+    // Samples exist up to `stored`; each store comes with a change notice.
+    let stored = now;
+    const have = (from: number, to: number) => src.fetch(from, Math.min(to, stored + 1));
+    const win = () => ({ ...read(src, now - 60 * MIN, now + 1), fetch: have });
+    const store = () => {
+      stored = now;
+      cache.changed('o', 'c');
+    };
+    // Until notices are heard, every read asks for the newest part.
+    await cache.read(win());
+    now += 1_000;
+    src.calls.length = 0;
+    await cache.read(win());
+    expect(src.calls).toEqual([[now - 1_000 - MIN, stored + 1]]);
+
+    cache.notices(true);
+    now += 1_000;
+    await cache.read(win());
+    src.calls.length = 0;
+    now += 9_000;
+    const quiet = await cache.read(win());
+    expect(src.calls).toEqual([]);
+    const bySeries = (x: TPt[]) => [...x].sort((p, q) => p.s.localeCompare(q.s) || p.ts - q.ts);
+    expect(bySeries(quiet)).toEqual(bySeries(await have(now - 60 * MIN, now + 1)));
+    expect(cache.stats.quiet).toBe(1);
+
+    // A sample stored (this instance's write or another's notice): the newest part is read again, with it.
+    store();
+    now += 1_000;
+    src.calls.length = 0;
+    const after = await cache.read(win());
+    expect(src.calls).toHaveLength(1);
+    expect(bySeries(after)).toEqual(bySeries(await have(now - 60 * MIN, now + 1)));
+    expect(Math.max(...after.map((p) => p.ts))).toBeGreaterThan(1_000 * MIN);
+    // Another cluster's notice does not touch this one; quietMs bounds a reuse; losing notices stops it.
+    now += 1_000;
+    cache.changed('o', 'other');
+    src.calls.length = 0;
+    await cache.read(win());
+    expect(src.calls).toEqual([]);
+    now += 15_000;
+    await cache.read(win());
+    expect(src.calls).toHaveLength(1);
+    now += 1_000;
+    cache.notices(false);
+    await cache.read(win());
+    expect(src.calls).toHaveLength(2);
+  });
+
+  it('does not reuse the newest part when a change came during its read', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    cache.notices(true);
+    const src = source(10_000);
+    now += 1_000;
+    await cache.read({
+      ...read(src, now - 60 * MIN, now),
+      fetch: async (f, t) => {
+        const out = await src.fetch(f, t);
+        now += 5;
+        cache.changed('o', 'c');
+        return out;
+      },
+    });
+    now += 1_000;
+    src.calls.length = 0;
+    await cache.read(read(src, now - 60 * MIN, now));
+    expect(src.calls).toHaveLength(1);
+  });
+
+  it('shares an answer about the newest data until the next notice for its cluster or org', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, quietMs: 15_000, now: () => now });
+    let calls = 0;
+    const fetch = async () => ++calls;
+    // Without notices: every call reads.
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(1);
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(2);
+    cache.notices(true);
+    now += 1;
+    // Concurrent calls share one read.
+    const [a, b] = await Promise.all([
+      cache.latest('o', 'c', 'k', fetch),
+      cache.latest('o', 'c', 'k', fetch),
+    ]);
+    expect([a, b]).toEqual([3, 3]);
+    now += 1_000;
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(3);
+    expect(await cache.latest('o', null, 'k', fetch)).toBe(4);
+    expect(await cache.latest('o2', null, 'k', fetch)).toBe(5);
+    now += 1_000;
+    cache.changed('o', 'c2');
+    now += 1;
+    // The org-wide answer saw a change in one of its clusters; the other cluster's and org's did not.
+    expect(await cache.latest('o', null, 'k', fetch)).toBe(6);
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(3);
+    expect(await cache.latest('o2', null, 'k', fetch)).toBe(5);
+    cache.changed('o', 'c');
+    now += 1;
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(7);
+    // A failed read is not kept.
+    const failing = cache.latest('o', 'c', 'f', () => Promise.reject(new Error('down')));
+    await expect(failing).rejects.toThrow('down');
+    expect(await cache.latest('o', 'c', 'f', fetch)).toBe(8);
+    // quietMs bounds the reuse.
+    now += 15_000;
+    expect(await cache.latest('o', 'c', 'k', fetch)).toBe(9);
+  });
 });

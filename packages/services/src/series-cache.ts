@@ -4,9 +4,14 @@ import { LRUCache } from 'lru-cache';
  * Settled-results cache for chart series, by extents (as Cortex/Thanos' query frontend caches results):
  * samples older than `freshnessMs` (rollups: whole buckets that ended by then) do not change once
  * written, so a repeated read of a series serves them from memory and asks ClickHouse only for the
- * rest of the window. Every read still sees the newest data. Samples stored late for a cluster
- * (older than the freshness edge) drop its entries on every instance (`invalidate`, via the live
- * bus); an entry lives at most `ttlMs` in any case.
+ * rest of the window. Samples stored late for a cluster (older than the freshness edge) drop its
+ * entries on every instance (`invalidate`, via the live bus); an entry lives at most `ttlMs` in any case.
+ *
+ * The newest part too is reused while the cluster is quiet: every instance hears each write's change
+ * notice (`changed`, via the live bus), so a read of the newest data that started after the cluster's
+ * last notice is still what ClickHouse would answer. That holds only while notices arrive (`notices`);
+ * and a reuse is at most `quietMs` old, which bounds what a lost notice or a sample stamped ahead of the
+ * server's clock can hide. Concurrent reads of the same newest data share one query.
  */
 export interface TSeriesCacheOptions {
   /** Upper bound of the memory the cached points take (estimated per point). */
@@ -15,6 +20,8 @@ export interface TSeriesCacheOptions {
   freshnessMs?: number;
   /** Longest life of an entry. Default 10 min. */
   ttlMs?: number;
+  /** Longest reuse of a read of the newest data without a change notice in between. Default 15 s. */
+  quietMs?: number;
   now?: () => number;
 }
 
@@ -43,6 +50,10 @@ interface TEntry {
   from: number;
   until: number;
   points: unknown[];
+  /** The points from `until` to `tailTo`, as ClickHouse had them when their read started (`readAt`). */
+  tail: unknown[];
+  tailTo: number;
+  readAt: number;
   bytes: number;
 }
 
@@ -52,8 +63,23 @@ export interface TSeriesCache {
   invalidate(orgId: string, clusterId: string): void;
   /** True when samples at `ts` may already be cached (older than the freshness edge). */
   settled(ts: number): boolean;
-  readonly stats: { hits: number; misses: number; entries: number; bytes: number };
+  /**
+   * `fetch`'s answer about the newest data of a cluster (`clusterId` null: of the whole org), shared by
+   * the calls that come before the next change notice for it (at most `quietMs` after it was read).
+   */
+  latest<T>(orgId: string, clusterId: string | null, key: string, fetch: () => Promise<T>): Promise<T>;
+  /** A change notice: samples were stored for the cluster. */
+  changed(orgId: string, clusterId: string): void;
+  /**
+   * Whether change notices are being heard (the live bus listens). Until it is said, and while not,
+   * every read asks ClickHouse for the newest data; hearing again counts as a change everywhere.
+   */
+  notices(on: boolean): void;
+  readonly stats: { hits: number; misses: number; quiet: number; entries: number; bytes: number };
 }
+
+/** Live-bus topic: samples were stored for `clusterId` (pages refetch; caches drop the newest part). */
+export const SAMPLES = 'samples';
 
 /** Live-bus topic: samples older than the freshness edge were stored for `clusterId` (every instance drops its entries). */
 export const LATE_SAMPLES = 'samples-late';
@@ -62,6 +88,7 @@ const alignDown = (t: number, step: number) => (step > 0 ? Math.floor(t / step) 
 
 export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   const freshness = opts.freshnessMs ?? 60_000;
+  const quietMs = opts.quietMs ?? 15_000;
   const now = opts.now ?? Date.now;
   const lru = new LRUCache<string, TEntry>({
     maxSize: Math.max(1, opts.maxBytes),
@@ -71,7 +98,27 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   });
   /** Per cluster: bumped by invalidate, so a read that started before it does not store what it read. */
   const gens = new Map<string, number>();
-  const counts = { hits: 0, misses: 0 };
+  const counts = { hits: 0, misses: 0, quiet: 0 };
+  /** When the newest change notice came, per cluster (`org|cluster`) and per org; `heard`: since when notices arrive. */
+  const changedAt = new Map<string, number>();
+  let heard: number | null = null;
+  const answers = new LRUCache<string, { readAt: number; p: Promise<unknown> }>({ max: 10_000 });
+
+  /**
+   * Whether a read of the newest data of `scope` that started at `readAt` still holds now; `dataTo`: the
+   * end of the window it read (a later window's extra part is known empty only if no sample came since).
+   */
+  const quiet = (scope: string, readAt: number, dataTo = Infinity) => {
+    if (heard === null || now() - readAt >= quietMs) return false;
+    const last = Math.max(heard, changedAt.get(scope) ?? 0);
+    return last < readAt && last < dataTo;
+  };
+
+  const changed = (orgId: string, clusterId: string) => {
+    const t = now();
+    changedAt.set(`${orgId}|${clusterId}`, t);
+    changedAt.set(orgId, t);
+  };
 
   return {
     async read<T>(r: TSeriesRead<T>): Promise<T[]> {
@@ -82,31 +129,75 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       const start = r.fromBucket ? alignDown(r.from, r.bucketMs) : r.from;
       const e = lru.get(key);
       let out: T[];
+      let readAt = 0;
+      const inWindow = (end: number) => (p: T) => {
+        const t = r.ts(p);
+        return t >= start && t < end;
+      };
       if (e && e.from <= r.from && start < e.until) {
         counts.hits++;
-        const end = Math.min(e.until, r.to);
-        const head = (e.points as T[]).filter((p) => {
-          const t = r.ts(p);
-          return t >= start && t < end;
-        });
-        out = r.to > e.until ? head.concat(await r.fetch(e.until, r.to)) : head;
+        const head = (e.points as T[]).filter(inWindow(Math.min(e.until, r.to)));
+        if (r.to <= e.until) out = head;
+        else if (quiet(scope, e.readAt, r.to > e.tailTo ? e.tailTo : Infinity)) {
+          // The entry stays as it is (it may hold more than this window).
+          counts.quiet++;
+          return head.concat((e.tail as T[]).filter(inWindow(r.to)));
+        } else {
+          readAt = now();
+          out = head.concat(await r.fetch(e.until, r.to));
+        }
       } else {
         counts.misses++;
+        readAt = now();
         out = await r.fetch(r.from, r.to);
       }
       // Points before `until` are final: whole buckets, older than the freshness edge, inside the window.
       const until = alignDown(Math.min(now() - freshness, r.to), r.bucketMs);
       if (until > start && (gens.get(scope) ?? 0) === gen) {
-        // Points come per series in time order, not globally: keep every point before `until`.
-        const points = out.filter((p) => r.ts(p) < until);
-        lru.set(key, { scope, from: r.from, until, points, bytes: points.length * r.pointBytes + 200 });
+        // Points come per series in time order, not globally: split every series at `until`.
+        const points: unknown[] = [];
+        const newer: unknown[] = [];
+        for (const p of out) (r.ts(p) < until ? points : newer).push(p);
+        const n = points.length + newer.length;
+        lru.set(key, {
+          scope,
+          from: r.from,
+          until,
+          points,
+          tail: newer,
+          tailTo: r.to,
+          readAt,
+          bytes: n * r.pointBytes + 200,
+        });
       }
       return out;
+    },
+    async latest<T>(orgId: string, clusterId: string | null, key: string, fetch: () => Promise<T>) {
+      const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
+      const k = `${scope}|${key}`;
+      const a = answers.get(k);
+      if (a && quiet(scope, a.readAt)) {
+        counts.quiet++;
+        return a.p as Promise<T>;
+      }
+      const readAt = now();
+      const p = fetch();
+      const entry = { readAt, p };
+      answers.set(k, entry);
+      p.catch(() => answers.get(k) === entry && answers.delete(k));
+      return p;
+    },
+    changed,
+    notices(on) {
+      heard = on ? now() : null;
+      changedAt.clear();
+      if (!on) answers.clear();
     },
     invalidate(orgId, clusterId) {
       const scope = `${orgId}|${clusterId}`;
       gens.set(scope, (gens.get(scope) ?? 0) + 1);
       for (const [k, e] of lru.entries()) if (e.scope === scope) lru.delete(k);
+      changed(orgId, clusterId);
     },
     settled: (ts) => ts < now() - freshness,
     get stats() {
@@ -118,3 +209,12 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
 /** Reads through `cache` when the app has one, else straight from ClickHouse. */
 export const readSeries = <T>(cache: TSeriesCache | undefined, r: TSeriesRead<T>): Promise<T[]> =>
   cache ? cache.read(r) : r.fetch(r.from, r.to);
+
+/** `cache.latest` when the app has one, else `fetch()`. */
+export const readLatestOf = <T>(
+  cache: TSeriesCache | undefined,
+  orgId: string,
+  clusterId: string | null,
+  key: string,
+  fetch: () => Promise<T>,
+): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch) : fetch());

@@ -2,6 +2,7 @@ import {
   backfillDemo,
   ensureDemoCluster,
   getIngestWriter,
+  SAMPLES,
   seedDemoRuns,
   writeDemoTick,
 } from '@clusterscope/services';
@@ -41,19 +42,19 @@ export function startDemo(): void {
       clusterId: target.clusterId,
     });
     if (runs > 0) log(`seeded ${runs} benchmark runs (workload demo-pgbench)`);
-    notify({ orgId: target.orgId, topic: 'samples', clusterId: target.clusterId, kinds: ['node_status'] });
+    // As ingest does: this instance's caches see the write at once, the others (and open pages) by notice.
+    const stored = (kinds: string[]) => {
+      deps.series?.changed(target.orgId, target.clusterId);
+      notify({ orgId: target.orgId, topic: SAMPLES, clusterId: target.clusterId, kinds });
+    };
+    stored(['node_status']);
     let last = Math.floor(t0 / step) * step;
     const tick = async () => {
       const t = Math.floor(Date.now() / step) * step;
       if (t <= last) return;
       last = t;
       await writeDemoTick(w, target, t);
-      notify({
-        orgId: target.orgId,
-        topic: 'samples',
-        clusterId: target.clusterId,
-        kinds: ['node_status', 'cgroup_usage'],
-      });
+      stored(['node_status', 'cgroup_usage']);
     };
     state.timer = setInterval(() => void tick().catch((e: Error) => log(`tick failed: ${e.message}`)), 1000);
     state.timer.unref();

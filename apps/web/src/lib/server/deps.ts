@@ -7,6 +7,7 @@ import {
   createSeriesCache,
   getIngestWriter,
   LATE_SAMPLES,
+  SAMPLES,
   loadSecretKeys,
   sealWorkloadSecrets,
   type TAuth,
@@ -71,11 +72,19 @@ export function getServer(): Promise<TServer> {
     if (env.SERIES_CACHE_MB > 0) {
       const series = createSeriesCache({ maxBytes: env.SERIES_CACHE_MB * 1024 * 1024 });
       deps.series = series;
-      // Late samples stored by another instance drop this one's entries for that cluster too.
-      const off = await getLiveBus().subscribeAll((e) => {
-        if (e.topic === LATE_SAMPLES && e.clusterId) series.invalidate(e.orgId, e.clusterId);
+      // Every instance's writes reach this one's cache: late samples drop a cluster's entries, others
+      // its newest part. Without the LISTEN connection the cache asks ClickHouse for the newest data.
+      const bus = getLiveBus();
+      const offState = bus.onListening((on) => series.notices(on));
+      const off = await bus.subscribeAll((e) => {
+        if (!e.clusterId) return;
+        if (e.topic === LATE_SAMPLES) series.invalidate(e.orgId, e.clusterId);
+        else if (e.topic === SAMPLES) series.changed(e.orgId, e.clusterId);
       });
-      onShutdown(async () => off());
+      onShutdown(async () => {
+        off();
+        offState();
+      });
     }
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);

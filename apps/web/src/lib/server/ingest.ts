@@ -9,6 +9,7 @@ import {
   hasScope,
   ingestPrepared,
   LATE_SAMPLES,
+  SAMPLES,
   type TDeps,
   type TIngestPool,
 } from '@clusterscope/services';
@@ -163,7 +164,7 @@ export async function handleIngest(request: Request): Promise<Response> {
   try {
     const res = await ingestPrepared(deps, caller, prepared, getIngestWriter(deps));
     if (!res.duplicate) {
-      const base = { orgId: caller.orgId, topic: 'samples', clusterId: res.clusterId, kinds: res.kinds };
+      const base = { orgId: caller.orgId, topic: SAMPLES, clusterId: res.clusterId, kinds: res.kinds };
       notify(base);
       for (const runId of res.runIds.slice(0, 20)) notify({ ...base, runId });
       if (res.late) notify({ orgId: caller.orgId, topic: LATE_SAMPLES, clusterId: res.clusterId });
