@@ -1,5 +1,5 @@
 import { createDb, createOrganization, type TDb } from '@clusterscope/db';
-import { unpackDbCharts } from '@clusterscope/schema';
+import { unpackCharts, unpackDbCharts } from '@clusterscope/schema';
 import { createWriter, type TTsdb, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -263,17 +263,23 @@ describe('series cache', () => {
     const counted: TDeps = { ...deps, ch: { ...ch, client }, series };
     const view = () => getClusterView(counted, caller, { clusterId, from: clock - HOUR, to: clock }, clock);
     const oncall = () => getOncall(counted, caller, clock);
+    const charts = (d: TDeps) => getChartsView(d, caller, { clusterId, from: clock - HOUR, to: clock });
     const uncached = () => getClusterView(deps, caller, { clusterId, from: clock - HOUR, to: clock }, clock);
     series.notices(true);
     clock += 1;
     const first = await view();
     await oncall();
+    await charts(counted);
     expect(queries).toBeGreaterThan(0);
     // Quiet: the same answers without a ClickHouse query (latest states, events, charts, panels).
     clock += 2_000;
     queries = 0;
     expect(await view()).toEqual(await uncached());
     await oncall();
+    // The charts of a window that starts in the same step: the first answer (one reuse), for this window.
+    const reused = series.stats.quiet;
+    expect(await charts(counted)).toEqual(await charts(deps));
+    expect(series.stats.quiet).toBe(reused + 1);
     expect(queries).toBe(0);
     expect(first.nodes.map((n) => n.last_ts)).toEqual((await uncached()).nodes.map((n) => n.last_ts));
 
@@ -295,6 +301,10 @@ describe('series cache', () => {
     expect(queries).toBeGreaterThan(0);
     expect(after.nodes.find((n) => n.node_id === 1)?.last_ts).toBe(clock - 1_000);
     expect(after).toEqual(await uncached());
+    const chartsAfter = await charts(counted);
+    expect(chartsAfter).toEqual(await charts(deps));
+    const n1 = unpackCharts(chartsAfter.charts).leaseholders.find((l) => l.node_id === 1);
+    expect(n1?.data.at(-1)?.[0]).toBe(clock - 1_000);
     expect((await oncall()).clusters[0].nodes.find((n) => n.node_id === 1)?.last_ts).toBe(clock - 1_000);
   });
 

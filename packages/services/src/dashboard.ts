@@ -427,8 +427,24 @@ export async function getChartsView(
   input: TChartWindow & { clusterId: string; nodeId?: number },
 ): Promise<TChartsView> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  const { charts, db } = await loadAllCharts(deps, caller.orgId, c, input);
-  return { charts: packCharts(charts), db: packDbCharts(db) };
+  // A live page's requests that start in the same step share one answer until the cluster's next change
+  // notice (as Prometheus' query frontend aligns windows to the step): a later one's data may start up to a
+  // step before its `from` (raw samples; a rollup read returns the bucket that holds `from` anyway).
+  const w = chartWindow(c, input);
+  const key = `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${Math.floor(input.from / w.step_ms)}`;
+  const view = await readLatestOf(
+    deps.series,
+    caller.orgId,
+    c.id,
+    key,
+    async () => {
+      const { charts, db } = await loadAllCharts(deps, caller.orgId, c, input);
+      return { charts: packCharts(charts), db: packDbCharts(db) };
+    },
+    input.to,
+  );
+  const range = { from: input.from, to: input.to };
+  return { charts: { ...view.charts, ...range }, db: { ...view.db, ...range } };
 }
 
 /**

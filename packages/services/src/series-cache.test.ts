@@ -228,5 +228,16 @@ describe('series cache', () => {
     // quietMs bounds the reuse.
     now += 15_000;
     expect(await cache.latest('o', 'c', 'k', fetch)).toBe(9);
+    // An answer about a window that ended before the last notice (it may lack that sample) is not reused.
+    const to = now;
+    now += 10;
+    cache.changed('o', 'c');
+    now += 10;
+    expect(await cache.latest('o', 'c', 'w', fetch, to)).toBe(10);
+    now += 10;
+    expect(await cache.latest('o', 'c', 'w', fetch, to)).toBe(11);
+    expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
+    now += 10;
+    expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
   });
 });

@@ -67,7 +67,14 @@ export interface TSeriesCache {
    * `fetch`'s answer about the newest data of a cluster (`clusterId` null: of the whole org), shared by
    * the calls that come before the next change notice for it (at most `quietMs` after it was read).
    */
-  latest<T>(orgId: string, clusterId: string | null, key: string, fetch: () => Promise<T>): Promise<T>;
+  latest<T>(
+    orgId: string,
+    clusterId: string | null,
+    key: string,
+    fetch: () => Promise<T>,
+    /** The end of the window the answer reads, if it reads one: no notice since then either. */
+    to?: number,
+  ): Promise<T>;
   /** A change notice: samples were stored for the cluster. */
   changed(orgId: string, clusterId: string): void;
   /**
@@ -102,7 +109,12 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   /** When the newest change notice came, per cluster (`org|cluster`) and per org; `heard`: since when notices arrive. */
   const changedAt = new Map<string, number>();
   let heard: number | null = null;
-  const answers = new LRUCache<string, { readAt: number; p: Promise<unknown> }>({ max: 10_000 });
+  const answers = new LRUCache<string, { readAt: number; to: number; p: Promise<unknown> }>({
+    max: 5_000,
+    ttl: quietMs,
+    ttlAutopurge: true,
+    perf: { now },
+  });
 
   /**
    * Whether a read of the newest data of `scope` that started at `readAt` still holds now; `dataTo`: the
@@ -172,17 +184,23 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       }
       return out;
     },
-    async latest<T>(orgId: string, clusterId: string | null, key: string, fetch: () => Promise<T>) {
+    async latest<T>(
+      orgId: string,
+      clusterId: string | null,
+      key: string,
+      fetch: () => Promise<T>,
+      to = Infinity,
+    ) {
       const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
       const k = `${scope}|${key}`;
       const a = answers.get(k);
-      if (a && quiet(scope, a.readAt)) {
+      if (a && quiet(scope, a.readAt, a.to)) {
         counts.quiet++;
         return a.p as Promise<T>;
       }
       const readAt = now();
       const p = fetch();
-      const entry = { readAt, p };
+      const entry = { readAt, to, p };
       answers.set(k, entry);
       p.catch(() => answers.get(k) === entry && answers.delete(k));
       return p;
@@ -217,4 +235,5 @@ export const readLatestOf = <T>(
   clusterId: string | null,
   key: string,
   fetch: () => Promise<T>,
-): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch) : fetch());
+  to?: number,
+): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, to) : fetch());
