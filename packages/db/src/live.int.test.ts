@@ -4,17 +4,19 @@ import { createEmptyTestDatabase, dropTestDatabase } from '../test/pg';
 import { createLiveBus } from './live';
 
 let url: string;
-let admin: pg.Client;
+beforeAll(async () => void (url = await createEmptyTestDatabase()));
+afterAll(() => dropTestDatabase(url));
 
-beforeAll(async () => {
-  url = await createEmptyTestDatabase();
-  admin = new pg.Client({ connectionString: url });
+/** Ends the LISTEN connection from the server side (a restart, a failover). */
+async function dropListener(channel: string) {
+  const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-});
-afterAll(async () => {
+  await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()',
+    [`LISTEN ${channel}`],
+  );
   await admin.end();
-  await dropTestDatabase(url);
-});
+}
 
 it('says when notices are heard: after LISTEN, not while its connection is gone, again once it is back', async () => {
   const bus = createLiveBus(url, 'live_test');
@@ -27,10 +29,8 @@ it('says when notices are heard: after LISTEN, not while its connection is gone,
   await bus.publish({ orgId: 'o', topic: 'a' });
   await vi.waitFor(() => expect(got).toEqual(['a']));
 
-  // Postgres drops the LISTEN connection (a restart, a failover): notices sent now are lost.
-  await admin.query(
-    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN live_test' AND pid <> pg_backend_pid()",
-  );
+  // Notices sent while the connection is gone are lost.
+  await dropListener('live_test');
   await vi.waitFor(() => expect(states).toEqual([false, true, false]));
   await vi.waitFor(() => expect(states).toEqual([false, true, false, true]), { timeout: 10_000 });
   await bus.publish({ orgId: 'o', topic: 'b' });

@@ -244,6 +244,20 @@ describe('dashboard services', () => {
   });
 });
 
+/** One demo node_status sample at `at` for `nodeId`, ingested as an agent's batch. */
+function ingestSample(d: TDeps, batchId: string, at: number, nodeId: number) {
+  const ingest: TCaller = {
+    ...base,
+    scopes: ['ingest'],
+    clusterId,
+    orgId: caller.orgId,
+    orgSlug: caller.orgSlug,
+  };
+  const one = simulateDemo(at).find((x) => x.kind === 'node_status')!;
+  const samples = [{ ...one, node_id: nodeId }];
+  return ingestPrepared(d, ingest, holdInProcess(headOf({ batchId, samples }), samples), writer);
+}
+
 describe('series cache', () => {
   it('answers a quiet cluster from memory, and shows an ingested sample at once', async () => {
     // After the newest sample so far (the tick at now + 10 s).
@@ -284,17 +298,7 @@ describe('series cache', () => {
     expect(first.nodes.map((n) => n.last_ts)).toEqual((await uncached()).nodes.map((n) => n.last_ts));
 
     // A sample ingested through this instance is in the next answer (no notice needed).
-    const ingest: TCaller = {
-      ...base,
-      scopes: ['ingest'],
-      clusterId,
-      orgId: caller.orgId,
-      orgSlug: caller.orgSlug,
-    };
-    const one = simulateDemo(clock).find((x) => x.kind === 'node_status')!;
-    const batch = { batchId: 'quiet-1', samples: [{ ...one, node_id: 1 }] };
-    const res = await ingestPrepared(counted, ingest, holdInProcess(headOf(batch), batch.samples), writer);
-    expect(res.late).toBe(false);
+    expect((await ingestSample(counted, 'quiet-1', clock, 1)).late).toBe(false);
     clock += 1_000;
     queries = 0;
     const after = await view();
@@ -372,18 +376,7 @@ describe('series cache', () => {
     const w = { clusterId, from: clock - HOUR, to: clock };
     await getClusterCharts(cached, caller, w);
     const lateAt = clock - 50 * 60_000;
-    const ingest: TCaller = {
-      ...base,
-      scopes: ['ingest'],
-      clusterId,
-      orgId: caller.orgId,
-      orgSlug: caller.orgSlug,
-    };
-    const one = simulateDemo(lateAt).find((x) => x.kind === 'node_status')!;
-    const sample = { ...one, node_id: 99 };
-    const batch = { batchId: 'late-1', samples: [sample] };
-    const res = await ingestPrepared(cached, ingest, holdInProcess(headOf(batch), batch.samples), writer);
-    expect(res.late).toBe(true);
+    expect((await ingestSample(cached, 'late-1', lateAt, 99)).late).toBe(true);
     const hits = series.stats.hits;
     const after = await getClusterCharts(cached, caller, w);
     expect(after.leaseholders.map((s) => s.name)).toContain('n99');

@@ -4,6 +4,7 @@ import { getEnvironment, getNodeEvents } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
 import { loadRunDbMetrics } from './db-metrics';
+import { readAnswerOf } from './series-cache';
 
 type TRunWindow = {
   id: string;
@@ -28,12 +29,17 @@ export async function computeRunEnvironment(
 ): Promise<TRunEnvironment> {
   if (!run.clusterId)
     return { healthy: null, reasons: ['run has no cluster'], env: null, events: [], db: null };
+  const clusterId = run.clusterId;
   const { from, to } = getRunWindow(run);
-  const [env, events, db] = await Promise.all([
-    getEnvironment(deps.ch, { orgId, clusterId: run.clusterId, from, to }),
-    getNodeEvents(deps.ch, { orgId, clusterId: run.clusterId, from, to, lookbackMs: 60_000, limit: 200 }),
-    loadRunDbMetrics(deps, orgId, run.clusterId, from, to),
-  ]);
+  // A finished run's window is final once it is older than the cache's freshness edge.
+  const key = `run-env|${from}|${run.finishedAt ? to : 'now'}`;
+  const [env, events, db] = await readAnswerOf(deps.series, orgId, clusterId, key, to, () =>
+    Promise.all([
+      getEnvironment(deps.ch, { orgId, clusterId, from, to }),
+      getNodeEvents(deps.ch, { orgId, clusterId, from, to, lookbackMs: 60_000, limit: 200 }),
+      loadRunDbMetrics(deps, orgId, clusterId, from, to),
+    ]),
+  );
   const noData = !env.has_node_data && env.max_throttled_ratio === null && env.max_mem_ratio === null;
   return {
     healthy: noData ? null : env.healthy,

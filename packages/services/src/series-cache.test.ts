@@ -240,4 +240,24 @@ describe('series cache', () => {
     now += 10;
     expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
   });
+
+  it('keeps an answer about a settled window until late samples for its cluster', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    let calls = 0;
+    const fetch = async () => ({ n: ++calls });
+    const old = now - 5 * MIN;
+    expect(await cache.answer('o', 'c', 'run', old, fetch)).toEqual({ n: 1 });
+    now += 5 * MIN;
+    // Writes of newer samples do not touch it; late ones do (and ttlMs bounds it).
+    cache.changed('o', 'c');
+    expect(await cache.answer('o', 'c', 'run', old, fetch)).toEqual({ n: 1 });
+    cache.invalidate('o', 'other');
+    expect(await cache.answer('o', 'c', 'run', old, fetch)).toEqual({ n: 1 });
+    cache.invalidate('o', 'c');
+    expect(await cache.answer('o', 'c', 'run', old, fetch)).toEqual({ n: 2 });
+    // A window that reaches past the freshness edge: not kept without notices.
+    expect(await cache.answer('o', 'c', 'live', now, fetch)).toEqual({ n: 3 });
+    expect(await cache.answer('o', 'c', 'live', now, fetch)).toEqual({ n: 4 });
+  });
 });

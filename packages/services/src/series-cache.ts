@@ -55,6 +55,8 @@ interface TEntry {
   tailTo: number;
   readAt: number;
   bytes: number;
+  /** Set on an `answer` entry (no points). */
+  answer?: unknown;
 }
 
 export interface TSeriesCache {
@@ -75,6 +77,12 @@ export interface TSeriesCache {
     /** The end of the window the answer reads, if it reads one: no notice since then either. */
     to?: number,
   ): Promise<T>;
+  /**
+   * `fetch`'s answer about a window of a cluster that ends at `to`: once `to` is older than the freshness
+   * edge it is final and kept as settled points are (until late samples drop the cluster's entries);
+   * before that it is shared as `latest` shares one.
+   */
+  answer<T>(orgId: string, clusterId: string, key: string, to: number, fetch: () => Promise<T>): Promise<T>;
   /** A change notice: samples were stored for the cluster. */
   changed(orgId: string, clusterId: string): void;
   /**
@@ -132,6 +140,28 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     changedAt.set(orgId, t);
   };
 
+  const latest = async <T>(
+    orgId: string,
+    clusterId: string | null,
+    key: string,
+    fetch: () => Promise<T>,
+    to = Infinity,
+  ): Promise<T> => {
+    const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
+    const k = `${scope}|${key}`;
+    const a = answers.get(k);
+    if (a && quiet(scope, a.readAt, a.to)) {
+      counts.quiet++;
+      return a.p as Promise<T>;
+    }
+    const readAt = now();
+    const p = fetch();
+    const entry = { readAt, to, p };
+    answers.set(k, entry);
+    p.catch(() => answers.get(k) === entry && answers.delete(k));
+    return p;
+  };
+
   return {
     async read<T>(r: TSeriesRead<T>): Promise<T[]> {
       const scope = `${r.orgId}|${r.clusterId}`;
@@ -184,26 +214,32 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       }
       return out;
     },
-    async latest<T>(
-      orgId: string,
-      clusterId: string | null,
-      key: string,
-      fetch: () => Promise<T>,
-      to = Infinity,
-    ) {
-      const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
-      const k = `${scope}|${key}`;
-      const a = answers.get(k);
-      if (a && quiet(scope, a.readAt, a.to)) {
-        counts.quiet++;
-        return a.p as Promise<T>;
+    latest,
+    async answer<T>(orgId: string, clusterId: string, key: string, to: number, fetch: () => Promise<T>) {
+      if (to >= now() - freshness) return latest(orgId, clusterId, key, fetch, to);
+      const scope = `${orgId}|${clusterId}`;
+      const k = `${scope}|answer|${key}`;
+      const e = lru.get(k);
+      if (e && e.answer !== undefined) {
+        counts.hits++;
+        return e.answer as T;
       }
-      const readAt = now();
-      const p = fetch();
-      const entry = { readAt, to, p };
-      answers.set(k, entry);
-      p.catch(() => answers.get(k) === entry && answers.delete(k));
-      return p;
+      counts.misses++;
+      const gen = gens.get(scope) ?? 0;
+      const v = await fetch();
+      if ((gens.get(scope) ?? 0) === gen)
+        lru.set(k, {
+          scope,
+          from: 0,
+          until: 0,
+          points: [],
+          tail: [],
+          tailTo: 0,
+          readAt: 0,
+          answer: v,
+          bytes: 2 * JSON.stringify(v).length + 200,
+        });
+      return v;
     },
     changed,
     notices(on) {
@@ -237,3 +273,13 @@ export const readLatestOf = <T>(
   fetch: () => Promise<T>,
   to?: number,
 ): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, to) : fetch());
+
+/** `cache.answer` when the app has one, else `fetch()`. */
+export const readAnswerOf = <T>(
+  cache: TSeriesCache | undefined,
+  orgId: string,
+  clusterId: string,
+  key: string,
+  to: number,
+  fetch: () => Promise<T>,
+): Promise<T> => (cache ? cache.answer(orgId, clusterId, key, to, fetch) : fetch());
