@@ -295,6 +295,10 @@ describe('series cache', () => {
     expect(await charts(counted)).toEqual(await charts(deps));
     expect(series.stats.quiet).toBe(reused + 1);
     expect(queries).toBe(0);
+    // A window that starts in the same step but ends earlier is its own answer.
+    const half = { clusterId, from: clock - HOUR, to: clock - HOUR / 2 };
+    expect(await getChartsView(counted, caller, half)).toEqual(await getChartsView(deps, caller, half));
+    expect(queries).toBeGreaterThan(0);
     expect(first.nodes.map((n) => n.last_ts)).toEqual((await uncached()).nodes.map((n) => n.last_ts));
 
     // A sample ingested through this instance is in the next answer (no notice needed).

@@ -427,11 +427,13 @@ export async function getChartsView(
   input: TChartWindow & { clusterId: string; nodeId?: number },
 ): Promise<TChartsView> {
   const c = await getClusterById(deps, caller, input.clusterId);
-  // A live page's requests that start in the same step share one answer until the cluster's next change
-  // notice (as Prometheus' query frontend aligns windows to the step): a later one's data may start up to a
-  // step before its `from` (raw samples; a rollup read returns the bucket that holds `from` anyway).
+  // A live page's requests whose windows start and end in the same steps share one answer until the
+  // cluster's next change notice (as Prometheus' query frontend aligns windows to the step). So raw samples
+  // may start up to a step before `from` (a rollup read returns the bucket that holds it anyway), and reach
+  // up to a step past `to` only for a request whose `to` is earlier than the first's.
   const w = chartWindow(c, input);
-  const key = `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${Math.floor(input.from / w.step_ms)}`;
+  const steps = `${Math.floor(input.from / w.step_ms)}|${Math.ceil(input.to / w.step_ms)}`;
+  const key = `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${steps}`;
   const view = await readLatestOf(
     deps.series,
     caller.orgId,
