@@ -182,8 +182,12 @@ test('dragging across a time chart zooms: the range goes into the URL', async ({
   await signInPatiently(page);
   const path = await openDemoCluster(page);
   await page.goto(`${path}?range=6h`);
-  const canvas = page.getByRole('region', { name: 'CPU vs limit' }).getByTestId('chart-canvas');
+  const panel = page.getByRole('region', { name: 'CPU vs limit' });
+  const canvas = panel.getByTestId('chart-canvas');
   await expect(canvas.locator('svg')).toBeVisible();
+  // The drag needs the charts' data, which loads after the page.
+  await expect(panel).toHaveAttribute('aria-busy', 'false');
+  await expect(panel.getByText('Drag across the chart to zoom in.')).toBeVisible();
   await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;
   const y = box.y + box.height / 2;
