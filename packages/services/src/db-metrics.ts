@@ -1,5 +1,6 @@
 import type { TChartSeries, TDbCharts, TRunDbMetrics } from '@clusterscope/schema';
 import {
+  bucketMs,
   getCounterRates,
   getGaugeSeries,
   getHistogramQuantiles,
@@ -118,8 +119,6 @@ export interface TDbWindow {
   maxPoints?: number;
 }
 
-const HOUR = 3_600_000;
-
 /**
  * Whether the cluster has metrics in the window (the panels' reads are skipped when not). A window
  * that reaches the present asks from the start of its hour, so one answer serves that hour's sliding
@@ -130,7 +129,8 @@ function probeMetrics(
   q: { orgId: string; clusterId: string; from: number; to: number; resolution: TResolution },
 ): Promise<boolean> {
   if (!deps.series || deps.series.settled(q.to)) return hasMetrics(deps.ch, q);
-  const since = Math.floor(q.from / HOUR) * HOUR;
+  const hour = bucketMs('1h');
+  const since = Math.floor(q.from / hour) * hour;
   return readLatestOf(deps.series, q.orgId, q.clusterId, `has-metrics|${q.resolution}|${since}`, () =>
     hasMetrics(deps.ch, { ...q, from: since }),
   );

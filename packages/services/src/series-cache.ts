@@ -44,7 +44,7 @@ export interface TSeriesRead<T> {
   fetch: (from: number, to: number) => Promise<T[]>;
 }
 
-interface TEntry {
+interface TSeriesEntry {
   scope: string;
   /** `from` of the read that filled it: holds every point that read returned before `until`. */
   from: number;
@@ -55,9 +55,14 @@ interface TEntry {
   tailTo: number;
   readAt: number;
   bytes: number;
-  /** Set on an `answer` entry (no points). */
-  answer?: unknown;
 }
+/** A final answer about a settled window (`answer`). */
+interface TAnswerEntry {
+  scope: string;
+  answer: unknown;
+  bytes: number;
+}
+type TEntry = TSeriesEntry | TAnswerEntry;
 
 export interface TSeriesCache {
   read<T>(r: TSeriesRead<T>): Promise<T[]>;
@@ -169,7 +174,8 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       const gen = gens.get(scope) ?? 0;
       // The first timestamp a read from `from` returns.
       const start = r.fromBucket ? alignDown(r.from, r.bucketMs) : r.from;
-      const e = lru.get(key);
+      const got = lru.get(key);
+      const e = got && 'points' in got ? got : undefined;
       let out: T[];
       let readAt = 0;
       const inWindow = (end: number) => (p: T) => {
@@ -200,7 +206,6 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
         const points: unknown[] = [];
         const newer: unknown[] = [];
         for (const p of out) (r.ts(p) < until ? points : newer).push(p);
-        const n = points.length + newer.length;
         lru.set(key, {
           scope,
           from: r.from,
@@ -209,7 +214,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
           tail: newer,
           tailTo: r.to,
           readAt,
-          bytes: n * r.pointBytes + 200,
+          bytes: out.length * r.pointBytes + 200,
         });
       }
       return out;
@@ -220,7 +225,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       const scope = `${orgId}|${clusterId}`;
       const k = `${scope}|answer|${key}`;
       const e = lru.get(k);
-      if (e && e.answer !== undefined) {
+      if (e && 'answer' in e) {
         counts.hits++;
         return e.answer as T;
       }
@@ -228,17 +233,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       const gen = gens.get(scope) ?? 0;
       const v = await fetch();
       if ((gens.get(scope) ?? 0) === gen)
-        lru.set(k, {
-          scope,
-          from: 0,
-          until: 0,
-          points: [],
-          tail: [],
-          tailTo: 0,
-          readAt: 0,
-          answer: v,
-          bytes: 2 * JSON.stringify(v).length + 200,
-        });
+        lru.set(k, { scope, answer: v, bytes: 2 * JSON.stringify(v).length + 200 });
       return v;
     },
     changed,
