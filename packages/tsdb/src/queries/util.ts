@@ -97,7 +97,8 @@ export const rbSelectList = (cols: TRbColumns): string =>
 /**
  * Row-at-a-time reader of a described RowBinary result: `at` maps each column name to its slot;
  * `next()` fills `num` (numbers; NULL = NaN) and `str` (strings) for the next row, reusing both
- * arrays (no per-row objects), and returns false at the end.
+ * arrays (no per-row objects), and returns false at the end. A string equal to the column's previous
+ * one is not decoded again: it is the same string (so `===` against the previous row is cheap).
  */
 export function rbRows<C extends TRbColumns>(rb: RowBinaryReader, cols: C) {
   const names = Object.keys(cols) as (keyof C & string)[];
@@ -105,6 +106,7 @@ export function rbRows<C extends TRbColumns>(rb: RowBinaryReader, cols: C) {
   const at = Object.fromEntries(names.map((n, j) => [n, j])) as Record<keyof C, number>;
   const num = new Float64Array(names.length);
   const str: string[] = names.map(() => '');
+  const memo = names.map(() => ({ s: '', at: 0, len: 0 }));
   return {
     at,
     num,
@@ -115,7 +117,7 @@ export function rbRows<C extends TRbColumns>(rb: RowBinaryReader, cols: C) {
         const k = kinds[j];
         if (k === 'f64') num[j] = rb.f64();
         else if (k === 'f64n') num[j] = rb.u8() === 1 ? NaN : rb.f64();
-        else str[j] = rb.str();
+        else str[j] = rb.str(memo[j]);
       }
       return true;
     },
@@ -141,6 +143,14 @@ export class RowBinaryReader {
       );
   }
 
+  /** Whether the `len` bytes at `a` equal the `blen` bytes at `b` (a loop: short strings, no native call). */
+  private same(a: number, b: number, len: number, blen: number): boolean {
+    if (len !== blen) return false;
+    const buf = this.buf;
+    for (let i = 0; i < len; i++) if (buf[a + i] !== buf[b + i]) return false;
+    return true;
+  }
+
   /** UInt8 (also Bool). */
   u8(): number {
     this.need(1);
@@ -160,8 +170,11 @@ export class RowBinaryReader {
     return this.u8() === 1 ? null : this.f64();
   }
 
-  /** String (LEB128 length + UTF-8 bytes). */
-  str(): string {
+  /**
+   * String (LEB128 length + UTF-8 bytes). With `memo` (the previous string read into it, and where its
+   * bytes were), equal bytes give the previous string back without decoding.
+   */
+  str(memo?: { s: string; at: number; len: number }): string {
     let len = 0;
     let shift = 0;
     for (;;) {
@@ -171,8 +184,12 @@ export class RowBinaryReader {
       shift += 7;
     }
     this.need(len);
-    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    const at = this.pos;
     this.pos += len;
-    return s;
+    if (!memo) return this.buf.toString('utf8', at, at + len);
+    if (!this.same(memo.at, at, len, memo.len)) memo.s = this.buf.toString('utf8', at, at + len);
+    memo.at = at;
+    memo.len = len;
+    return memo.s;
   }
 }
