@@ -205,6 +205,7 @@ class LimitLine {
 
 /** One node's (or host's) cgroup lines. */
 class CgroupLines {
+  private readonly t: number[] = [];
   readonly cpu: TColSeries;
   readonly throttled: TColSeries;
   readonly mem: TColSeries;
@@ -218,11 +219,13 @@ class CgroupLines {
     readonly name: string,
     readonly node_id: number | null,
   ) {
-    this.cpu = line(name, node_id);
-    this.throttled = line(name, node_id);
-    this.mem = line(name, node_id);
-    this.io_read = line(name, node_id);
-    this.io_write = line(name, node_id);
+    // One time column for the five lines that have a point at every reading (read-only from here on).
+    const at = (): TColSeries => ({ name, node_id, t: this.t, v: [] });
+    this.cpu = at();
+    this.throttled = at();
+    this.mem = at();
+    this.io_read = at();
+    this.io_write = at();
     this.cpu_limit = new LimitLine(name, node_id);
     this.mem_limit = new LimitLine(name, node_id);
     this.io_read_limit = new LimitLine(name, node_id);
@@ -231,15 +234,11 @@ class CgroupLines {
   add(p: TCgroupPoint) {
     const t = p.ts;
     // Not rounded here: packing rounds every value once (4 significant digits).
-    this.cpu.t.push(t);
+    this.t.push(t);
     this.cpu.v.push(p.cpu_cores ?? NaN);
-    this.throttled.t.push(t);
     this.throttled.v.push(p.throttled_ratio ?? NaN);
-    this.mem.t.push(t);
     this.mem.v.push(p.mem_current);
-    this.io_read.t.push(t);
     this.io_read.v.push(p.io_read_bps ?? NaN);
-    this.io_write.t.push(t);
     this.io_write.v.push(p.io_write_bps ?? NaN);
     this.cpu_limit.add(t, p.cpu_limit_cores);
     this.mem_limit.add(t, p.mem_max);
