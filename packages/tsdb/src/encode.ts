@@ -562,6 +562,8 @@ export interface TEncodedBytes {
   bodies: Partial<Record<TIngestTable, Uint8Array>>;
   /** Rows over all tables. */
   rows: number;
+  /** Newest sample time (epoch ms): how late the batch is (the writer does not hold a late batch back). */
+  newest?: number;
 }
 
 /** One batch as TabSeparated bytes per table, each body in an ArrayBuffer of its own. */
@@ -572,7 +574,9 @@ export function encodeSamplesToBytes(
   meta: { agent?: string } = {},
 ): TEncodedBytes {
   const w = encodeInto(orgId, clusterId, samples, meta);
-  const out: TEncodedBytes = { bodies: {}, rows: 0 };
+  let newest = -Infinity;
+  for (const s of samples) if (s.ts > newest) newest = s.ts;
+  const out: TEncodedBytes = { bodies: {}, rows: 0, newest };
   for (const t of INGEST_TABLES) {
     if (w[t].rows === 0) continue;
     out.bodies[t] = w[t].take();

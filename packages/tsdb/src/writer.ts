@@ -19,6 +19,19 @@ export interface TWriteResult {
 export interface TWriterOptions {
   /** Longest time a write waits for others to coalesce with (ms). Default 20. */
   maxDelayMs?: number;
+  /**
+   * Least time between the starts of two rounds (ms) under a steady stream of writes from many clients
+   * (the round before carried at least `busyBatches` batches): each round makes a part per table and
+   * per materialized view, which ClickHouse merges afterwards, so fewer, larger inserts cost less (its
+   * guidance: about one insert per second). Only fresh data waits: a batch whose newest sample is older
+   * than twice this (an agent catching up from its outbox, a retry) starts the round at once, so a
+   * client sending one batch at a time is not held to one batch per round while it catches up. One
+   * client writing batch after batch, or a few at once, is not held back either; nor is a write after a
+   * quiet spell (it waits `maxDelayMs`). Default 0 (off).
+   */
+  minRoundMs?: number;
+  /** How many batches a round must carry for the next one to wait for `minRoundMs`. Default 8. */
+  busyBatches?: number;
   /** Flush at once when this many rows are pending. Default 50 000. */
   maxRows?: number;
   /** How many recently accepted batch ids are remembered in memory. Default 100 000. */
@@ -115,12 +128,25 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
   const raw = 'insertTsv' in ch ? ch.insertTsv : null;
   const maxDelayMs = opts.maxDelayMs ?? 20;
   const maxRows = opts.maxRows ?? 50_000;
+  const minRoundMs = opts.minRoundMs ?? 0;
+  const busyBatches = opts.busyBatches ?? 8;
   const recentCap = opts.recentBatches ?? 100_000;
 
   let pending: TPending[] = [];
   let pendingRows = 0;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  /** Start of the last busy round, whether a late batch waits, and the pause before the next round. */
+  let lastRound = 0;
+  let lateWaiting = false;
+  let pause: NodeJS.Timeout | null = null;
+  let wake: (() => void) | null = null;
+  let flushing = 0;
+  const wakeUp = () => {
+    if (pause) clearTimeout(pause);
+    pause = null;
+    wake?.();
+  };
   let closed = false;
   const inflight = new Map<string, Promise<TWriteResult>>();
   const recent = new Map<string, number>();
@@ -143,6 +169,17 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
     running = (async () => {
       try {
         while (pending.length > 0) {
+          const wait = lastRound + minRoundMs - Date.now();
+          if (wait > 0 && !closed && flushing === 0 && !lateWaiting && pendingRows < maxRows) {
+            await new Promise<void>((r) => {
+              wake = r;
+              pause = setTimeout(r, wait);
+            });
+            wake = null;
+            continue; // re-check: woken early by maxRows, a late batch, flush or close
+          }
+          lastRound = pending.length >= busyBatches ? Date.now() : 0;
+          lateWaiting = false;
           const round = pending;
           pending = [];
           pendingRows = 0;
@@ -325,8 +362,16 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
       return new Promise<TWriteResult>((resolve, reject) => {
         pending.push({ key, orgId, batchId, accepted, encoded, resolve, reject });
         pendingRows += encoded.rows;
-        if (pendingRows >= maxRows) void drain();
-        else if (!timer && !running) timer = setTimeout(() => void drain(), maxDelayMs);
+        if (pendingRows >= maxRows) {
+          wakeUp();
+          void drain();
+        } else {
+          if (minRoundMs > 0 && (encoded.newest ?? Infinity) < Date.now() - 2 * minRoundMs) {
+            lateWaiting = true;
+            wakeUp();
+          }
+          if (!timer && !running) timer = setTimeout(() => void drain(), maxDelayMs);
+        }
       });
     })();
     inflight.set(key, promise);
@@ -342,10 +387,17 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
       ),
     writeEncoded,
     flush: async () => {
-      while (pending.length > 0 || running) await drain();
+      flushing++;
+      try {
+        wakeUp();
+        while (pending.length > 0 || running) await drain();
+      } finally {
+        flushing--;
+      }
     },
     async close() {
       closed = true;
+      wakeUp();
       while (pending.length > 0 || running) await drain();
     },
   };

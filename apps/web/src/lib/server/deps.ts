@@ -98,7 +98,10 @@ export function getServer(): Promise<TServer> {
         }),
       );
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
-    const writer = getIngestWriter(deps, { maxDelayMs: env.INGEST_FLUSH_MS });
+    const writer = getIngestWriter(deps, {
+      maxDelayMs: env.INGEST_FLUSH_MS,
+      minRoundMs: env.INGEST_ROUND_MS,
+    });
     onShutdown(() => writer.close());
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,

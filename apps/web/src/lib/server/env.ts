@@ -44,6 +44,13 @@ const ZEnv = z.object({
    * a few thousand rows cost ~3x more per row than inserts of 10k+ (one part per table each).
    */
   INGEST_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(20),
+  /**
+   * Least time (ms) between the starts of two ingest inserts while many agents post at once (the insert
+   * before carried 8+ batches): each insert makes a part per table and materialized view, which ClickHouse
+   * merges afterwards (its guidance: about one insert per second). A batch of samples older than twice
+   * this (an agent catching up) is not held back. 0 = insert as soon as the last ended.
+   */
+  INGEST_ROUND_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   /** Ingest worker threads (parse, validate, encode); default one per core, at most 4; 0 = none. */
   INGEST_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
   /** Memory for settled chart series kept between reads (MB; 0 = every chart read goes to ClickHouse). */
