@@ -191,21 +191,27 @@ describe('idempotency', () => {
   });
 });
 
+/** The test client, counting its inserts. */
+function countingInserts() {
+  let n = 0;
+  const client = new Proxy(ch.client, {
+    get(target, prop, recv) {
+      if (prop === 'insert') {
+        return (...args: Parameters<TChClient['insert']>) => {
+          n++;
+          return target.insert(...args);
+        };
+      }
+      const v = Reflect.get(target, prop, recv);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { client, inserts: () => n };
+}
+
 describe('coalescing', () => {
   it('coalesces concurrent writes into one insert per table and resolves them all', async () => {
-    let inserts = 0;
-    const counting = new Proxy(ch.client, {
-      get(target, prop, recv) {
-        if (prop === 'insert') {
-          return (...args: Parameters<TChClient['insert']>) => {
-            inserts++;
-            return target.insert(...args);
-          };
-        }
-        const v = Reflect.get(target, prop, recv);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
+    const { client: counting, inserts } = countingInserts();
     const w = createWriter(counting, { maxDelayMs: 50 });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -217,59 +223,47 @@ describe('coalescing', () => {
     );
     expect(results.every((r) => r.accepted === 2 && !r.duplicate)).toBe(true);
     // one node_status insert + one ingest_batches insert
-    expect(inserts).toBe(2);
+    expect(inserts()).toBe(2);
     expect(await count('node_status', 'org-co')).toBe(80);
     expect(await count('ingest_batches', 'org-co')).toBe(40);
     await w.close();
   });
 
   it('spaces rounds by minRoundMs after a busy round, except for late batches; flush and close do not wait', async () => {
-    let inserts = 0;
-    const counting = new Proxy(ch.client, {
-      get(target, prop, recv) {
-        if (prop === 'insert') {
-          return (...args: Parameters<TChClient['insert']>) => {
-            inserts++;
-            return target.insert(...args);
-          };
-        }
-        const v = Reflect.get(target, prop, recv);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
+    const { client: counting, inserts } = countingInserts();
     const w = createWriter(counting, { maxDelayMs: 0, minRoundMs: 60_000, busyBatches: 3 });
     // Fresh samples (now); nodeStatus's own times are two hours old: a batch that late is not held back.
     const batch = (i: number, late = false) =>
       w.write('org-round', 'c', `batch-round-${i}`, [nodeStatus(4, i, late ? {} : { ts: Date.now() + i })]);
     // One client, batch after batch: rounds of one batch are never held back.
     for (let i = 0; i < 3; i++) await batch(i);
-    expect(inserts).toBe(6); // node_status + ingest_batches per round
+    expect(inserts()).toBe(6); // node_status + ingest_batches per round
     // A busy round (3 batches at once) holds the next one back...
     await Promise.all([batch(3), batch(4), batch(5)]);
-    expect(inserts).toBe(8);
+    expect(inserts()).toBe(8);
     const t0 = Date.now();
     let done = 0;
     const later = [batch(6), batch(7)].map((p) => p.then(() => done++));
     await new Promise((r) => setTimeout(r, 300));
     expect(done).toBe(0);
-    expect(inserts).toBe(8);
+    expect(inserts()).toBe(8);
     // ...until a late batch comes (an agent catching up): it goes at once, with the fresh ones waiting.
     await batch(8, true);
     await Promise.all(later);
-    expect(inserts).toBe(10);
+    expect(inserts()).toBe(10);
     // That round was busy too: a flush writes the batch it holds back at once.
     const waiting = batch(9);
     await new Promise((r) => setTimeout(r, 100));
-    expect(inserts).toBe(10);
+    expect(inserts()).toBe(10);
     await w.flush();
     await waiting;
-    expect(inserts).toBe(12);
+    expect(inserts()).toBe(12);
     // Close does not wait either.
     await Promise.all([batch(10), batch(11), batch(12)]);
     const last = batch(13);
     await w.close();
     expect((await last).accepted).toBe(1);
-    expect(inserts).toBe(16);
+    expect(inserts()).toBe(16);
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(await count('node_status', 'org-round')).toBe(14);
   });
