@@ -22,6 +22,13 @@ export interface TSeriesCacheOptions {
   ttlMs?: number;
   /** Longest reuse of a read of the newest data without a change notice in between. Default 15 s. */
   quietMs?: number;
+  /**
+   * How long after a change notice the answers that pages keep asking for are read again (refresh-ahead;
+   * the wait lets the notice's echo from the live bus arrive first). null: never. Default 100 ms.
+   */
+  refreshMs?: number | null;
+  /** An answer asked for within this long counts as one a page keeps asking for. Default 5 s. */
+  hotMs?: number;
   now?: () => number;
 }
 
@@ -95,6 +102,8 @@ export interface TSeriesCache {
    * every read asks ClickHouse for the newest data; hearing again counts as a change everywhere.
    */
   notices(on: boolean): void;
+  /** Stops a pending refresh (shutdown, tests). */
+  close(): void;
   readonly stats: { hits: number; misses: number; quiet: number; entries: number; bytes: number };
 }
 
@@ -106,9 +115,24 @@ export const LATE_SAMPLES = 'samples-late';
 
 const alignDown = (t: number, step: number) => (step > 0 ? Math.floor(t / step) * step : t);
 
+/** A shared answer about the newest data (`latest`): when its read started, and who asked for it last. */
+interface TLatest {
+  scope: string;
+  readAt: number;
+  /** The end of the window it read (Infinity: none). */
+  to: number;
+  p: Promise<unknown>;
+  fetch: () => Promise<unknown>;
+  /** When it was last asked for, and whether it was reused since its read started. */
+  used: number;
+  reused: boolean;
+}
+
 export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   const freshness = opts.freshnessMs ?? 60_000;
   const quietMs = opts.quietMs ?? 15_000;
+  const refreshMs = opts.refreshMs === undefined ? 100 : opts.refreshMs;
+  const hotMs = opts.hotMs ?? 5_000;
   const now = opts.now ?? Date.now;
   const lru = new LRUCache<string, TEntry>({
     maxSize: Math.max(1, opts.maxBytes),
@@ -122,12 +146,15 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   /** When the newest change notice came, per cluster (`org|cluster`) and per org; `heard`: since when notices arrive. */
   const changedAt = new Map<string, number>();
   let heard: number | null = null;
-  const answers = new LRUCache<string, { readAt: number; to: number; p: Promise<unknown> }>({
+  const answers = new LRUCache<string, TLatest>({
     max: 5_000,
     ttl: quietMs,
     ttlAutopurge: true,
     perf: { now },
   });
+  /** Scopes with a change notice whose answers are due a refresh, and the timer that runs it. */
+  const due = new Set<string>();
+  let refreshTimer: ReturnType<typeof setTimeout> | null = null;
 
   /**
    * Whether a read of the newest data of `scope` that started at `readAt` still holds now; `dataTo`: the
@@ -143,6 +170,41 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     const t = now();
     changedAt.set(`${orgId}|${clusterId}`, t);
     changedAt.set(orgId, t);
+    if (refreshMs === null) return;
+    due.add(`${orgId}|${clusterId}`).add(orgId);
+    if (!refreshTimer) (refreshTimer = setTimeout(refresh, refreshMs)).unref?.();
+  };
+
+  /** Starts a read of `fetch` for key `k` now, shared from here on. */
+  const start = (k: string, scope: string, fetch: () => Promise<unknown>, to: number, used: number) => {
+    const e: TLatest = { scope, readAt: now(), to, p: fetch(), fetch, used, reused: false };
+    answers.set(k, e);
+    e.p.catch(() => answers.get(k) === e && answers.delete(k));
+    return e.p;
+  };
+
+  /**
+   * Refresh-ahead: after a change notice, an answer that was reused and asked for in the last `hotMs`
+   * (a page that keeps reading it: on-call, an open dashboard) is read again at once, so the next request
+   * finds it read or reading instead of starting the read itself. One that nobody asks for again is read
+   * once more at most (a refresh is not a reuse). Collected first: `start` reorders the LRU.
+   */
+  const refresh = () => {
+    refreshTimer = null;
+    const t = now();
+    // An answer about a window that ended before the notice could not be reused after it (see `quiet`).
+    const todo = [...answers.entries()].filter(
+      ([, a]) =>
+        due.has(a.scope) && a.reused && t - a.used < hotMs && a.to > t && !quiet(a.scope, a.readAt, a.to),
+    );
+    due.clear();
+    for (const [k, a] of todo) {
+      try {
+        void start(k, a.scope, a.fetch, a.to, a.used).catch(() => undefined);
+      } catch {
+        answers.delete(k); // a fetch that threw at once: the next request reads
+      }
+    }
   };
 
   const latest = async <T>(
@@ -157,14 +219,11 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     const a = answers.get(k);
     if (a && quiet(scope, a.readAt, a.to)) {
       counts.quiet++;
+      a.used = now();
+      a.reused = true;
       return a.p as Promise<T>;
     }
-    const readAt = now();
-    const p = fetch();
-    const entry = { readAt, to, p };
-    answers.set(k, entry);
-    p.catch(() => answers.get(k) === entry && answers.delete(k));
-    return p;
+    return start(k, scope, fetch, to, now()) as Promise<T>;
   };
 
   return {
@@ -241,6 +300,11 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       heard = on ? now() : null;
       changedAt.clear();
       if (!on) answers.clear();
+    },
+    close() {
+      if (refreshTimer) clearTimeout(refreshTimer);
+      refreshTimer = null;
+      due.clear();
     },
     invalidate(orgId, clusterId) {
       const scope = `${orgId}|${clusterId}`;

@@ -84,6 +84,7 @@ export function getServer(): Promise<TServer> {
       onShutdown(async () => {
         off();
         offState();
+        series.close();
       });
     }
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
