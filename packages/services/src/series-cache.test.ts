@@ -244,7 +244,13 @@ describe('series cache', () => {
   it('reads an answer pages keep asking for again right after a notice (refresh-ahead), and only that', async () => {
     let now = 1_000 * MIN;
     const cache = createSeriesCache({ maxBytes: 1 << 20, now: () => now, refreshMs: 0, hotMs: 5_000 });
-    const tick = () => new Promise((r) => setTimeout(r, 20)); // lets the refresh timer run
+    /** A change notice for cluster c after `before` ms, then `after` ms and the refresh timer's turn. */
+    const notice = async (before = 10, after = 10) => {
+      now += before;
+      cache.changed('o', 'c');
+      now += after;
+      await new Promise((r) => setTimeout(r, 20));
+    };
     cache.notices(true);
     now += 1;
     let calls = 0;
@@ -257,10 +263,7 @@ describe('series cache', () => {
     expect(await cache.latest('o', null, 'org', fetch)).toBe(3);
     expect(await cache.latest('o2', null, 'org', fetch)).toBe(4);
     expect(await cache.latest('o2', null, 'org', fetch)).toBe(4);
-    now += 10;
-    cache.changed('o', 'c');
-    now += 10;
-    await tick();
+    await notice();
     // The hot answers of the cluster and of its org were read again; the cold one and the other org's not.
     expect(calls).toBe(6);
     expect(await cache.latest('o', 'c', 'hot', fetch)).toBeGreaterThan(4);
@@ -269,42 +272,28 @@ describe('series cache', () => {
     expect(calls).toBe(6);
     expect(await cache.latest('o', 'c', 'cold', fetch)).toBe(7);
     // Asked for again since (the cluster's and the org's): read again after the next notice; the cold one not.
-    now += 10;
-    cache.changed('o', 'c');
-    now += 10;
-    await tick();
+    await notice();
     expect(calls).toBe(9);
     // Not asked for since their refresh: not read again.
-    now += 10;
-    cache.changed('o', 'c');
-    now += 10;
-    await tick();
+    await notice();
     expect(calls).toBe(9);
     // Asked for, but longer ago than hotMs: not read again either.
     expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(10);
     expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(10);
-    now += 5_000;
-    cache.changed('o', 'c');
-    now += 10;
-    await tick();
+    await notice(5_000);
     expect(calls).toBe(10);
     // An answer about a window that ended before the notice cannot be reused after it: not read again.
     expect(await cache.latest('o', 'c', 'w', fetch, now + 1)).toBe(11);
     expect(await cache.latest('o', 'c', 'w', fetch, now + 1)).toBe(11);
-    now += 10;
-    cache.changed('o', 'c');
-    await tick();
+    await notice();
     expect(calls).toBe(11);
-    now += 10;
     // A failed refresh is not kept: the next request reads.
     let fail = false;
     const flaky = async () => (fail ? Promise.reject(new Error('down')) : ++calls);
     expect(await cache.latest('o', 'c', 'f', flaky)).toBe(12);
     expect(await cache.latest('o', 'c', 'f', flaky)).toBe(12);
     fail = true;
-    cache.changed('o', 'c');
-    now += 10;
-    await tick();
+    await notice(0);
     fail = false;
     expect(await cache.latest('o', 'c', 'f', flaky)).toBe(13);
     cache.close();
