@@ -139,14 +139,9 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
   /** Start of the last busy round, whether a late batch waits, and the pause before the next round. */
   let lastRound = 0;
   let lateWaiting = false;
-  let pause: NodeJS.Timeout | null = null;
   let wake: (() => void) | null = null;
   let flushing = 0;
-  const wakeUp = () => {
-    if (pause) clearTimeout(pause);
-    pause = null;
-    wake?.();
-  };
+  const wakeUp = () => wake?.();
   let closed = false;
   const inflight = new Map<string, Promise<TWriteResult>>();
   const recent = new Map<string, number>();
@@ -172,8 +167,11 @@ export function createWriter(ch: TClickHouse | TTsdb, opts: TWriterOptions = {})
           const wait = lastRound + minRoundMs - Date.now();
           if (wait > 0 && !closed && flushing === 0 && !lateWaiting && pendingRows < maxRows) {
             await new Promise<void>((r) => {
-              wake = r;
-              pause = setTimeout(r, wait);
+              const pause = setTimeout(r, wait);
+              wake = () => {
+                clearTimeout(pause);
+                r();
+              };
             });
             wake = null;
             continue; // re-check: woken early by maxRows, a late batch, flush or close

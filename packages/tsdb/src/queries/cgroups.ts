@@ -93,8 +93,9 @@ const COLS = {
   wl: ['ifNull(wl, nan)', 'f64'],
 } as const satisfies TRbColumns;
 
-/** The counters whose differences give rates, in the order of `COLS`. */
+/** The counters whose differences give rates, and their slots in `d` below. */
 const COUNTERS = ['cu', 'np', 'nt', 'tu', 'rb', 'wb', 'ri', 'wi'] as const;
+const [CU, NP, NT, TU, RB, WB, RI, WI] = COUNTERS.map((_, i) => i);
 
 /** cgroup CPU, throttling, memory and IO over a window; rates come from consecutive counter readings. */
 export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): Promise<TCgroupPoint[]> {
@@ -146,7 +147,8 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   // The previous reading of the same series (NaN: none), and the differences to it (NaN: no previous
   // reading, or a counter went down: a reset).
-  const prev = new Float64Array(COUNTERS.length + 1).fill(NaN);
+  const prev = new Float64Array(COUNTERS.length).fill(NaN);
+  let prevT = NaN;
   const d = new Float64Array(COUNTERS.length);
   const slots = COUNTERS.map((c) => at[c]);
   const rate = (x: number, dt: number, scale: number) => (dt > 0 && x >= 0 ? x / dt / scale : null);
@@ -160,18 +162,19 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
       host = s[at.host];
       cgroup = s[at.cgroup];
       prev.fill(NaN);
+      prevT = NaN;
     }
     const readT = v[at.read_t];
-    const dt = (readT - prev[COUNTERS.length]) / 1000; // NaN for a series' first reading
+    const dt = (readT - prevT) / 1000; // NaN for a series' first reading
     for (let i = 0; i < slots.length; i++) {
       const x = v[slots[i]];
       d[i] = x - prev[i];
       prev[i] = x;
     }
-    prev[COUNTERS.length] = readT;
+    prevT = readT;
     const ts = v[at.t] * scale;
     if (ts < q.from) continue; // lookback reading: only there for the next point's rates
-    // d[i] is the difference of COUNTERS[i]; NaN fails every comparison: no rate.
+    // NaN fails every comparison: no rate.
     const quota = orNull(v[at.quota]);
     const period = v[at.period];
     out.push({
@@ -179,16 +182,16 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
       host,
       cgroup,
       node_id: v[at.node_id] === 0 ? null : v[at.node_id],
-      cpu_cores: rate(d[0], dt, 1e6),
+      cpu_cores: rate(d[CU], dt, 1e6),
       cpu_limit_cores: quota === null || period <= 0 ? null : quota / period,
-      throttled_ratio: d[1] > 0 && d[2] >= 0 ? d[2] / d[1] : null,
-      throttled_s_per_s: rate(d[3], dt, 1e6),
+      throttled_ratio: d[NP] > 0 && d[NT] >= 0 ? d[NT] / d[NP] : null,
+      throttled_s_per_s: rate(d[TU], dt, 1e6),
       mem_current: v[at.mem],
       mem_max: orNull(v[at.mem_max]),
-      io_read_bps: rate(d[4], dt, 1),
-      io_write_bps: rate(d[5], dt, 1),
-      io_read_iops: rate(d[6], dt, 1),
-      io_write_iops: rate(d[7], dt, 1),
+      io_read_bps: rate(d[RB], dt, 1),
+      io_write_bps: rate(d[WB], dt, 1),
+      io_read_iops: rate(d[RI], dt, 1),
+      io_write_iops: rate(d[WI], dt, 1),
       io_read_bps_limit: orNull(v[at.rl]),
       io_write_bps_limit: orNull(v[at.wl]),
     });

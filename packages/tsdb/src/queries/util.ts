@@ -75,13 +75,12 @@ export async function selectRowBinary(
   return new RowBinaryReader(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
-/** How a RowBinary column is read: Float64, Nullable(Float64), String. */
-export type TRbKind = 'f64' | 'f64n' | 'str';
+/** How a RowBinary column is read: Float64 (a NULL must be made NaN in SQL, e.g. `ifNull(x, nan)`) or String. */
+export type TRbKind = 'f64' | 'str';
 /** A RowBinary SELECT described once: output name -> [SQL expression, kind]; key order = column order. */
 export type TRbColumns = Readonly<Record<string, readonly [sql: string, kind: TRbKind]>>;
 const RB_CAST: Record<TRbKind, (sql: string) => string> = {
   f64: (x) => `toFloat64(${x})`,
-  f64n: (x) => `CAST(${x} AS Nullable(Float64))`,
   str: (x) => `toString(${x})`,
 };
 
@@ -96,7 +95,7 @@ export const rbSelectList = (cols: TRbColumns): string =>
 
 /**
  * Row-at-a-time reader of a described RowBinary result: `at` maps each column name to its slot;
- * `next()` fills `num` (numbers; NULL = NaN) and `str` (strings) for the next row, reusing both
+ * `next()` fills `num` (numbers) and `str` (strings) for the next row, reusing both
  * arrays (no per-row objects), and returns false at the end. A string equal to the column's previous
  * one is not decoded again: it is the same string (so `===` against the previous row is cheap).
  */
@@ -116,7 +115,6 @@ export function rbRows<C extends TRbColumns>(rb: RowBinaryReader, cols: C) {
       for (let j = 0; j < kinds.length; j++) {
         const k = kinds[j];
         if (k === 'f64') num[j] = rb.f64();
-        else if (k === 'f64n') num[j] = rb.u8() === 1 ? NaN : rb.f64();
         else str[j] = rb.str(memo[j]);
       }
       return true;
