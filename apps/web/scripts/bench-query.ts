@@ -6,9 +6,11 @@
  *    The directory is cached: later runs reuse it (delete it, or set BENCH_REGENERATE=1, to rebuild).
  * 2. Times the service functions behind the pages, called in-process the way the tRPC procedures call
  *    them (same TDeps + TCaller): overview = cluster list health + node table; 24 h and 30-day charts
- *    at the default maxPoints (30 days: 1 h rollup read in 2 h buckets, 360 points per series).
- *    `chart30d_cached_*`: the 30-day charts through the app's series cache, the window moving with the clock
- *    (a live page: settled buckets from memory, the newer part from ClickHouse).
+ *    as the cluster page fetches them (`getChartsView`: health charts and database panels, packed) at the
+ *    default maxPoints (30 days: 1 h rollup read in 2 h buckets, 360 points per series).
+ *    `chart30d_tuples_*`: the same health charts as `dashboard.charts` returns them ([t, v] pairs).
+ *    `chart30d_cached_*`: the 30-day page charts through the app's series cache, the window moving with the
+ *    clock (a live page: settled buckets from memory, the newer part from ClickHouse).
  * 3. Times the same 30-day charts computed from the raw tables (hourly GROUP BY over node_status and
  *    cgroup_usage, i.e. what the 1 h rollups precompute), and the rollup queries alone at the same level.
  * Prints ONE JSON line. Postgres is not started: the one metadata lookup the services make (the cluster
@@ -19,6 +21,7 @@ import path from 'node:path';
 import type { TDb } from '@clusterscope/db';
 import {
   createSeriesCache,
+  getChartsView,
   getClusterCharts,
   getClusterNodes,
   listClusterHealth,
@@ -136,16 +139,17 @@ async function main() {
   const overview = await time(ITER, () =>
     Promise.all([listClusterHealth(deps, caller, now), getClusterNodes(deps, caller, meta.clusterId, now)]),
   );
-  const chart24h = await time(ITER, () => getClusterCharts(deps, caller, day));
-  const chart30d = await time(ITER, () => getClusterCharts(deps, caller, month));
-  const sample = await getClusterCharts(deps, caller, month);
+  const chart24h = await time(ITER, () => getChartsView(deps, caller, day));
+  const chart30d = await time(ITER, () => getChartsView(deps, caller, month));
+  const chart30dTuples = await time(ITER, () => getClusterCharts(deps, caller, month));
+  const sample = (await getChartsView(deps, caller, month)).charts;
   // The same charts as the app serves a live page: through its series cache, the window moving with a
   // clock that starts at the data's end (so the newer part ClickHouse reads holds the last samples).
   const t0 = performance.now();
   const clock = () => meta.endMs + Math.round(performance.now() - t0);
   const cached: TDeps = { ...deps, series: createSeriesCache({ maxBytes: 64 << 20, now: clock }) };
   const moving = () => ({ ...month, from: clock() - DAYS * 86_400_000, to: clock() });
-  const chart30dCached = await time(ITER, () => getClusterCharts(cached, caller, moving()));
+  const chart30dCached = await time(ITER, () => getChartsView(cached, caller, moving()));
 
   // Same 30-day hourly charts at the query level: rollup (tsdb repositories) vs raw (GROUP BY hour).
   const q = { orgId: meta.orgId, clusterId: meta.clusterId, from: month.from, to: month.to };
@@ -193,6 +197,8 @@ async function main() {
       chart30d_step_ms: sample.step_ms,
       chart30d_p50_ms: r1(pct(chart30d, 50)),
       chart30d_p95_ms: r1(pct(chart30d, 95)),
+      chart30d_tuples_p50_ms: r1(pct(chart30dTuples, 50)),
+      chart30d_tuples_p95_ms: r1(pct(chart30dTuples, 95)),
       chart30d_cached_p50_ms: r1(pct(chart30dCached, 50)),
       chart30d_cached_p95_ms: r1(pct(chart30dCached, 95)),
       chart30d_rollup_query_p50_ms: r1(pct(rollupQueries, 50)),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { TCgroupPoint, TNodeLatest } from '@clusterscope/tsdb';
+import {
+  CGROUP_VALUES,
+  cgroupCols,
+  type TCgroupPoint,
+  type TCgroupValue,
+  type TNodeLatest,
+} from '@clusterscope/tsdb';
 import { fromCols } from '@clusterscope/schema';
 import { toCgroupSeries, toNodeViews } from './dashboard';
 
@@ -35,10 +41,24 @@ describe('toNodeViews', () => {
 });
 
 describe('toCgroupSeries', () => {
+  const ONE = { ...cg(0, 1), io_read_bps_limit: NaN, io_write_bps_limit: NaN } as Record<
+    TCgroupValue,
+    number
+  >;
+  /** A block of readings at `ts`, every value as in `cg` unless `over` gives its column. */
+  const block = (
+    node_id: number | null,
+    ts: number[],
+    over: Partial<Record<TCgroupValue, number[]>> = {},
+  ) => {
+    const b = cgroupCols(`h${node_id ?? 'x'}`, '/c', node_id);
+    b.t = ts;
+    for (const k of CGROUP_VALUES) b[k] = over[k] ?? ts.map(() => ONE[k]);
+    return b;
+  };
   it('groups per node, keeps values as read (packing rounds once) and keeps only limit changes', () => {
-    const pts = [0, 1, 2, 3].map((i) => cg(i * 10, 1, { mem_max: i < 3 ? 8e9 : 16e9 }));
-    pts.push(cg(0, 2), cg(10, 2));
-    const s = toCgroupSeries(pts);
+    const n1 = block(1, [0, 10, 20, 30], { mem_max: [8e9, 8e9, 8e9, 16e9] });
+    const s = toCgroupSeries([n1, block(2, [0, 10])]);
     expect(s.cpu.map((x) => x.name)).toEqual(['n1', 'n2']);
     expect(fromCols(s.cpu[0])[0]).toEqual([0, 1.23456789]);
     expect(s.io_read[0].v[0]).toBe(10.55555);
@@ -49,6 +69,15 @@ describe('toCgroupSeries', () => {
     expect(fromCols(s.cpu_limit[0])).toEqual([
       [0, 4],
       [30, 4],
+    ]);
+  });
+  it('joins the blocks of one node into one line, sorted by node id with host-named lines last', () => {
+    const s = toCgroupSeries([block(null, [0]), block(3, [20, 30]), block(1, [0]), block(3, [40])]);
+    expect(s.mem.map((x) => x.name)).toEqual(['n1', 'n3', 'hx']);
+    expect(fromCols(s.mem[1]).map(([t]) => t)).toEqual([20, 30, 40]);
+    expect(fromCols(s.cpu_limit[1])).toEqual([
+      [20, 4],
+      [40, 4],
     ]);
   });
 });

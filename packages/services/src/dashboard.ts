@@ -2,7 +2,6 @@ import {
   fromColCharts,
   packCharts,
   packDbCharts,
-  toCols,
   toColSeries,
   type TColCharts,
   type TColSeries,
@@ -22,6 +21,7 @@ import type {
 import { orderOncall } from '@clusterscope/schema';
 import {
   bucketMs,
+  CGROUP_VALUES,
   chartStepMs,
   getCgroupSeries,
   getLatestCgroups,
@@ -31,17 +31,19 @@ import {
   getNodeSeries,
   pickEventsSource,
   pickResolution,
+  type TCgroupCols,
   type TCgroupPoint,
+  type TCgroupValue,
   type TNodeEvent,
   type TNodeLatest,
-  type TNodeSeriesPoint,
+  type TNodeCols,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
 import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { notFound } from './errors';
-import { readLatestOf, readSeries } from './series-cache';
+import { blockList, pointList, readLatestOf, readSeries } from './series-cache';
 import {
   clusterStatus,
   countHealth,
@@ -170,109 +172,58 @@ export async function getClusterNodes(
   return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), now, nodes };
 }
 
-const cgroupName = (p: TCgroupPoint) => (p.node_id !== null ? `n${p.node_id}` : p.host);
-
 const line = (name: string, node_id: number | null): TColSeries => ({ name, node_id, t: [], v: [] });
 
 /** A limit line: only the points where the limit changes, plus the first and the last (limits rarely change). */
-class LimitLine {
-  readonly s: TColSeries;
-  private t = 0;
-  private v = NaN;
-  private kept = true;
-  constructor(name: string, node_id: number | null) {
-    this.s = line(name, node_id);
+function limitLine(name: string, node_id: number | null, t: readonly number[], v: readonly number[]) {
+  const s = line(name, node_id);
+  for (let i = 0; i < t.length; i++) {
+    if (i > 0 && i < t.length - 1 && Object.is(v[i], v[i - 1])) continue;
+    s.t.push(t[i]);
+    s.v.push(v[i]);
   }
-  add(t: number, v: number | null | undefined) {
-    const x = v ?? NaN;
-    this.kept = this.s.t.length === 0 || !Object.is(x, this.v);
-    if (this.kept) {
-      this.s.t.push(t);
-      this.s.v.push(x);
-    }
-    this.t = t;
-    this.v = x;
-  }
-  end(): TColSeries {
-    if (!this.kept) {
-      this.s.t.push(this.t);
-      this.s.v.push(this.v);
-      this.kept = true;
-    }
-    return this.s;
-  }
+  return s;
 }
 
-/** One node's (or host's) cgroup lines. */
-class CgroupLines {
-  private readonly t: number[] = [];
-  readonly cpu: TColSeries;
-  readonly throttled: TColSeries;
-  readonly mem: TColSeries;
-  readonly io_read: TColSeries;
-  readonly io_write: TColSeries;
-  readonly cpu_limit: LimitLine;
-  readonly mem_limit: LimitLine;
-  readonly io_read_limit: LimitLine;
-  readonly io_write_limit: LimitLine;
-  constructor(
-    readonly name: string,
-    readonly node_id: number | null,
-  ) {
-    // One time column for the five lines that have a point at every reading (read-only from here on).
-    const at = (): TColSeries => ({ name, node_id, t: this.t, v: [] });
-    this.cpu = at();
-    this.throttled = at();
-    this.mem = at();
-    this.io_read = at();
-    this.io_write = at();
-    this.cpu_limit = new LimitLine(name, node_id);
-    this.mem_limit = new LimitLine(name, node_id);
-    this.io_read_limit = new LimitLine(name, node_id);
-    this.io_write_limit = new LimitLine(name, node_id);
-  }
-  add(p: TCgroupPoint) {
-    const t = p.ts;
-    // Not rounded here: packing rounds every value once (4 significant digits).
-    this.t.push(t);
-    this.cpu.v.push(p.cpu_cores ?? NaN);
-    this.throttled.v.push(p.throttled_ratio ?? NaN);
-    this.mem.v.push(p.mem_current);
-    this.io_read.v.push(p.io_read_bps ?? NaN);
-    this.io_write.v.push(p.io_write_bps ?? NaN);
-    this.cpu_limit.add(t, p.cpu_limit_cores);
-    this.mem_limit.add(t, p.mem_max);
-    this.io_read_limit.add(t, p.io_read_bps_limit);
-    this.io_write_limit.add(t, p.io_write_bps_limit);
-  }
-}
+/** The node metrics of the health charts. */
+const CHART_METRICS = ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'] as const;
+type TChartMetric = (typeof CHART_METRICS)[number];
+/** The series cache's view of node blocks: one per node. */
+const NODE_BLOCKS = blockList<TNodeCols>((b) => String(b.node_id), ['t', ...CHART_METRICS]);
 
-/** Pure: groups cgroup points into one line per node (or host) for each measure, in columns. */
-export function toCgroupSeries(points: readonly TCgroupPoint[]) {
-  const groups = new Map<string, CgroupLines>();
-  // One lookup per run of points of the same series (points arrive grouped by series).
-  let g: CgroupLines | null = null;
-  for (const p of points) {
-    if (g === null || p.node_id === null || g.node_id !== p.node_id) {
-      const name = cgroupName(p);
-      g = groups.get(name) ?? null;
-      if (!g) groups.set(name, (g = new CgroupLines(name, p.node_id)));
-    }
-    g.add(p);
+/** The series cache's view of cgroup blocks: one per series and node id. */
+const CGROUP_BLOCKS = blockList<TCgroupCols>(
+  (b) => `${b.host}\n${b.cgroup}\n${b.node_id}`,
+  ['t', ...CGROUP_VALUES],
+);
+
+/**
+ * Pure: one line per node (or host) for each measure, from cgroup blocks. A node's line takes its block's
+ * columns as they are (not copied; nothing changes them); two blocks of one node are joined.
+ */
+export function toCgroupSeries(blocks: readonly TCgroupCols[]) {
+  const groups = new Map<string, TCgroupCols>();
+  for (const b of blocks) {
+    const name = b.node_id !== null ? `n${b.node_id}` : b.host;
+    const g = groups.get(name);
+    groups.set(name, g ? CGROUP_BLOCKS.join(g, b) : b);
   }
-  const all = [...groups.values()].sort(
-    (a, b) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || a.name.localeCompare(b.name),
+  const all = [...groups].sort(
+    ([an, a], [bn, b]) => (a.node_id ?? 1e9) - (b.node_id ?? 1e9) || an.localeCompare(bn),
   );
+  const lines = (k: TCgroupValue) =>
+    all.map(([name, b]): TColSeries => ({ name, node_id: b.node_id, t: b.t, v: b[k] }));
+  const limits = (k: TCgroupValue) => all.map(([name, b]) => limitLine(name, b.node_id, b.t, b[k]));
   return {
-    cpu: all.map((x) => x.cpu),
-    cpu_limit: all.map((x) => x.cpu_limit.end()),
-    throttled: all.map((x) => x.throttled),
-    mem: all.map((x) => x.mem),
-    mem_limit: all.map((x) => x.mem_limit.end()),
-    io_read: all.map((x) => x.io_read),
-    io_write: all.map((x) => x.io_write),
-    io_read_limit: all.map((x) => x.io_read_limit.end()),
-    io_write_limit: all.map((x) => x.io_write_limit.end()),
+    cpu: lines('cpu_cores'),
+    cpu_limit: limits('cpu_limit_cores'),
+    throttled: lines('throttled_ratio'),
+    mem: lines('mem_current'),
+    mem_limit: limits('mem_max'),
+    io_read: lines('io_read_bps'),
+    io_write: lines('io_write_bps'),
+    io_read_limit: limits('io_read_bps_limit'),
+    io_write_limit: limits('io_write_bps_limit'),
   };
 }
 
@@ -287,44 +238,35 @@ async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindo
   // Settled points from the series cache (when the app has one); ClickHouse reads the rest of the window.
   const bucket = resolution === 'raw' ? 0 : Math.max(stepMs, bucketMs(resolution));
   const read = { orgId, clusterId: c.id, from: input.from, to: input.to, bucketMs: bucket };
-  const [points, cg] = await Promise.all([
-    readSeries<TNodeSeriesPoint>(deps.series, {
+  const [nodes, cg] = await Promise.all([
+    readSeries(deps.series, {
       ...read,
       key: `node|${input.nodeId ?? ''}|${resolution}|${stepMs}`,
       fromBucket: true,
-      ts: (p) => p.ts,
-      pointBytes: 200,
+      points: NODE_BLOCKS,
+      pointBytes: 40,
       fetch: async (from, to) =>
-        (
-          await getNodeSeries(deps.ch, {
-            ...q,
-            from,
-            to,
-            nodeId: input.nodeId,
-            metrics: ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'],
-          })
-        ).points,
+        (await getNodeSeries(deps.ch, { ...q, from, to, nodeId: input.nodeId, metrics: CHART_METRICS }))
+          .nodes,
     }),
-    readSeries<TCgroupPoint>(deps.series, {
+    readSeries(deps.series, {
       ...read,
       key: `cgroup|${resolution}|${stepMs}`,
-      ts: (p) => p.ts,
-      pointBytes: 400,
+      points: CGROUP_BLOCKS,
+      pointBytes: 120,
       fetch: (from, to) => getCgroupSeries(deps.ch, { ...q, from, to }),
     }),
   ]);
-  const perNode = (metric: string): TColSeries[] => {
-    const m = new Map<number, TColSeries>();
-    for (const p of points) {
-      let s = m.get(p.node_id);
-      if (!s) m.set(p.node_id, (s = line(`n${p.node_id}`, p.node_id)));
-      s.t.push(p.ts);
-      s.v.push(p.values[metric] ?? NaN);
-    }
-    return [...m.values()];
-  };
-  const sum = (metric: string) => toCols(sumAcrossNodes(points, step, (p) => p.values[metric] ?? null));
-  const cgPoints = input.nodeId === undefined ? cg : cg.filter((p) => p.node_id === input.nodeId);
+  const perNode = (m: TChartMetric) =>
+    nodes.map(
+      (b): TColSeries => ({ name: `n${b.node_id}`, node_id: b.node_id, t: b.t, v: b[m] as number[] }),
+    );
+  const sum = (m: TChartMetric) =>
+    sumAcrossNodes(
+      nodes.map((b) => ({ t: b.t, v: b[m] as number[] })),
+      step,
+    );
+  const cgBlocks = input.nodeId === undefined ? cg : cg.filter((b) => b.node_id === input.nodeId);
   return {
     from: input.from,
     to: input.to,
@@ -333,7 +275,7 @@ async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindo
     ranges_underreplicated: sum('ranges_underreplicated'),
     ranges_unavailable: sum('ranges_unavailable'),
     leaseholders: perNode('replicas_leaseholders'),
-    ...toCgroupSeries(cgPoints),
+    ...toCgroupSeries(cgBlocks),
   };
 }
 
@@ -361,7 +303,7 @@ async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit
   const raw = source === 'raw';
   const q = { orgId, clusterId: input.clusterId, nodeId: input.nodeId, limit, source };
   // Settled transitions come from the series cache; ClickHouse reads the newer part.
-  const events = await readSeries<TNodeEvent>(deps.series, {
+  const events = await readSeries(deps.series, {
     orgId,
     clusterId: input.clusterId,
     key: `events|${source}|${input.nodeId ?? ''}|${limit}`,
@@ -370,7 +312,7 @@ async function loadEvents(deps: TDeps, orgId: string, input: TWindowIn & { limit
     // Raw: transitions at their sample's time; 1 m rollup (windows over a day): at their minute's start.
     bucketMs: raw ? 0 : 60_000,
     fromBucket: !raw,
-    ts: (e) => e.ts,
+    points: pointList((e: TNodeEvent) => e.ts),
     pointBytes: 150,
     fetch: (from, to) =>
       getNodeEvents(deps.ch, {
@@ -489,6 +431,7 @@ const RECENT_METRICS = [
   'ranges_unavailable',
   'uptime_s',
 ] as const;
+const RECENT_BLOCKS = blockList<TNodeCols>((b) => String(b.node_id), ['t', ...RECENT_METRICS]);
 
 /**
  * One node in one call: its table row, state periods, events, the most recent raw samples and, unless
@@ -507,15 +450,15 @@ export async function getNodeView(
     cluster,
     readLatest(deps, caller.orgId, input.clusterId),
     loadEvents(deps, caller.orgId, input),
-    readSeries<TNodeSeriesPoint>(deps.series, {
+    readSeries(deps.series, {
       orgId: caller.orgId,
       clusterId: input.clusterId,
       key: `recent|${input.nodeId}`,
       from: recentFrom,
       to: input.to,
       bucketMs: 0,
-      ts: (p) => p.ts,
-      pointBytes: 200,
+      points: RECENT_BLOCKS,
+      pointBytes: 60,
       fetch: async (from, to) =>
         (
           await getNodeSeries(deps.ch, {
@@ -527,25 +470,32 @@ export async function getNodeView(
             resolution: 'raw',
             metrics: RECENT_METRICS,
           })
-        ).points,
+        ).nodes,
     }),
     input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
   ]);
   const node = toNodeViews(latest, cg, now, c.intervalS).find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
-  const samples = raw
-    .slice(-30)
-    .reverse()
-    .map((p) => ({
-      ts: p.ts,
-      live: p.values.not_live === 0,
-      replicas: p.values.replicas,
-      leaseholders: p.values.replicas_leaseholders,
-      ranges_underreplicated: p.values.ranges_underreplicated,
-      ranges_unavailable: p.values.ranges_unavailable,
-      uptime_s: p.values.uptime_s,
-    }));
+  // The newest 30, newest first.
+  const r = raw[0];
+  const at = (m: (typeof RECENT_METRICS)[number], i: number) => {
+    const v = (r[m] as number[])[i];
+    return Number.isNaN(v) ? null : v;
+  };
+  const samples = (r?.t ?? []).slice(-30).map((ts, k, last) => {
+    const i = r.t.length - last.length + k;
+    return {
+      ts,
+      live: at('not_live', i) === 0,
+      replicas: at('replicas', i),
+      leaseholders: at('replicas_leaseholders', i),
+      ranges_underreplicated: at('ranges_underreplicated', i),
+      ranges_unavailable: at('ranges_unavailable', i),
+      uptime_s: at('uptime_s', i),
+    };
+  });
+  samples.reverse();
   return {
     now,
     cluster: clusterInfo(c),

@@ -12,7 +12,7 @@ import {
   type TResolution,
 } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
-import { readLatestOf, readSeries } from './series-cache';
+import { pointList, readLatestOf, readSeries } from './series-cache';
 
 /**
  * The CockroachDB metric families the database panels read (names as /_status/vars exports them;
@@ -149,7 +149,7 @@ export async function loadDbCharts(
   const q = { orgId, clusterId, nodeId, from: w.from, to: w.to, resolution, stepMs };
   // Points are whole steps (raw readings too): settled ones come from the series cache.
   const read = <T extends { ts: number }>(key: string, fetch: (from: number, to: number) => Promise<T[]>) =>
-    readSeries<T>(deps.series, {
+    readSeries(deps.series, {
       orgId,
       clusterId,
       key: `db-${key}|${nodeId ?? ''}|${resolution}|${stepMs}`,
@@ -157,7 +157,7 @@ export async function loadDbCharts(
       to: w.to,
       bucketMs: stepMs,
       fromBucket: true,
-      ts: (p) => p.ts,
+      points: pointList((p: T) => p.ts),
       pointBytes: 200,
       fetch,
     });

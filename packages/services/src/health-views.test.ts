@@ -109,21 +109,15 @@ describe('toStatePeriods', () => {
 });
 
 describe('sumAcrossNodes', () => {
-  it('sums the last value of each node per bucket and skips nulls', () => {
+  it('sums the last value of each node per bucket and skips NaN', () => {
     const s = sumAcrossNodes(
       [
-        { ts: 1000, node_id: 1, value: 2 },
-        { ts: 1500, node_id: 2, value: 3 },
-        { ts: 1900, node_id: 1, value: 4 },
-        { ts: 2100, node_id: 1, value: null },
-        { ts: 2200, node_id: 2, value: 1 },
+        { t: [1000, 1900, 2100], v: [2, 4, NaN] },
+        { t: [1500, 2200], v: [3, 1] },
+        { t: [2500], v: [NaN] },
       ],
       1000,
-      (p) => p.value,
     );
-    expect(s).toEqual([
-      [1000, 7],
-      [2000, 1],
-    ]);
+    expect(s).toEqual({ t: [1000, 2000], v: [7, 1] });
   });
 });

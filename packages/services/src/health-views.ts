@@ -3,6 +3,7 @@ import {
   stateRank,
   stateWord,
   type TClusterStatus,
+  type TCols,
   type THealthCounts,
   type TLiveness,
   type TNodeState,
@@ -112,25 +113,25 @@ export function toStatePeriods(
 }
 
 /**
- * Sums per-node points (`value` of each) into one cluster series: each point goes to the bucket
- * `floor(ts / stepMs)` and, within a bucket, each node's last value counts once.
+ * A cluster-wide line from per-node lines (`t` ascending): per step bucket, the sum over nodes of each
+ * node's last value in it (NaN skipped); buckets where no node has a value are left out.
  */
-export function sumAcrossNodes<P extends { ts: number; node_id: number }>(
-  points: readonly P[],
-  stepMs: number,
-  value: (p: P) => number | null,
-): [number, number][] {
+export function sumAcrossNodes(lines: readonly TCols[], stepMs: number): TCols {
   const step = Math.max(1, stepMs);
-  const buckets = new Map<number, Map<number, number>>();
-  for (const p of points) {
-    const v = value(p);
-    if (v === null || !Number.isFinite(v)) continue;
-    const b = Math.floor(p.ts / step) * step;
-    let m = buckets.get(b);
-    if (!m) buckets.set(b, (m = new Map()));
-    m.set(p.node_id, v);
+  const sums = new Map<number, number>();
+  for (const { t, v } of lines) {
+    let at = NaN; // the bucket of the values seen last
+    let last = NaN; // its last value
+    for (let i = 0; i <= t.length; i++) {
+      const b = i < t.length ? Math.floor(t[i] / step) * step : NaN;
+      if (b !== at) {
+        if (!Number.isNaN(last)) sums.set(at, (sums.get(at) ?? 0) + last);
+        at = b;
+        last = NaN;
+      }
+      if (i < t.length && Number.isFinite(v[i])) last = v[i];
+    }
   }
-  return [...buckets.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([t, m]) => [t, [...m.values()].reduce((s, v) => s + v, 0)]);
+  const t = [...sums.keys()].sort((a, b) => a - b);
+  return { t, v: t.map((x) => sums.get(x) as number) };
 }

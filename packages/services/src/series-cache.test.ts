@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSeriesCache, readSeries, type TSeriesRead } from './series-cache';
+import { blockList, createSeriesCache, pointList, readSeries, type TSeriesRead } from './series-cache';
 
 interface TPt {
   ts: number;
@@ -24,7 +24,12 @@ function source(step: number, bucketed = false) {
   return { calls, fetch, change: () => bump++ };
 }
 
-const read = (src: ReturnType<typeof source>, from: number, to: number, bucketMs = 0): TSeriesRead<TPt> => ({
+const read = (
+  src: ReturnType<typeof source>,
+  from: number,
+  to: number,
+  bucketMs = 0,
+): TSeriesRead<TPt[]> => ({
   orgId: 'o',
   clusterId: 'c',
   key: 'k',
@@ -32,7 +37,7 @@ const read = (src: ReturnType<typeof source>, from: number, to: number, bucketMs
   to,
   bucketMs,
   fromBucket: bucketMs > 0,
-  ts: (p) => p.ts,
+  points: pointList((p: TPt) => p.ts),
   pointBytes: 100,
   fetch: src.fetch,
 });
@@ -317,5 +322,63 @@ describe('series cache', () => {
     // A window that reaches past the freshness edge: not kept without notices.
     expect(await cache.answer('o', 'c', 'live', now, fetch)).toEqual({ n: 3 });
     expect(await cache.answer('o', 'c', 'live', now, fetch)).toEqual({ n: 4 });
+  });
+});
+
+describe('blockList', () => {
+  type TBlock = { s: string; t: number[]; v: number[] };
+  const blocks = blockList<TBlock>((b) => b.s, ['t', 'v']);
+  const a: TBlock = { s: 'a', t: [0, 10, 20, 30], v: [1, 2, 3, 4] };
+  const b: TBlock = { s: 'b', t: [20, 30], v: [5, 6] };
+
+  it('takes a time range of every block, the block itself when it lies inside', () => {
+    expect(blocks.within([a, b], 10, 30)).toEqual([
+      { s: 'a', t: [10, 20], v: [2, 3] },
+      { s: 'b', t: [20], v: [5] },
+    ]);
+    expect(blocks.within([a, b], 0, 31)[0]).toBe(a);
+    expect(blocks.within([a, b], 31, 99)).toEqual([]);
+    expect(blocks.size([a, b])).toBe(6);
+  });
+
+  it("joins a later part to its series' block and adds new series, changing neither input", () => {
+    const later = [
+      { s: 'b', t: [40], v: [7] },
+      { s: 'c', t: [40], v: [8] },
+    ];
+    expect(blocks.concat([a, b], later)).toEqual([a, { s: 'b', t: [20, 30, 40], v: [5, 6, 7] }, later[1]]);
+    expect(b).toEqual({ s: 'b', t: [20, 30], v: [5, 6] });
+  });
+
+  it('serves settled blocks from the cache with what a full read gives', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, freshnessMs: MIN, now: () => now });
+    const calls: [number, number][] = [];
+    const fetch = async (from: number, to: number): Promise<TBlock[]> => {
+      calls.push([from, to]);
+      return ['a', 'b'].map((s) => {
+        const t: number[] = [];
+        for (let x = Math.ceil(from / MIN) * MIN; x < to; x += MIN) t.push(x);
+        return { s, t, v: t.map((x) => x / MIN + (s === 'b' ? 1000 : 0)) };
+      });
+    };
+    const read = () =>
+      cache.read({
+        orgId: 'o',
+        clusterId: 'c',
+        key: 'k',
+        from: now - 60 * MIN,
+        to: now,
+        bucketMs: 0,
+        points: blocks,
+        pointBytes: 20,
+        fetch,
+      });
+    expect(await read()).toEqual(await fetch(now - 60 * MIN, now));
+    now += 5 * MIN;
+    calls.length = 0;
+    const second = await read();
+    expect(calls).toEqual([[now - 6 * MIN, now]]);
+    expect(second).toEqual(await fetch(now - 60 * MIN, now));
   });
 });

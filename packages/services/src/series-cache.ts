@@ -32,7 +32,86 @@ export interface TSeriesCacheOptions {
   now?: () => number;
 }
 
-export interface TSeriesRead<T> {
+/** How the points of a read are held: a time range of them, two joined, and their count. */
+export interface TPoints<C> {
+  /** The points with from <= ts < to (never changes `c`; may return it). */
+  within(c: C, from: number, to: number): C;
+  /** `a`'s points, then `b`'s later ones (changes neither). */
+  concat(a: C, b: C): C;
+  size(c: C): number;
+}
+
+/** Points in one array. */
+export const pointList = <T>(ts: (p: T) => number): TPoints<T[]> => ({
+  within: (c, from, to) =>
+    c.filter((p) => {
+      const t = ts(p);
+      return t >= from && t < to;
+    }),
+  concat: (a, b) => a.concat(b),
+  size: (c) => c.length,
+});
+
+/**
+ * Series in blocks of columns: `t` ascending and a column per value, one block per series (`key`), so a
+ * 30-day read holds a few arrays per series instead of an object per point.
+ */
+export function blockList<B extends { t: number[] }>(
+  key: (b: B) => string,
+  cols: readonly (keyof B & string)[],
+): TPoints<B[]> & { join(a: B, b: B): B } {
+  const slice = (b: B, i: number, j: number): B => {
+    const o = { ...b };
+    for (const k of cols) (o as Record<string, unknown>)[k] = (b[k] as number[]).slice(i, j);
+    return o;
+  };
+  // First index with t >= x (t ascending).
+  const lower = (t: number[], x: number) => {
+    let lo = 0;
+    let hi = t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (t[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  /** `a`'s columns followed by `b`'s (other fields from `a`). */
+  const join = (a: B, b: B): B => {
+    const o = { ...a };
+    for (const k of cols) (o as Record<string, unknown>)[k] = (a[k] as number[]).concat(b[k] as number[]);
+    return o;
+  };
+  return {
+    join,
+    within(c, from, to) {
+      const out: B[] = [];
+      for (const b of c) {
+        const i = lower(b.t, from);
+        const j = lower(b.t, to);
+        if (i < j) out.push(i === 0 && j === b.t.length ? b : slice(b, i, j));
+      }
+      return out;
+    },
+    concat(a, b) {
+      const out = [...a];
+      const at = new Map(out.map((x, i) => [key(x), i]));
+      for (const x of b) {
+        const i = at.get(key(x));
+        if (i === undefined) {
+          at.set(key(x), out.length);
+          out.push(x);
+          continue;
+        }
+        out[i] = join(out[i], x);
+      }
+      return out;
+    },
+    size: (c) => c.reduce((n, b) => n + b.t.length, 0),
+  };
+}
+
+export interface TSeriesRead<C> {
   orgId: string;
   clusterId: string;
   /** Names the series up to its window (query kind, node, resolution, step, metrics). */
@@ -44,11 +123,12 @@ export interface TSeriesRead<T> {
   bucketMs: number;
   /** The read also returns the bucket that holds `from` (stamped at its start), not only points from `from` on. */
   fromBucket?: boolean;
-  ts: (p: T) => number;
+  /** How the points are held (`pointList`, `blockList`). */
+  points: TPoints<C>;
   /** Estimated bytes of one point in memory (for `maxBytes`). */
   pointBytes: number;
   /** The points of [from, to), each computed as a read of any earlier `from` computes it. */
-  fetch: (from: number, to: number) => Promise<T[]>;
+  fetch: (from: number, to: number) => Promise<C>;
 }
 
 interface TSeriesEntry {
@@ -56,9 +136,9 @@ interface TSeriesEntry {
   /** `from` of the read that filled it: holds every point that read returned before `until`. */
   from: number;
   until: number;
-  points: unknown[];
+  points: unknown;
   /** The points from `until` to `tailTo`, as ClickHouse had them when their read started (`readAt`). */
-  tail: unknown[];
+  tail: unknown;
   tailTo: number;
   readAt: number;
   bytes: number;
@@ -72,7 +152,7 @@ interface TAnswerEntry {
 type TEntry = TSeriesEntry | TAnswerEntry;
 
 export interface TSeriesCache {
-  read<T>(r: TSeriesRead<T>): Promise<T[]>;
+  read<C>(r: TSeriesRead<C>): Promise<C>;
   /** Drops a cluster's entries (samples older than the freshness edge were stored for it). */
   invalidate(orgId: string, clusterId: string): void;
   /** True when samples at `ts` may already be cached (older than the freshness edge). */
@@ -227,31 +307,28 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   };
 
   return {
-    async read<T>(r: TSeriesRead<T>): Promise<T[]> {
+    async read<C>(r: TSeriesRead<C>): Promise<C> {
       const scope = `${r.orgId}|${r.clusterId}`;
       const key = `${scope}|${r.key}`;
       const gen = gens.get(scope) ?? 0;
+      const P = r.points;
       // The first timestamp a read from `from` returns.
       const start = r.fromBucket ? alignDown(r.from, r.bucketMs) : r.from;
       const got = lru.get(key);
       const e = got && 'points' in got ? got : undefined;
-      let out: T[];
+      let out: C;
       let readAt = 0;
-      const inWindow = (end: number) => (p: T) => {
-        const t = r.ts(p);
-        return t >= start && t < end;
-      };
       if (e && e.from <= r.from && start < e.until) {
         counts.hits++;
-        const head = (e.points as T[]).filter(inWindow(Math.min(e.until, r.to)));
+        const head = P.within(e.points as C, start, Math.min(e.until, r.to));
         if (r.to <= e.until) out = head;
         else if (quiet(scope, e.readAt, r.to > e.tailTo ? e.tailTo : Infinity)) {
           // The entry stays as it is (it may hold more than this window).
           counts.quiet++;
-          return head.concat((e.tail as T[]).filter(inWindow(r.to)));
+          return P.concat(head, P.within(e.tail as C, start, r.to));
         } else {
           readAt = now();
-          out = head.concat(await r.fetch(e.until, r.to));
+          out = P.concat(head, await r.fetch(e.until, r.to));
         }
       } else {
         counts.misses++;
@@ -261,19 +338,15 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
       // Points before `until` are final: whole buckets, older than the freshness edge, inside the window.
       const until = alignDown(Math.min(now() - freshness, r.to), r.bucketMs);
       if (until > start && (gens.get(scope) ?? 0) === gen) {
-        // Points come per series in time order, not globally: split every series at `until`.
-        const points: unknown[] = [];
-        const newer: unknown[] = [];
-        for (const p of out) (r.ts(p) < until ? points : newer).push(p);
         lru.set(key, {
           scope,
           from: r.from,
           until,
-          points,
-          tail: newer,
+          points: P.within(out, -Infinity, until),
+          tail: P.within(out, until, Infinity),
           tailTo: r.to,
           readAt,
-          bytes: out.length * r.pointBytes + 200,
+          bytes: P.size(out) * r.pointBytes + 200,
         });
       }
       return out;
@@ -320,7 +393,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
 }
 
 /** Reads through `cache` when the app has one, else straight from ClickHouse. */
-export const readSeries = <T>(cache: TSeriesCache | undefined, r: TSeriesRead<T>): Promise<T[]> =>
+export const readSeries = <C>(cache: TSeriesCache | undefined, r: TSeriesRead<C>): Promise<C> =>
   cache ? cache.read(r) : r.fetch(r.from, r.to);
 
 /** `cache.latest` when the app has one, else `fetch()`. */

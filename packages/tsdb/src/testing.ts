@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openClickHouse, type TTsdb } from './client';
 import { migrate } from './migrate';
+import { CGROUP_VALUES, type TCgroupCols, type TCgroupPoint } from './queries/cgroups';
+import type { TNodeSeries, TNodeSeriesMetric } from './queries/series';
 import type { TNodeStatusSample } from '@clusterscope/schema';
 
 /** Test and benchmark helpers (`@clusterscope/tsdb/testing`), kept out of the main entry. */
@@ -40,4 +42,29 @@ export function nodeSample(id: number, ts: number, over: Partial<TNodeStatusSamp
     intent_bytes: 0, system_bytes: 0, capacity: 1e12, capacity_available: 9e11, capacity_used: 1e11, uptime_s: 100,
     ...over,
   }; // prettier-ignore
+}
+
+/** A cgroup series read as one point per reading (null for NaN), for assertions. */
+export function cgroupPoints(blocks: readonly TCgroupCols[]): TCgroupPoint[] {
+  const orNull = (x: number) => (Number.isNaN(x) ? null : x);
+  return blocks.flatMap((b) =>
+    b.t.map((ts, i) => {
+      const p = { ts, host: b.host, cgroup: b.cgroup, node_id: b.node_id } as TCgroupPoint;
+      for (const k of CGROUP_VALUES) (p as unknown as Record<string, number | null>)[k] = orNull(b[k][i]);
+      p.mem_current = b.mem_current[i];
+      return p;
+    }),
+  );
+}
+
+/** A node series read as one point per sample (`values`: null for NaN), for assertions. */
+export function nodePoints(s: TNodeSeries) {
+  return s.nodes.flatMap((b) => {
+    const metrics = Object.keys(b).filter((k) => k !== 'node_id' && k !== 't') as TNodeSeriesMetric[];
+    return b.t.map((ts, i) => ({
+      ts,
+      node_id: b.node_id,
+      values: Object.fromEntries(metrics.map((m) => [m, Number.isNaN(b[m]![i]) ? null : b[m]![i]])),
+    }));
+  });
 }

@@ -1,10 +1,10 @@
 import type { TCgroupUsageSample, TNodeStatusSample, TSample } from '@clusterscope/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TTsdb } from '../client';
-import { openTempClickHouse } from '../testing';
+import { cgroupPoints, nodePoints, openTempClickHouse } from '../testing';
 import { createWriter } from '../writer';
 import { getBenchResults, getBenchSamples, insertBenchResults } from './bench';
-import { getCgroupSeries } from './cgroups';
+import { getCgroupSeries as getCgroupCols, type TCgroupSeriesQuery } from './cgroups';
 import { getEnvironment } from './environment';
 import { getNodeEvents, RAW_SCAN_ALL_MAX_SPAN_MS } from './events';
 import { getLatestNodes, getLatestNodeStates } from './nodes';
@@ -12,6 +12,8 @@ import { getNodeSeries } from './series';
 import { selectRows } from './util';
 
 let ch: TTsdb;
+/** The cgroup read as points, for assertions. */
+const getCgroupSeries = async (c: TTsdb, q: TCgroupSeriesQuery) => cgroupPoints(await getCgroupCols(c, q));
 let cleanup: () => Promise<void>;
 
 const STEP = 10_000;
@@ -199,7 +201,7 @@ describe('tenancy', () => {
       to: END,
       metrics: ['replicas'],
     });
-    expect(series.points.map((p) => p.values.replicas)).toEqual([5000 + 115, 5000 + 116]);
+    expect(nodePoints(series).map((p) => p.values.replicas)).toEqual([5000 + 115, 5000 + 116]);
     for (const resolution of ['1m', '1h'] as const) {
       const r = await getNodeSeries(ch, {
         orgId: B,
@@ -209,7 +211,7 @@ describe('tenancy', () => {
         metrics: ['replicas'],
         resolution,
       });
-      expect(r.points.every((p) => p.values.replicas! > 5000)).toBe(true);
+      expect(nodePoints(r).every((p) => p.values.replicas! > 5000)).toBe(true);
     }
     expect(await getNodeEvents(ch, { orgId: B, clusterId: 'c1', from: T0, to: END })).toEqual([]);
     expect(await getCgroupSeries(ch, { orgId: B, clusterId: 'c1', from: T0, to: END })).toEqual([]);
@@ -347,8 +349,9 @@ describe('rollups', () => {
       });
       expect(got.resolution).toBe(resolution);
       const want = expectedBuckets(bucket);
-      expect(got.points.length).toBe(want.length);
-      got.points.forEach((p, i) => {
+      const pts = nodePoints(got);
+      expect(pts.length).toBe(want.length);
+      pts.forEach((p, i) => {
         expect([p.ts, p.node_id]).toEqual([want[i].ts, want[i].node_id]);
         for (const m of metrics) expect(p.values[m], `${m} @ ${p.ts}`).toBeCloseTo(want[i].values[m], 9);
       });
@@ -365,8 +368,9 @@ describe('rollups', () => {
       metrics: ['replicas'],
     });
     expect(got.resolution).toBe('raw');
-    expect(got.points).toHaveLength(STEPS);
-    expect(got.points[5]).toEqual({ ts: T0 + 5 * STEP + 3, node_id: 3, values: { replicas: 130 + 5 } });
+    const pts = nodePoints(got);
+    expect(pts).toHaveLength(STEPS);
+    expect(pts[5]).toEqual({ ts: T0 + 5 * STEP + 3, node_id: 3, values: { replicas: 130 + 5 } });
   });
 
   it('rejects unknown metrics and bad windows', async () => {

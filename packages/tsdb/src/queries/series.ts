@@ -1,5 +1,5 @@
 import type { TClickHouse } from '../client';
-import { pickResolution, rollupBucketSql, type TResolution } from './resolution';
+import { bucketMs, pickResolution, rollupBucketSql, type TResolution } from './resolution';
 import { assertRange, msParam, selectRowBinary } from './util';
 
 type TSeriesSql = { raw: string; rollup: string };
@@ -39,16 +39,16 @@ export interface TNodeSeriesQuery {
   stepMs?: number;
 }
 
-export interface TNodeSeriesPoint {
-  /** Sample time (raw) or bucket start (rollups), epoch ms. */
-  ts: number;
-  node_id: number;
-  values: Record<string, number | null>;
-}
+/**
+ * One node's series over a window, in columns: `t` (sample time or bucket start, epoch ms, ascending) and
+ * one column per metric asked for (NaN: no value, e.g. an empty rollup bucket).
+ */
+export type TNodeCols = { node_id: number; t: number[] } & Partial<Record<TNodeSeriesMetric, number[]>>;
 
 export interface TNodeSeries {
   resolution: TResolution;
-  points: TNodeSeriesPoint[];
+  /** One block per node, by node id. */
+  nodes: TNodeCols[];
 }
 
 /** Time series of node metrics, read from raw, 1 m or 1 h data by the window's span. */
@@ -69,10 +69,10 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
   };
   const nodeFilter = q.nodeId === undefined ? '' : 'AND node_id = {node_id:UInt32}';
   if (q.nodeId !== undefined) params.node_id = q.nodeId;
-  // Typed for RowBinary: every value a Nullable(Float64).
+  // Typed for RowBinary: every value a Float64 (NULL: NaN).
   const cols = q.metrics.map(
     (m, i) =>
-      `CAST(${NODE_SERIES_METRICS[m][resolution === 'raw' ? 'raw' : 'rollup']} AS Nullable(Float64)) AS m${i}`,
+      `ifNull(toFloat64(${NODE_SERIES_METRICS[m][resolution === 'raw' ? 'raw' : 'rollup']}), nan) AS m${i}`,
   );
   let sql: string;
   if (resolution === 'raw') {
@@ -94,16 +94,30 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
   }
   const rb = await selectRowBinary(ch, sql, params);
   const scale = resolution === 'raw' ? 1 : 1000;
-  const points: TNodeSeriesPoint[] = [];
+  const out: TNodeCols[] = [];
+  // A rollup series has at most one point per bucket, so its columns are sized once (see getCgroupSeries).
+  const step = resolution === 'raw' ? 0 : Math.max(bucketMs(resolution), q.stepMs ?? 0);
+  const cap = step > 0 ? Math.ceil((q.to - q.from) / step) + 2 : 0;
+  const col = (): number[] => (cap > 0 ? new Array<number>(cap) : []);
+  let b: TNodeCols | null = null;
+  let vals: number[][] = [];
+  let n = 0; // points in b
+  const trim = () => {
+    if (b) for (const c of [b.t, ...vals]) c.length = n;
+  };
   while (!rb.done) {
     const node_id = rb.f64();
-    const ts = rb.f64() * scale;
-    const values: Record<string, number | null> = {};
-    for (const m of q.metrics) {
-      const v = rb.f64OrNull();
-      values[m] = v !== null && Number.isNaN(v) ? null : v; // empty rollup bucket: 0 / 0
+    if (b === null || b.node_id !== node_id) {
+      trim();
+      const nb: TNodeCols = { node_id, t: col() };
+      vals = q.metrics.map((m) => (nb[m] = col()));
+      out.push((b = nb));
+      n = 0;
     }
-    points.push({ ts, node_id, values });
+    b.t[n] = rb.f64() * scale;
+    for (const v of vals) v[n] = rb.f64(); // an empty rollup bucket: 0 / 0 = NaN
+    n++;
   }
-  return { resolution, points };
+  trim();
+  return { resolution, nodes: out };
 }
