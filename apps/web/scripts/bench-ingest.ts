@@ -181,7 +181,10 @@ async function benchApi(base: string, token: string, bodies: Buffer<ArrayBuffer>
   const client = async () => {
     while (next < bodies.length && Date.now() < until) {
       const body = bodies[next++];
-      rows += await postIngest(base, token, body);
+      // Not `rows += await …`: that reads `rows` before the await, so concurrent clients overwrote each
+      // other's counts (40 batches of 2,500 counted as 7,500 rows).
+      const accepted = await postIngest(base, token, body);
+      rows += accepted;
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
