@@ -37,6 +37,7 @@ import {
   type TNodeEvent,
   type TNodeLatest,
   type TNodeCols,
+  type TNodeSeriesMetric,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
 import { loadDbCharts } from './db-metrics';
@@ -188,8 +189,10 @@ function limitLine(name: string, node_id: number | null, t: readonly number[], v
 /** The node metrics of the health charts. */
 const CHART_METRICS = ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'] as const;
 type TChartMetric = (typeof CHART_METRICS)[number];
-/** The series cache's view of node blocks: one per node. */
-const NODE_BLOCKS = blockList<TNodeCols>((b) => String(b.node_id), ['t', ...CHART_METRICS]);
+/** The series cache's view of node blocks with `metrics`: one per node. */
+const nodeBlocks = (metrics: readonly TNodeSeriesMetric[]) =>
+  blockList<TNodeCols>((b) => String(b.node_id), ['t', ...metrics]);
+const NODE_BLOCKS = nodeBlocks(CHART_METRICS);
 
 /** The series cache's view of cgroup blocks: one per series and node id. */
 const CGROUP_BLOCKS = blockList<TCgroupCols>(
@@ -431,7 +434,7 @@ const RECENT_METRICS = [
   'ranges_unavailable',
   'uptime_s',
 ] as const;
-const RECENT_BLOCKS = blockList<TNodeCols>((b) => String(b.node_id), ['t', ...RECENT_METRICS]);
+const RECENT_BLOCKS = nodeBlocks(RECENT_METRICS);
 
 /**
  * One node in one call: its table row, state periods, events, the most recent raw samples and, unless
@@ -477,25 +480,23 @@ export async function getNodeView(
   const node = toNodeViews(latest, cg, now, c.intervalS).find((n) => n.node_id === input.nodeId);
   if (!node) throw notFound(`node ${input.nodeId}`);
   const startState = events[0]?.from ?? node.liveness;
-  // The newest 30, newest first.
+  // The newest 30, newest first (the read is of one node: one block at most).
   const r = raw[0];
   const at = (m: (typeof RECENT_METRICS)[number], i: number) => {
     const v = (r[m] as number[])[i];
     return Number.isNaN(v) ? null : v;
   };
-  const samples = (r?.t ?? []).slice(-30).map((ts, k, last) => {
-    const i = r.t.length - last.length + k;
-    return {
-      ts,
+  const samples = [];
+  for (let i = (r?.t.length ?? 0) - 1; i >= 0 && samples.length < 30; i--)
+    samples.push({
+      ts: r.t[i],
       live: at('not_live', i) === 0,
       replicas: at('replicas', i),
       leaseholders: at('replicas_leaseholders', i),
       ranges_underreplicated: at('ranges_underreplicated', i),
       ranges_unavailable: at('ranges_unavailable', i),
       uptime_s: at('uptime_s', i),
-    };
-  });
-  samples.reverse();
+    });
   return {
     now,
     cluster: clusterInfo(c),

@@ -66,10 +66,8 @@ const CHDB_SETTINGS = {
  *   (query settings, per thread while it runs).
  * Under bench:load, merges alone took half a core at the requests' priority. Raising nice needs no
  * privilege (Linux, per thread; ClickHouse ≥ 25.x).
- */
-/**
- * Merges at nice 10. Idle threads kept: ClickHouse keeps up to 1000 for reuse; under `bench:load` chDB held
- * 142 (each with its stack and jemalloc thread cache), with 16 it holds ~21: web RSS 902 -> 850 MB.
+ * Idle threads kept: 16 (ClickHouse keeps up to 1000 for reuse; under bench:load chDB held 142, each with
+ * its stack and jemalloc thread cache; with 16 it holds ~21: web RSS 902 -> 850 MB).
  */
 const CHDB_ARGS = ['--os_threads_nice_value_merge_mutate=10', '--max_thread_pool_free_size=16'];
 /**

@@ -1,5 +1,5 @@
 import type { TClickHouse } from '../client';
-import { bucketMs, pickResolution, rollupBucketSql, type TResolution } from './resolution';
+import { pickResolution, rollupBucketSql, rollupPoints, type TResolution } from './resolution';
 import {
   assertRange,
   msParam,
@@ -199,10 +199,7 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
   const query = `SELECT ${rbSelectList(COLS)} FROM (${sql}) ORDER BY host, cgroup, t`;
   // Rollup bucket starts come in seconds (shorter to sort and send).
   const scale = resolution === 'raw' ? 1 : 1000;
-  // A rollup series has at most one point per bucket: its columns are sized once (growing them as they
-  // fill allocated ~3× their size on a 30-day read).
-  const step = resolution === 'raw' ? 0 : Math.max(bucketMs(resolution), q.stepMs ?? 0);
-  const cap = step > 0 ? Math.ceil((q.to - q.from) / step) + 1 : 0;
+  const cap = rollupPoints(resolution, q.from, q.to, q.stepMs);
   return toBlocks(rbRows(await selectRowBinary(ch, query, params), COLS), q.from, scale, cap);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketMs, chartStepMs, pickResolution } from './resolution';
+import { bucketMs, chartStepMs, pickResolution, rollupPoints } from './resolution';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -37,5 +37,13 @@ describe('chartStepMs', () => {
     expect(chartStepMs('1h', now - 90 * D, now, 500)).toBe(6 * H);
     expect(chartStepMs('1m', now - 2 * D, now, 500)).toBe(10 * 60_000);
     expect(chartStepMs('1h', now - 92 * D, now, 10)).toBe(24 * H);
+  });
+});
+
+describe('rollupPoints', () => {
+  it('bounds the points of one rollup series (the bucket holding `from` included); raw is unknown', () => {
+    expect(rollupPoints('1h', now - 30 * D, now, 2 * H)).toBe(362);
+    expect(rollupPoints('1m', now - H + 30_000, now)).toBe(62);
+    expect(rollupPoints('raw', now - H, now)).toBe(0);
   });
 });

@@ -27,6 +27,16 @@ export function pickResolution(from: number, to: number, now: number = Date.now(
 /** Bucket width in ms of a resolution (0 for raw). */
 export const bucketMs = (r: TResolution): number => (r === '1m' ? 60_000 : r === '1h' ? HOUR : 0);
 
+/**
+ * The most points one series of a rollup read over [from, to) can have (the bucket that holds `from`
+ * included), so its columns are sized once: growing them as they filled allocated ~3× their size on a
+ * 30-day read. 0 for raw (unknown: columns grow).
+ */
+export function rollupPoints(r: TResolution, from: number, to: number, stepMs?: number): number {
+  const step = r === 'raw' ? 0 : Math.max(bucketMs(r), stepMs ?? 0);
+  return step > 0 ? Math.ceil((to - from) / step) + 2 : 0;
+}
+
 /** Points per series a chart asks for when it does not say (Grafana's maxDataPoints). */
 export const DEFAULT_MAX_POINTS = 500;
 const NICE: Record<Exclude<TResolution, 'raw'>, number[]> = {

@@ -1,5 +1,5 @@
 import type { TClickHouse } from '../client';
-import { bucketMs, pickResolution, rollupBucketSql, type TResolution } from './resolution';
+import { pickResolution, rollupBucketSql, rollupPoints, type TResolution } from './resolution';
 import { assertRange, msParam, selectRowBinary } from './util';
 
 type TSeriesSql = { raw: string; rollup: string };
@@ -95,9 +95,7 @@ export async function getNodeSeries(ch: TClickHouse, q: TNodeSeriesQuery): Promi
   const rb = await selectRowBinary(ch, sql, params);
   const scale = resolution === 'raw' ? 1 : 1000;
   const out: TNodeCols[] = [];
-  // A rollup series has at most one point per bucket, so its columns are sized once (see getCgroupSeries).
-  const step = resolution === 'raw' ? 0 : Math.max(bucketMs(resolution), q.stepMs ?? 0);
-  const cap = step > 0 ? Math.ceil((q.to - q.from) / step) + 2 : 0;
+  const cap = rollupPoints(resolution, q.from, q.to, q.stepMs);
   const col = (): number[] => (cap > 0 ? new Array<number>(cap) : []);
   let b: TNodeCols | null = null;
   let vals: number[][] = [];
