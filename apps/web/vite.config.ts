@@ -1,8 +1,9 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
+import { prismaWasmVite } from './scripts/prisma-wasm.mjs';
 
 export default defineConfig({
-  plugins: [sveltekit()],
+  plugins: [prismaWasmVite, sveltekit()],
   server: { host: '127.0.0.1', fs: { allow: ['../..'] } },
   build: { chunkSizeWarningLimit: 1200 },
 });
