@@ -5,7 +5,7 @@ import type { TSample } from '@clusterscope/schema';
 import { encodeSamplesToBytes } from '@clusterscope/tsdb/encode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootWorkerFromSource } from './testing';
-import { createIngestPool, type TIngestPool } from './ingest-pool';
+import { createIngestPool, defaultIngestWorkers, type TIngestPool } from './ingest-pool';
 
 // The worker runs from source through tsx (production runs the bundled worker file).
 const { entry, dir } = bootWorkerFromSource('ingest-worker.ts');
@@ -88,4 +88,10 @@ describe('a worker that dies', () => {
     await expect(pool.decode(body({}), false, 100)).rejects.toThrow(/ingest worker 0 exited \(code 3\)/);
     await expect(pool.decode(body({}), false, 100)).rejects.toThrow(/exited/);
   }); // prettier-ignore
+});
+
+describe('defaultIngestWorkers', () => {
+  it('leaves the event loop a core: one per core but one, 1 to 4', () => {
+    expect([1, 2, 3, 4, 5, 8, 64].map(defaultIngestWorkers)).toEqual([1, 1, 2, 3, 4, 4, 4]);
+  });
 });

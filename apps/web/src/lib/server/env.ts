@@ -51,7 +51,7 @@ const ZEnv = z.object({
    * this (an agent catching up) is not held back. 0 = insert as soon as the last ended.
    */
   INGEST_ROUND_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
-  /** Ingest worker threads (parse, validate, encode); default one per core, at most 4; 0 = none. */
+  /** Ingest worker threads (parse, validate, encode); default one per core but one (at least 1, at most 4); 0 = none. */
   INGEST_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
   /** Memory for settled chart series kept between reads (MB; 0 = every chart read goes to ClickHouse). */
   SERIES_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),

@@ -5,6 +5,7 @@ import {
   AppError,
   authenticateToken,
   createIngestPool,
+  defaultIngestWorkers,
   getIngestWriter,
   hasScope,
   ingestPrepared,
@@ -78,15 +79,15 @@ const g = globalThis as unknown as {
 };
 
 /**
- * The ingest workers: INGEST_WORKERS threads (default: one per core, at most 4) running the bundled
- * ingest-worker.js next to the server's index.js. Without that file (vite dev, tests) or with
+ * The ingest workers: INGEST_WORKERS threads (default: defaultIngestWorkers) running
+ * the bundled ingest-worker.js next to the server's index.js. Without that file (vite dev, tests) or with
  * INGEST_WORKERS=0, batches are decoded on the event loop.
  */
 function getPool(): TIngestPool {
   if (g.__csIngestPool) return g.__csIngestPool;
   const env = getEnv();
   const entry = path.join(path.dirname(process.argv[1] ?? ''), 'ingest-worker.js');
-  const size = existsSync(entry) ? (env.INGEST_WORKERS ?? Math.min(4, availableParallelism())) : 0;
+  const size = existsSync(entry) ? (env.INGEST_WORKERS ?? defaultIngestWorkers(availableParallelism())) : 0;
   const pool = createIngestPool({ size, entry });
   g.__csIngestPool = pool;
   onShutdown(() => pool.close());
