@@ -467,6 +467,8 @@ async function main() {
     const meta = await readClusterMeta(path.join(dataDir, 'postgres'));
     if (!meta) throw new Error('no embedded Postgres metadata');
     listener = new pg.Client({ connectionString: buildUrl(meta, 'clusterscope') });
+    // The app's Postgres stops with the app (BENCH_CPU_PROF stops it before this client ends).
+    listener.on('error', (err) => log(`listener: ${err.message}`));
     await listener.connect();
     let counting = false;
     const published = new Map<string, number>(); // key → publish time
@@ -562,6 +564,8 @@ async function main() {
     if (CPU_PROF) {
       for (const v of viewers) v.close();
       viewers.length = 0;
+      await listener.end().catch(() => undefined);
+      listener = null;
       await app.stop();
       app = null;
       const mine = fs
