@@ -1,4 +1,4 @@
-import type { TChartSeries, TDbCharts, TRunDbMetrics } from '@clusterscope/schema';
+import type { TChartSeries, TDbCharts, TRunDbMetrics, TSampleKind } from '@clusterscope/schema';
 import {
   bucketMs,
   getCounterRates,
@@ -119,10 +119,14 @@ export interface TDbWindow {
   maxPoints?: number;
 }
 
+/** The sample kinds whose notices can change `probeMetrics`' answer. */
+const METRIC_KINDS = ['metric'] as const satisfies readonly TSampleKind[];
+
 /**
  * Whether the cluster has metrics in the window (the panels' reads are skipped when not). A window
  * that reaches the present asks from the start of its hour, so one answer serves that hour's sliding
- * windows until the cluster's next change notice (a false "yes" only costs the reads).
+ * windows until the cluster's next notice of metric samples (a false "yes" only costs the reads): node
+ * and cgroup samples, a notice a second per cluster under many agents, leave it as it is.
  */
 function probeMetrics(
   deps: TDeps,
@@ -131,8 +135,14 @@ function probeMetrics(
   if (!deps.series || deps.series.settled(q.to)) return hasMetrics(deps.ch, q);
   const hour = bucketMs('1h');
   const since = Math.floor(q.from / hour) * hour;
-  return readLatestOf(deps.series, q.orgId, q.clusterId, `has-metrics|${q.resolution}|${since}`, () =>
-    hasMetrics(deps.ch, { ...q, from: since }),
+  return readLatestOf(
+    deps.series,
+    q.orgId,
+    q.clusterId,
+    `has-metrics|${q.resolution}|${since}`,
+    () => hasMetrics(deps.ch, { ...q, from: since }),
+    undefined,
+    METRIC_KINDS,
   );
 }
 

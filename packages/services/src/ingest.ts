@@ -107,7 +107,7 @@ export async function ingestPrepared(
   const late = !res.duplicate && head.oldest !== null && (deps.series?.settled(head.oldest) ?? false);
   // This instance's cache sees the write at once (read-your-writes); the others hear the notice.
   if (late) deps.series?.invalidate(caller.orgId, clusterId);
-  else if (!res.duplicate) deps.series?.changed(caller.orgId, clusterId);
+  else if (!res.duplicate) deps.series?.changed(caller.orgId, clusterId, head.kinds);
   if (head.heartbeat && !res.duplicate) await recordHeartbeat(deps, caller, clusterId, head, head.heartbeat);
   return { ...res, clusterId, kinds: head.kinds, runIds: head.runIds, late };
 }

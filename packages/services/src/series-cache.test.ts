@@ -246,6 +246,42 @@ describe('series cache', () => {
     expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
   });
 
+  it('keeps an answer that names its sample kinds through notices of other kinds', async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, quietMs: 15_000, now: () => now });
+    cache.notices(true);
+    let calls = 0;
+    const fetch = async () => ++calls;
+    const metric = ['metric'];
+    now += 1;
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(1);
+    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(2);
+    expect(await cache.latest('o', 'c', 'any', fetch)).toBe(3);
+    now += 10;
+    cache.changed('o', 'c', ['node_status', 'cgroup_usage']);
+    now += 10;
+    // Node and cgroup samples: the metric answers stand; an answer about any kind does not.
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(1);
+    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(2);
+    expect(await cache.latest('o', 'c', 'any', fetch)).toBe(4);
+    cache.changed('o', 'c', ['node_status', 'metric']);
+    now += 10;
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(5);
+    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(6);
+    // A notice of unknown kinds (late samples, the demo) counts for every kind.
+    cache.changed('o', 'c');
+    now += 10;
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(7);
+    cache.invalidate('o', 'c');
+    now += 10;
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(8);
+    // Another cluster's metrics: this cluster's answer stands, the org's does not.
+    cache.changed('o', 'c2', metric);
+    now += 10;
+    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(8);
+    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(9);
+  });
+
   it('reads an answer pages keep asking for again right after a notice (refresh-ahead), and only that', async () => {
     let now = 1_000 * MIN;
     const cache = createSeriesCache({ maxBytes: 1 << 20, now: () => now, refreshMs: 0, hotMs: 5_000 });

@@ -168,6 +168,8 @@ export interface TSeriesCache {
     fetch: () => Promise<T>,
     /** The end of the window the answer reads, if it reads one: no notice since then either. */
     to?: number,
+    /** The sample kinds the answer depends on: notices that name only other kinds leave it as it is. */
+    kinds?: readonly string[],
   ): Promise<T>;
   /**
    * `fetch`'s answer about a window of a cluster that ends at `to`: once `to` is older than the freshness
@@ -175,8 +177,8 @@ export interface TSeriesCache {
    * before that it is shared as `latest` shares one.
    */
   answer<T>(orgId: string, clusterId: string, key: string, to: number, fetch: () => Promise<T>): Promise<T>;
-  /** A change notice: samples were stored for the cluster. */
-  changed(orgId: string, clusterId: string): void;
+  /** A change notice: samples (of `kinds`; unknown = any) were stored for the cluster. */
+  changed(orgId: string, clusterId: string, kinds?: readonly string[]): void;
   /**
    * Whether change notices are being heard (the live bus listens). Until it is said, and while not,
    * every read asks ClickHouse for the newest data; hearing again counts as a change everywhere.
@@ -201,6 +203,8 @@ interface TLatest {
   readAt: number;
   /** The end of the window it read (Infinity: none). */
   to: number;
+  /** The sample kinds it depends on (undefined: any). */
+  kinds?: readonly string[];
   p: Promise<unknown>;
   fetch: () => Promise<unknown>;
   /** When it was last asked for, and whether it was reused since its read started. */
@@ -240,24 +244,35 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
    * Whether a read of the newest data of `scope` that started at `readAt` still holds now; `dataTo`: the
    * end of the window it read (a later window's extra part is known empty only if no sample came since).
    */
-  const quiet = (scope: string, readAt: number, dataTo = Infinity) => {
+  const quiet = (scope: string, readAt: number, dataTo = Infinity, kinds?: readonly string[]) => {
     if (heard === null || now() - readAt >= quietMs) return false;
-    const last = Math.max(heard, changedAt.get(scope) ?? 0);
+    let last = Math.max(heard, changedAt.get(kinds ? `${scope}#*` : scope) ?? 0);
+    for (const k of kinds ?? []) last = Math.max(last, changedAt.get(`${scope}#${k}`) ?? 0);
     return last < readAt && last < dataTo;
   };
 
-  const changed = (orgId: string, clusterId: string) => {
+  const changed = (orgId: string, clusterId: string, kinds?: readonly string[]) => {
     const t = now();
-    changedAt.set(`${orgId}|${clusterId}`, t);
+    const scope = `${orgId}|${clusterId}`;
+    changedAt.set(scope, t);
     changedAt.set(orgId, t);
+    // Per kind for answers that name theirs (`#*`: a notice of unknown kinds).
+    for (const k of kinds ?? ['*']) changedAt.set(`${scope}#${k}`, t).set(`${orgId}#${k}`, t);
     if (refreshMs === null) return;
     due.add(`${orgId}|${clusterId}`).add(orgId);
     if (!refreshTimer) (refreshTimer = setTimeout(refresh, refreshMs)).unref?.();
   };
 
   /** Starts a read of `fetch` for key `k` now, shared from here on. */
-  const start = (k: string, scope: string, fetch: () => Promise<unknown>, to: number, used: number) => {
-    const e: TLatest = { scope, readAt: now(), to, p: fetch(), fetch, used, reused: false };
+  const start = (
+    k: string,
+    scope: string,
+    fetch: () => Promise<unknown>,
+    to: number,
+    used: number,
+    kinds?: readonly string[],
+  ) => {
+    const e: TLatest = { scope, readAt: now(), to, kinds, p: fetch(), fetch, used, reused: false };
     answers.set(k, e);
     e.p.catch(() => answers.get(k) === e && answers.delete(k));
     return e.p;
@@ -275,12 +290,16 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     // An answer about a window that ended before the notice could not be reused after it (see `quiet`).
     const todo = [...answers.entries()].filter(
       ([, a]) =>
-        due.has(a.scope) && a.reused && t - a.used < hotMs && a.to > t && !quiet(a.scope, a.readAt, a.to),
+        due.has(a.scope) &&
+        a.reused &&
+        t - a.used < hotMs &&
+        a.to > t &&
+        !quiet(a.scope, a.readAt, a.to, a.kinds),
     );
     due.clear();
     for (const [k, a] of todo) {
       try {
-        void start(k, a.scope, a.fetch, a.to, a.used).catch(() => undefined);
+        void start(k, a.scope, a.fetch, a.to, a.used, a.kinds).catch(() => undefined);
       } catch {
         answers.delete(k); // a fetch that threw at once: the next request reads
       }
@@ -293,17 +312,18 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     key: string,
     fetch: () => Promise<T>,
     to = Infinity,
+    kinds?: readonly string[],
   ): Promise<T> => {
     const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
     const k = `${scope}|${key}`;
     const a = answers.get(k);
-    if (a && quiet(scope, a.readAt, a.to)) {
+    if (a && quiet(scope, a.readAt, a.to, a.kinds)) {
       counts.quiet++;
       a.used = now();
       a.reused = true;
       return a.p as Promise<T>;
     }
-    return start(k, scope, fetch, to, now()) as Promise<T>;
+    return start(k, scope, fetch, to, now(), kinds) as Promise<T>;
   };
 
   return {
@@ -404,7 +424,8 @@ export const readLatestOf = <T>(
   key: string,
   fetch: () => Promise<T>,
   to?: number,
-): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, to) : fetch());
+  kinds?: readonly string[],
+): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, to, kinds) : fetch());
 
 /** `cache.answer` when the app has one, else `fetch()`. */
 export const readAnswerOf = <T>(

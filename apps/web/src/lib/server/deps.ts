@@ -79,7 +79,7 @@ export function getServer(): Promise<TServer> {
       const off = await bus.subscribeAll((e) => {
         if (!e.clusterId) return;
         if (e.topic === LATE_SAMPLES) series.invalidate(e.orgId, e.clusterId);
-        else if (e.topic === SAMPLES) series.changed(e.orgId, e.clusterId);
+        else if (e.topic === SAMPLES) series.changed(e.orgId, e.clusterId, e.kinds);
       });
       onShutdown(async () => {
         off();
