@@ -38,3 +38,23 @@ it('says when notices are heard: after LISTEN, not while its connection is gone,
   off();
   await bus.close();
 });
+
+it("tells its own notices' echoes from other instances' notices", async () => {
+  const a = createLiveBus(url, 'live_own');
+  const b = createLiveBus(url, 'live_own');
+  const got: string[] = [];
+  await a.subscribeAll((e, own) => got.push(`${e.topic}:${own}`));
+  await b.subscribeAll(() => undefined);
+  await a.publish({ orgId: 'o', topic: 'mine' });
+  await b.publish({ orgId: 'o', topic: 'theirs' });
+  // The same payload twice (same millisecond) is two own notices, then none.
+  vi.useFakeTimers({ toFake: ['Date'], now: 1_000 });
+  await a.publish({ orgId: 'o', topic: 'twice' });
+  await a.publish({ orgId: 'o', topic: 'twice' });
+  await b.publish({ orgId: 'o', topic: 'twice' });
+  vi.useRealTimers();
+  await vi.waitFor(() => expect(got).toHaveLength(5));
+  expect(got).toEqual(['mine:true', 'theirs:false', 'twice:true', 'twice:true', 'twice:false']);
+  await a.close();
+  await b.close();
+});

@@ -16,6 +16,8 @@ const CHANNEL = 'clusterscope_live';
 /** Local event names: subscribeAll (every org's notices); the LISTEN connection went up or down. */
 const ALL = Symbol('all');
 const LISTENING = Symbol('listening');
+/** Own notices awaiting their echo (remembered so subscribers can tell them apart); oldest dropped past this. */
+const MAX_OWN = 1_000;
 
 /**
  * Cross-instance fan-out over Postgres LISTEN/NOTIFY: every web instance LISTENs on one connection and
@@ -29,6 +31,15 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
   let connecting: Promise<void> | null = null;
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => undefined);
+  /** Payloads this bus published whose echo has not come back yet (count per payload). */
+  const own = new Map<string, number>();
+  /** Whether `payload` was one of them (forgets it once). */
+  const take = (payload: string) => {
+    const n = own.get(payload) ?? 0;
+    if (n > 1) own.set(payload, n - 1);
+    else if (n === 1) own.delete(payload);
+    return n > 0;
+  };
 
   async function listen(): Promise<void> {
     if (closed) return;
@@ -36,10 +47,11 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
     c.on('error', () => undefined);
     c.on('notification', (m) => {
       if (m.channel !== channel || !m.payload) return;
+      const mine = take(m.payload);
       try {
         const e = JSON.parse(m.payload) as TLiveEvent;
         local.emit(e.orgId, e);
-        local.emit(ALL, e);
+        local.emit(ALL, e, mine);
       } catch {
         /* foreign payload */
       }
@@ -69,7 +81,14 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
   return {
     async publish(e: Omit<TLiveEvent, 'ts'>): Promise<void> {
       const payload = JSON.stringify({ ...e, ts: Date.now() });
-      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      own.set(payload, (own.get(payload) ?? 0) + 1);
+      if (own.size > MAX_OWN) own.delete(own.keys().next().value as string);
+      try {
+        await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      } catch (err) {
+        take(payload);
+        throw err;
+      }
     },
     /** Subscribes to one org's events; returns the unsubscribe function. */
     async subscribe(orgId: string, fn: (e: TLiveEvent) => void): Promise<() => void> {
@@ -77,8 +96,11 @@ export function createLiveBus(url: string, channel: string = CHANNEL) {
       local.on(orgId, fn);
       return () => local.off(orgId, fn);
     },
-    /** Subscribes to every org's events (server-side consumers such as the alert evaluator). */
-    async subscribeAll(fn: (e: TLiveEvent) => void): Promise<() => void> {
+    /**
+     * Subscribes to every org's events (server-side consumers such as the alert evaluator); `own`: this bus
+     * published it (its echo: what this instance already applied locally).
+     */
+    async subscribeAll(fn: (e: TLiveEvent, own: boolean) => void): Promise<() => void> {
       await ensure();
       local.on(ALL, fn);
       return () => local.off(ALL, fn);

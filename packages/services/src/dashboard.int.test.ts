@@ -2,7 +2,7 @@ import { createDb, createOrganization, type TDb } from '@clusterscope/db';
 import { unpackCharts, unpackDbCharts } from '@clusterscope/schema';
 import { createWriter, type TTsdb, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
 import type { TCaller } from './caller';
 import {
@@ -264,13 +264,19 @@ describe('series cache', () => {
     let clock = now + 20_000;
     const series = createSeriesCache({ maxBytes: 64 << 20, now: () => clock });
     let queries = 0;
+    let running = 0;
     const client = new Proxy(ch.client, {
       get(target, key) {
         const v = Reflect.get(target, key, target) as unknown;
         if (typeof v !== 'function') return v;
         return (...a: unknown[]) => {
           queries++;
-          return (v as (...a: unknown[]) => unknown).apply(target, a);
+          const r = (v as (...a: unknown[]) => unknown).apply(target, a);
+          if (r instanceof Promise) {
+            running++;
+            r.finally(() => running--).catch(() => undefined);
+          }
+          return r;
         };
       },
     });
@@ -314,6 +320,20 @@ describe('series cache', () => {
     const n1 = unpackCharts(chartsAfter.charts).leaseholders.find((l) => l.node_id === 1);
     expect(n1?.data.at(-1)?.[0]).toBe(clock - 1_000);
     expect((await oncall()).clusters[0].nodes.find((n) => n.node_id === 1)?.last_ts).toBe(clock - 1_000);
+
+    // A page that follows notices (it asked again after the last one): after the next sample, the charts of
+    // the window ending then are read before it asks (refresh-ahead slides the window), and hold it.
+    queries = 0;
+    expect((await ingestSample(counted, 'quiet-2', clock, 1)).late).toBe(false);
+    clock += 1_000;
+    await vi.waitFor(() => expect(queries > 0 && running === 0).toBe(true));
+    await new Promise((r) => setTimeout(r, 10));
+    queries = 0;
+    const slid = await charts(counted);
+    expect(queries).toBe(0);
+    expect(slid).toEqual(await charts(deps));
+    const n1b = unpackCharts(slid.charts).leaseholders.find((l) => l.node_id === 1);
+    expect(n1b?.data.at(-1)?.[0]).toBe(clock - 1_000);
   });
 
   it('gives the charts ClickHouse gives as the window moves, and a late sample drops what it cached', async () => {

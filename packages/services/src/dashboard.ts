@@ -376,18 +376,25 @@ export async function getChartsView(
   // may start up to a step before `from` (a rollup read returns the bucket that holds it anyway), and reach
   // up to a step past `to` only for a request whose `to` is earlier than the first's.
   const w = chartWindow(c, input);
-  const steps = `${Math.floor(input.from / w.step_ms)}|${Math.ceil(input.to / w.step_ms)}`;
-  const key = `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${steps}`;
+  const keyOf = (from: number, to: number) =>
+    `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${Math.floor(from / w.step_ms)}|${Math.ceil(to / w.step_ms)}`;
+  const build = (from: number, to: number) => async () => {
+    const { charts, db } = await loadAllCharts(deps, caller.orgId, c, { ...input, from, to });
+    return { charts: packCharts(charts), db: packDbCharts(db) };
+  };
+  // A window that ends now slides: after a notice the cache reads the same span up to then, before the
+  // page that follows notices asks for it.
+  const span = input.to - input.from;
   const view = await readLatestOf(
     deps.series,
     caller.orgId,
     c.id,
-    key,
-    async () => {
-      const { charts, db } = await loadAllCharts(deps, caller.orgId, c, input);
-      return { charts: packCharts(charts), db: packDbCharts(db) };
+    keyOf(input.from, input.to),
+    build(input.from, input.to),
+    {
+      to: input.to,
+      slide: (t) => ({ key: keyOf(t - span, t), to: t, fetch: build(t - span, t) }),
     },
-    input.to,
   );
   const range = { from: input.from, to: input.to };
   return { charts: { ...view.charts, ...range }, db: { ...view.db, ...range } };

@@ -141,8 +141,7 @@ function probeMetrics(
     q.clusterId,
     `has-metrics|${q.resolution}|${since}`,
     () => hasMetrics(deps.ch, { ...q, from: since }),
-    undefined,
-    METRIC_KINDS,
+    { kinds: METRIC_KINDS },
   );
 }
 

@@ -238,12 +238,12 @@ describe('series cache', () => {
     now += 10;
     cache.changed('o', 'c');
     now += 10;
-    expect(await cache.latest('o', 'c', 'w', fetch, to)).toBe(10);
+    expect(await cache.latest('o', 'c', 'w', fetch, { to })).toBe(10);
     now += 10;
-    expect(await cache.latest('o', 'c', 'w', fetch, to)).toBe(11);
-    expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
+    expect(await cache.latest('o', 'c', 'w', fetch, { to })).toBe(11);
+    expect(await cache.latest('o', 'c', 'w', fetch, { to: now })).toBe(12);
     now += 10;
-    expect(await cache.latest('o', 'c', 'w', fetch, now)).toBe(12);
+    expect(await cache.latest('o', 'c', 'w', fetch, { to: now })).toBe(12);
   });
 
   it('keeps an answer that names its sample kinds through notices of other kinds', async () => {
@@ -254,32 +254,32 @@ describe('series cache', () => {
     const fetch = async () => ++calls;
     const metric = ['metric'];
     now += 1;
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(1);
-    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(2);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(1);
+    expect(await cache.latest('o', null, 'm', fetch, { kinds: metric })).toBe(2);
     expect(await cache.latest('o', 'c', 'any', fetch)).toBe(3);
     now += 10;
     cache.changed('o', 'c', ['node_status', 'cgroup_usage']);
     now += 10;
     // Node and cgroup samples: the metric answers stand; an answer about any kind does not.
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(1);
-    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(2);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(1);
+    expect(await cache.latest('o', null, 'm', fetch, { kinds: metric })).toBe(2);
     expect(await cache.latest('o', 'c', 'any', fetch)).toBe(4);
     cache.changed('o', 'c', ['node_status', 'metric']);
     now += 10;
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(5);
-    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(6);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(5);
+    expect(await cache.latest('o', null, 'm', fetch, { kinds: metric })).toBe(6);
     // A notice of unknown kinds (late samples, the demo) counts for every kind.
     cache.changed('o', 'c');
     now += 10;
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(7);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(7);
     cache.invalidate('o', 'c');
     now += 10;
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(8);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(8);
     // Another cluster's metrics: this cluster's answer stands, the org's does not.
     cache.changed('o', 'c2', metric);
     now += 10;
-    expect(await cache.latest('o', 'c', 'm', fetch, undefined, metric)).toBe(8);
-    expect(await cache.latest('o', null, 'm', fetch, undefined, metric)).toBe(9);
+    expect(await cache.latest('o', 'c', 'm', fetch, { kinds: metric })).toBe(8);
+    expect(await cache.latest('o', null, 'm', fetch, { kinds: metric })).toBe(9);
   });
 
   it('reads an answer pages keep asking for again right after a notice (refresh-ahead), and only that', async () => {
@@ -311,32 +311,90 @@ describe('series cache', () => {
     expect(await cache.latest('o', null, 'org', fetch)).toBeGreaterThan(4);
     expect(await cache.latest('o2', null, 'org', fetch)).toBe(4);
     expect(calls).toBe(6);
+    // Asked for again after a notice ended its answer: a page that follows notices (one viewer is enough).
     expect(await cache.latest('o', 'c', 'cold', fetch)).toBe(7);
-    // Asked for again since (the cluster's and the org's): read again after the next notice; the cold one not.
+    // Asked for again since (the cluster's and the org's), or after a notice (cold): all read again.
     await notice();
-    expect(calls).toBe(9);
+    expect(calls).toBe(10);
     // Not asked for since their refresh: not read again.
     await notice();
-    expect(calls).toBe(9);
-    // Asked for, but longer ago than hotMs: not read again either.
-    expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(10);
-    expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(10);
-    await notice(5_000);
     expect(calls).toBe(10);
-    // An answer about a window that ended before the notice cannot be reused after it: not read again.
-    expect(await cache.latest('o', 'c', 'w', fetch, now + 1)).toBe(11);
-    expect(await cache.latest('o', 'c', 'w', fetch, now + 1)).toBe(11);
-    await notice();
+    // Asked for, but longer ago than hotMs: not read again either.
+    expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(11);
+    expect(await cache.latest('o', 'c', 'hot', fetch)).toBe(11);
+    await notice(5_000);
     expect(calls).toBe(11);
+    // An answer about a window that ended before the notice cannot be reused after it: not read again.
+    expect(await cache.latest('o', 'c', 'w', fetch, { to: now + 1 })).toBe(12);
+    expect(await cache.latest('o', 'c', 'w', fetch, { to: now + 1 })).toBe(12);
+    await notice();
+    expect(calls).toBe(12);
     // A failed refresh is not kept: the next request reads.
     let fail = false;
     const flaky = async () => (fail ? Promise.reject(new Error('down')) : ++calls);
-    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(12);
-    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(12);
+    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(13);
+    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(13);
     fail = true;
     await notice(0);
     fail = false;
-    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(13);
+    expect(await cache.latest('o', 'c', 'f', flaky)).toBe(14);
+    cache.close();
+  });
+
+  it("slides a live window's answer after a notice: the next request for the window ending now shares it", async () => {
+    let now = 1_000 * MIN;
+    const cache = createSeriesCache({ maxBytes: 1 << 20, now: () => now, refreshMs: 0, hotMs: 5_000 });
+    cache.notices(true);
+    now += 1;
+    const reads: [number, number][] = [];
+    const SPAN = 60 * MIN;
+    const STEP = 10_000;
+    /** A page's request for the hour up to `to`, keyed by its steps (as the charts view keys it). */
+    const ask = (to: number) => {
+      const keyOf = (t: number) => `w|${Math.floor((t - SPAN) / STEP)}|${Math.ceil(t / STEP)}`;
+      const build = (t: number) => async () => {
+        reads.push([t - SPAN, t]);
+        return reads.length;
+      };
+      return cache.latest('o', 'c', keyOf(to), build(to), {
+        to,
+        slide: (t) => ({ key: keyOf(t), to: t, fetch: build(t) }),
+      });
+    };
+    const notice = async () => {
+      cache.changed('o', 'c');
+      now += 2;
+      await new Promise((r) => setTimeout(r, 20));
+    };
+    expect(await ask(now)).toBe(1);
+    now += 10;
+    expect(await ask(now)).toBe(1); // asked again: hot
+    now += 10;
+    await notice();
+    // Read again for the window ending at the refresh, before anyone asked.
+    expect(reads).toEqual([
+      [now - 22 - SPAN, now - 22],
+      [now - SPAN, now],
+    ]);
+    now += 10;
+    expect(await ask(now)).toBe(2);
+    expect(reads).toHaveLength(2);
+    // A window ending later than the slid answer is shared only while no sample came since.
+    await notice();
+    expect(reads).toHaveLength(3);
+    now += 10;
+    expect(await ask(now)).toBe(3);
+    // Nobody asked since the last refresh: the next notice reads nothing.
+    await notice();
+    await notice();
+    expect(reads).toHaveLength(4);
+    // A window that ended long before it was read is not a live page's: not slid.
+    const again = (t: number) => async () => reads.push([t - SPAN, t]);
+    const past = { to: now - 10 * MIN, slide: (t: number) => ({ key: 'past', to: t, fetch: again(t) }) };
+    expect(await cache.latest('o', 'c', 'past', async () => 0, past)).toBe(0);
+    expect(await cache.latest('o', 'c', 'past', async () => 0, past)).toBe(0);
+    await notice();
+    expect(reads).toHaveLength(4);
     cache.close();
   });
 

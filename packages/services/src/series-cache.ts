@@ -24,7 +24,7 @@ export interface TSeriesCacheOptions {
   quietMs?: number;
   /**
    * How long after a change notice the answers that pages keep asking for are read again (refresh-ahead;
-   * the wait lets the notice's echo from the live bus arrive first). null: never. Default 100 ms.
+   * notices within it share one refresh). null: never. Default 5 ms.
    */
   refreshMs?: number | null;
   /** An answer asked for within this long counts as one a page keeps asking for. Default 5 s. */
@@ -166,10 +166,7 @@ export interface TSeriesCache {
     clusterId: string | null,
     key: string,
     fetch: () => Promise<T>,
-    /** The end of the window the answer reads, if it reads one: no notice since then either. */
-    to?: number,
-    /** The sample kinds the answer depends on: notices that name only other kinds leave it as it is. */
-    kinds?: readonly string[],
+    opts?: TLatestOptions<T>,
   ): Promise<T>;
   /**
    * `fetch`'s answer about a window of a cluster that ends at `to`: once `to` is older than the freshness
@@ -189,6 +186,22 @@ export interface TSeriesCache {
   readonly stats: { hits: number; misses: number; quiet: number; entries: number; bytes: number };
 }
 
+export interface TLatestOptions<T> {
+  /** The end of the window the answer reads, if it reads one: no notice since then either. */
+  to?: number;
+  /** The sample kinds the answer depends on: notices that name only other kinds leave it as it is. */
+  kinds?: readonly string[];
+  /**
+   * The same answer for a window ending at `t` (a live page's sliding window): what a refresh after a
+   * notice reads once the answer's own window has ended (`to` ≤ `t`), and the key it is shared under.
+   * Only for a window that ended at most `LIVE_EDGE_MS` before it was read (one ending "now").
+   */
+  slide?: (t: number) => { key: string; to: number; fetch: () => Promise<T> };
+}
+
+/** A window that ended at most this long before it was read is a live page's (client clocks included). */
+const LIVE_EDGE_MS = 30_000;
+
 /** Live-bus topic: samples were stored for `clusterId` (pages refetch; caches drop the newest part). */
 export const SAMPLES = 'samples';
 
@@ -205,17 +218,21 @@ interface TLatest {
   to: number;
   /** The sample kinds it depends on (undefined: any). */
   kinds?: readonly string[];
+  slide?: TLatestOptions<unknown>['slide'];
   p: Promise<unknown>;
   fetch: () => Promise<unknown>;
-  /** When it was last asked for, and whether it was reused since its read started. */
+  /**
+   * When it was last asked for, and whether it was asked for more than once: reused since its read
+   * started, or read by a request because a notice ended an earlier answer (a page that follows notices).
+   */
   used: number;
-  reused: boolean;
+  hot: boolean;
 }
 
 export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
   const freshness = opts.freshnessMs ?? 60_000;
   const quietMs = opts.quietMs ?? 15_000;
-  const refreshMs = opts.refreshMs === undefined ? 100 : opts.refreshMs;
+  const refreshMs = opts.refreshMs === undefined ? 5 : opts.refreshMs;
   const hotMs = opts.hotMs ?? 5_000;
   const now = opts.now ?? Date.now;
   const lru = new LRUCache<string, TEntry>({
@@ -263,43 +280,47 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     if (!refreshTimer) (refreshTimer = setTimeout(refresh, refreshMs)).unref?.();
   };
 
-  /** Starts a read of `fetch` for key `k` now, shared from here on. */
-  const start = (
-    k: string,
-    scope: string,
-    fetch: () => Promise<unknown>,
-    to: number,
-    used: number,
-    kinds?: readonly string[],
-  ) => {
-    const e: TLatest = { scope, readAt: now(), to, kinds, p: fetch(), fetch, used, reused: false };
+  /** Starts a read for key `k` now, shared from here on. */
+  const start = (k: string, a: Omit<TLatest, 'readAt' | 'p'>) => {
+    const e: TLatest = { ...a, readAt: now(), p: a.fetch() };
     answers.set(k, e);
     e.p.catch(() => answers.get(k) === e && answers.delete(k));
     return e.p;
   };
 
   /**
-   * Refresh-ahead: after a change notice, an answer that was reused and asked for in the last `hotMs`
-   * (a page that keeps reading it: on-call, an open dashboard) is read again at once, so the next request
-   * finds it read or reading instead of starting the read itself. One that nobody asks for again is read
-   * once more at most (a refresh is not a reuse). Collected first: `start` reorders the LRU.
+   * Refresh-ahead: after a change notice, an answer that was asked for more than once (`hot`), the last
+   * time within `hotMs` (a page that keeps reading it: on-call, an open dashboard), is read again at once,
+   * so the next request finds it read or reading instead of starting the read itself. One that nobody
+   * asks for again is read once more at most (a refresh is not a use). An answer about a window that has
+   * ended could not be reused after the notice (see `quiet`): its `slide` reads the window that ends now.
+   * Collected first: `start` reorders the LRU.
    */
   const refresh = () => {
     refreshTimer = null;
     const t = now();
-    // An answer about a window that ended before the notice could not be reused after it (see `quiet`).
     const todo = [...answers.entries()].filter(
       ([, a]) =>
         due.has(a.scope) &&
-        a.reused &&
+        a.hot &&
         t - a.used < hotMs &&
-        a.to > t &&
+        (a.to > t || (a.slide && a.readAt - a.to < LIVE_EDGE_MS)) &&
         !quiet(a.scope, a.readAt, a.to, a.kinds),
     );
     due.clear();
     for (const [k, a] of todo) {
+      const base = { ...a, hot: false };
       try {
-        void start(k, a.scope, a.fetch, a.to, a.used, a.kinds).catch(() => undefined);
+        if (a.to > t) {
+          void start(k, base).catch(() => undefined);
+          continue;
+        }
+        a.hot = false; // its window has ended: from here on the slid answer's own uses count
+        const next = a.slide!(t);
+        const nk = `${a.scope}|${next.key}`;
+        const cur = answers.get(nk);
+        if (cur && cur !== a && quiet(cur.scope, cur.readAt, cur.to, cur.kinds)) continue;
+        void start(nk, { ...base, to: next.to, fetch: next.fetch }).catch(() => undefined);
       } catch {
         answers.delete(k); // a fetch that threw at once: the next request reads
       }
@@ -311,8 +332,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     clusterId: string | null,
     key: string,
     fetch: () => Promise<T>,
-    to = Infinity,
-    kinds?: readonly string[],
+    o: TLatestOptions<T> = {},
   ): Promise<T> => {
     const scope = clusterId === null ? orgId : `${orgId}|${clusterId}`;
     const k = `${scope}|${key}`;
@@ -320,10 +340,11 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     if (a && quiet(scope, a.readAt, a.to, a.kinds)) {
       counts.quiet++;
       a.used = now();
-      a.reused = true;
+      a.hot = true;
       return a.p as Promise<T>;
     }
-    return start(k, scope, fetch, to, now(), kinds) as Promise<T>;
+    const { to = Infinity, kinds, slide } = o;
+    return start(k, { scope, to, kinds, slide, fetch, used: now(), hot: a !== undefined }) as Promise<T>;
   };
 
   return {
@@ -373,7 +394,7 @@ export function createSeriesCache(opts: TSeriesCacheOptions): TSeriesCache {
     },
     latest,
     async answer<T>(orgId: string, clusterId: string, key: string, to: number, fetch: () => Promise<T>) {
-      if (to >= now() - freshness) return latest(orgId, clusterId, key, fetch, to);
+      if (to >= now() - freshness) return latest(orgId, clusterId, key, fetch, { to });
       const scope = `${orgId}|${clusterId}`;
       const k = `${scope}|answer|${key}`;
       const e = lru.get(k);
@@ -423,9 +444,8 @@ export const readLatestOf = <T>(
   clusterId: string | null,
   key: string,
   fetch: () => Promise<T>,
-  to?: number,
-  kinds?: readonly string[],
-): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, to, kinds) : fetch());
+  opts?: TLatestOptions<T>,
+): Promise<T> => (cache ? cache.latest(orgId, clusterId, key, fetch, opts) : fetch());
 
 /** `cache.answer` when the app has one, else `fetch()`. */
 export const readAnswerOf = <T>(

@@ -74,10 +74,12 @@ export function getServer(): Promise<TServer> {
       deps.series = series;
       // Every instance's writes reach this one's cache: late samples drop a cluster's entries, others
       // its newest part. Without the LISTEN connection the cache asks ClickHouse for the newest data.
+      // This instance's own notices were applied at the write (ingest); their echo would only make the
+      // cache read again what it just refreshed.
       const bus = getLiveBus();
       const offState = bus.onListening((on) => series.notices(on));
-      const off = await bus.subscribeAll((e) => {
-        if (!e.clusterId) return;
+      const off = await bus.subscribeAll((e, own) => {
+        if (!e.clusterId || own) return;
         if (e.topic === LATE_SAMPLES) series.invalidate(e.orgId, e.clusterId);
         else if (e.topic === SAMPLES) series.changed(e.orgId, e.clusterId, e.kinds);
       });
