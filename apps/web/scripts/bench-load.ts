@@ -19,7 +19,7 @@
  *    load. Latency = receipt by the viewer − the notice's publish time (same clock).
  * Prints ONE JSON line: per read `<read>_idle_p50_ms`/`_p95_ms`, `<read>_loaded_p50_ms`/`_p95_ms` and
  * `<read>_ratio` (loaded p95 / idle p95); `sse_*`; `ingest_p50_ms`/`ingest_p95_ms` (POST → 202);
- * `web_rss_peak_mb` (sampled every 100 ms while measuring); CPU per read when idle (main thread and other
+ * `web_rss_peak_mb` (sampled every 100 ms while measuring) and `web_rss_loaded_mean_mb` (under load); CPU per read when idle (main thread and other
  * threads: chDB, ingest workers, GC helpers) and the web process's CPU share under load.
  * BENCH_CPU_PROF=<dir> runs the web server with `--cpu-prof` into that dir and prints a self-time summary
  * (GC, chDB client, SSR, tRPC/zod, …) of its main thread to stderr. Loopback only; temp data removed.
@@ -446,9 +446,13 @@ async function main() {
     if ((await fetch(`${base}${urlOf(charts)}`, { headers: charts.headers })).ok) reads.push(charts);
     else log('cluster_charts: not served by this build');
     let rssPeak = { total: 0, anon: 0, file: 0 };
+    /** Samples while the agents post (the mean moves less between runs than the peak, set by one merge). */
+    const rssLoaded: number[] = [];
+    let underLoad = false;
     const rssTimer = setInterval(() => {
       try {
         const r = rssMb(pid);
+        if (underLoad) rssLoaded.push(r.total);
         if (r.total > rssPeak.total) rssPeak = r;
       } catch {
         /* exited */
@@ -487,7 +491,9 @@ async function main() {
     const c2 = cpu(pid);
     const t2 = threadCpu(pid);
     const m2 = machineBusyMs();
+    underLoad = true;
     const loaded = await readLoop(base, reads, () => Date.now() - l0 >= SECONDS * 1000);
+    underLoad = false;
     const c3 = cpu(pid);
     const t3 = threadCpu(pid);
     const m3 = machineBusyMs();
@@ -547,6 +553,9 @@ async function main() {
     result.web_rss_peak_mb = Math.round(rssPeak.total);
     result.web_rss_peak_anon_mb = Math.round(rssPeak.anon);
     result.web_rss_peak_file_mb = Math.round(rssPeak.file);
+    result.web_rss_loaded_mean_mb = Math.round(
+      rssLoaded.reduce((a, b) => a + b, 0) / Math.max(1, rssLoaded.length),
+    );
     result.idle_cpu_ms_per_read = r1((c1.total - c0.total) / idleReads);
     result.idle_cpu_main_ms_per_read = r1((c1.main - c0.main) / idleReads);
     result.loaded_web_cpu_pct = Math.round((100 * (c3.total - c2.total)) / loadedMs);

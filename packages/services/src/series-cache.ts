@@ -24,7 +24,8 @@ export interface TSeriesCacheOptions {
   quietMs?: number;
   /**
    * How long after a change notice the answers that pages keep asking for are read again (refresh-ahead;
-   * notices within it share one refresh). null: never. Default 5 ms.
+   * notices within it share one refresh; the app waits out the live fan-out's window, so the reads do not
+   * hold up the viewers' notices). null: never. Default 5 ms.
    */
   refreshMs?: number | null;
   /** An answer asked for within this long counts as one a page keeps asking for. Default 5 s. */

@@ -19,6 +19,7 @@ export type { TLiveEvent } from '@clusterscope/db';
 export type { TWriter } from '@clusterscope/tsdb';
 import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
+import { FANOUT_WINDOW_MS } from './live-fanout';
 import { record, timed, timeMethods } from './timing';
 import { loadVapid } from './vapid';
 
@@ -70,7 +71,11 @@ export function getServer(): Promise<TServer> {
     const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
     const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN, vapid: loadVapid(env) };
     if (env.SERIES_CACHE_MB > 0) {
-      const series = createSeriesCache({ maxBytes: env.SERIES_CACHE_MB * 1024 * 1024 });
+      // Refresh-ahead after the notice's fan-out window: the viewers' notices are written first.
+      const series = createSeriesCache({
+        maxBytes: env.SERIES_CACHE_MB * 1024 * 1024,
+        refreshMs: FANOUT_WINDOW_MS + 5,
+      });
       deps.series = series;
       // Every instance's writes reach this one's cache: late samples drop a cluster's entries, others
       // its newest part. Without the LISTEN connection the cache asks ClickHouse for the newest data.

@@ -1,6 +1,6 @@
 import { getLiveBus, type TLiveEvent } from './deps';
 import { getEnv } from './env';
-import { createFanout, type TFanout } from './live-fanout';
+import { createFanout, FANOUT_WINDOW_MS, type TFanout } from './live-fanout';
 import { createConnectionGate, type TConnectionGate } from './live-gate';
 import { createThrottle } from './throttle';
 
@@ -12,8 +12,6 @@ const g = globalThis as unknown as {
   __csLiveFanout?: TFanout;
 };
 
-/** Notices within this window reach a viewer as one write (the SSE p95 budget is far above it). */
-const FANOUT_WINDOW_MS = 20;
 const HEARTBEAT_MS = 15_000;
 
 function send(e: Omit<TLiveEvent, 'ts'>) {
