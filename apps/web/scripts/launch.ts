@@ -115,6 +115,7 @@ async function main() {
     DEMO: (env.DEMO ?? embedded) ? '1' : '0',
     SIGNUP: env.SIGNUP ?? (embedded ? 'open' : 'invite'),
     BODY_SIZE_LIMIT: String(16 * 1024 * 1024),
+    MALLOC_ARENA_MAX: String(env.MALLOC_ARENA_MAX),
     // adapter-node waits for idle keep-alive connections on SIGTERM; don't let that hold up Ctrl-C.
     SHUTDOWN_TIMEOUT: '2',
   };

@@ -32,11 +32,43 @@ test('a wrong CLICKHOUSE_URL fails start-up naming ClickHouse and the address; P
   expect(postgresPids(l.dataDir)).toEqual([]);
 });
 
+/** The environment of the web server the launcher `pid` spawned (its child running build/index.js). */
+function webServerEnv(pid: number): Map<string, string> {
+  for (const d of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid || !fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('index.js')) continue;
+      const vars = fs.readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').filter(Boolean);
+      return new Map(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));
+    } catch {
+      /* gone */
+    }
+  }
+  throw new Error(`no web server under launcher ${pid}`);
+}
+
+test('a bad MALLOC_ARENA_MAX stops the launcher naming it', async () => {
+  const l = launch({ MALLOC_ARENA_MAX: 'lots' }, { port: 3196 });
+  const code = await Promise.race([
+    l.exited,
+    new Promise((r) => setTimeout(() => r('still running'), 15_000)),
+  ]);
+  if (code === 'still running') {
+    l.child.kill('SIGINT');
+    await l.exited;
+  }
+  expect(code).toBe(2);
+  expect(l.output()).toMatch(/invalid MALLOC_ARENA_MAX/);
+});
+
 test('Ctrl-C stops embedded Postgres; kill -9 recovers; data survives restarts', async () => {
   const port = 3193;
   const first = launch({ SEED: '1' }, { port });
   await waitFor(() => healthy(port), 90_000, 'first start');
   expect(first.output()).toMatch(/password: \S+/);
+  // glibc's malloc arenas: 2, not 8 per core (README, memory).
+  expect(webServerEnv(first.child.pid!).get('MALLOC_ARENA_MAX')).toBe('2');
   expect(postgresPids(first.dataDir).length).toBeGreaterThan(0);
   first.child.kill('SIGINT');
   expect(await first.exited).toBe(0);
