@@ -38,7 +38,7 @@ const ZLaunchEnv = z.object({
   WEB_NODE_ARGS: z.string().default(WEB_NODE_ARGS_DEFAULT),
   /**
    * glibc malloc arenas of the web server (V8's off-heap memory, zlib, libuv's pool; not chDB's jemalloc).
-   * glibc allows 8 per core, each keeping its own freed memory; README: ~25 MB less RSS under load with 2.
+   * glibc allows 8 per core, each keeping its own freed memory; README: ~15 MB less RSS under load with 2.
    */
   MALLOC_ARENA_MAX: z.coerce.number().int().min(1).default(2),
 });
