@@ -19,8 +19,9 @@
  *    load. Latency = receipt by the viewer − the notice's publish time (same clock).
  * Prints ONE JSON line: per read `<read>_idle_p50_ms`/`_p95_ms`, `<read>_loaded_p50_ms`/`_p95_ms` and
  * `<read>_ratio` (loaded p95 / idle p95); `sse_*`; `ingest_p50_ms`/`ingest_p95_ms` (POST → 202);
- * `web_rss_peak_mb` (sampled every 100 ms while measuring) and `web_rss_loaded_mean_mb` (under load); CPU per read when idle (main thread and other
- * threads: chDB, ingest workers, GC helpers) and the web process's CPU share under load.
+ * `web_rss_peak_mb` (sampled every 100 ms while measuring) and `web_rss_loaded_mean_mb` (under load); CPU
+ * per read when idle (main thread and other threads: chDB, ingest workers, GC helpers) and the web process's
+ * CPU share under load.
  * BENCH_CPU_PROF=<dir> runs the web server with `--cpu-prof` into that dir and prints a self-time summary
  * (GC, chDB client, SSR, tRPC/zod, …) of its main thread to stderr. Loopback only; temp data removed.
  */
