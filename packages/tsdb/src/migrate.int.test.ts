@@ -76,7 +76,7 @@ describe('migrate', () => {
     expect(Number(n)).toBe(listMigrations().length);
   });
 
-  it('wide raw tables merge with 64 KiB compression buffers (0009)', async () => {
+  it('wide raw tables merge with 64 KiB compression buffers (0009), vertically (0010)', async () => {
     const defs = await rows<{ name: string; engine_full: string; cols: number }>(
       `SELECT t.name AS name, t.engine_full AS engine_full, count() AS cols
        FROM system.tables t JOIN system.columns c ON c.database = t.database AND c.table = t.name
@@ -87,6 +87,51 @@ describe('migrate', () => {
     const wide = defs.filter((d) => raw.includes(d.name) && Number(d.cols) > 10);
     expect(wide.map((d) => d.name)).toEqual(expect.arrayContaining(['node_status', 'cgroup_usage']));
     for (const d of wide) expect(d.engine_full, d.name).toMatch(/max_compress_block_size = 65536/);
+    // Vertical needs 11 non-key columns; the narrower raw tables stay horizontal.
+    const vertical = wide.filter((d) =>
+      /vertical_merge_algorithm_min_rows_to_activate = 1\b/.test(d.engine_full),
+    );
+    expect(vertical.map((d) => d.name).sort()).toEqual(['cgroup_usage', 'host_metrics', 'node_status']);
+  });
+
+  it('a merge into a wide cgroup_usage part runs vertically (0010)', async () => {
+    // A day part of ~100k rows (wide: over 10 MiB) and a small one: under 131,072 rows, so
+    // ClickHouse's default would merge them horizontally (54 MiB against 7.5 MiB vertically).
+    const insert = (n: number, ago: number) =>
+      ch.client.command({
+        query: `INSERT INTO cgroup_usage (org_id, cluster_id, host, node_id, cgroup, ts, version,
+                  cpu_usage_usec, mem_current, io_device, io_rbytes, io_wbytes, psi_io_full_total)
+                SELECT 'merge-org', 'c' || toString(number % 10), 'h' || toString(number % 500), number % 500,
+                  'cg' || toString(number % 3), now64(3) - toIntervalSecond(${ago} + intDiv(number, 1500)), 2,
+                  rand64(), rand64(), ['sda', 'sdb'], [rand64(), rand64()], [rand64(), rand64()], rand64()
+                FROM numbers(${n})`,
+      });
+    await insert(97_000, 0);
+    const seen = new Set<string>();
+    try {
+      // The merge takes ~0.1 s; poll system.merges while OPTIMIZE runs until one is seen.
+      for (let i = 0; i < 5 && seen.size === 0; i++) {
+        await insert(1_500, 200 + i);
+        let done = false;
+        const optimize = ch.client
+          .command({ query: 'OPTIMIZE TABLE cgroup_usage' })
+          .finally(() => (done = true));
+        while (!done) {
+          const m = await rows<{ a: string }>(
+            `SELECT merge_algorithm AS a FROM system.merges WHERE database = currentDatabase() AND table = 'cgroup_usage'`,
+          );
+          for (const r of m) if (r.a !== 'Undecided') seen.add(r.a); // before the merge chooses
+        }
+        await optimize;
+      }
+      expect([...seen]).toEqual(['Vertical']);
+      const [{ n }] = await rows<{ n: string }>(
+        `SELECT count() AS n FROM cgroup_usage WHERE org_id = 'merge-org'`,
+      );
+      expect(Number(n)).toBeGreaterThanOrEqual(98_500);
+    } finally {
+      await ch.client.command({ query: 'TRUNCATE TABLE cgroup_usage' });
+    }
   });
 
   it('every table orders by org_id first and has a TTL', async () => {
