@@ -20,6 +20,7 @@ export type { TWriter } from '@clusterscope/tsdb';
 import { CLIENT_IP_HEADER } from './client-address';
 import { getEnv } from './env';
 import { FANOUT_WINDOW_MS } from './live-fanout';
+import { startMallocTrim } from './malloc-trim';
 import { record, timed, timeMethods } from './timing';
 import { loadVapid } from './vapid';
 
@@ -56,6 +57,10 @@ const timeTsdb = (ch: TTsdb): TTsdb => ({
 export function getServer(): Promise<TServer> {
   g.__csServer ??= (async () => {
     const env = getEnv();
+    const stopTrim = startMallocTrim(env.MALLOC_TRIM_MS, (msg) =>
+      console.error(JSON.stringify({ level: 'info', msg })),
+    );
+    onShutdown(async () => stopTrim());
     const db = createDb(env.DATABASE_URL, env.SERVER_TIMING ? { observe: (ms) => record('pg', ms) } : {});
     onShutdown(() => db.$disconnect());
     const opened = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
