@@ -447,7 +447,7 @@ async function main() {
     if ((await fetch(`${base}${urlOf(charts)}`, { headers: charts.headers })).ok) reads.push(charts);
     else log('cluster_charts: not served by this build');
     let rssPeak = { total: 0, anon: 0, file: 0 };
-    /** Samples while the agents post (the mean moves less between runs than the peak, set by one merge). */
+    /** Samples while the agents post (the mean moves less between runs than the peak). */
     const rssLoaded: number[] = [];
     let underLoad = false;
     const rssTimer = setInterval(() => {

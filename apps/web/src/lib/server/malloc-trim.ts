@@ -7,8 +7,9 @@
  * (musl, macOS) it does nothing.
  */
 import { createRequire } from 'node:module';
+import type { KoffiFunc } from 'koffi';
 
-type TTrim = { (pad: number): number; async(pad: number, cb: (err: unknown, res: number) => void): void };
+type TTrim = KoffiFunc<(pad: number) => number>;
 
 /** `malloc_trim` from glibc, or why it is not available. */
 export function loadMallocTrim(): TTrim | string {
@@ -16,6 +17,7 @@ export function loadMallocTrim(): TTrim | string {
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   if (!report?.header?.glibcVersionRuntime) return 'not glibc';
   try {
+    // Loaded here, not imported: a platform without koffi's prebuilt binary gets the reason, not a crash.
     const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
     return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as TTrim;
   } catch (err) {
