@@ -163,4 +163,14 @@ describe('chDB memory', () => {
     expect(u.threads, 'threads the pool holds').toBeLessThanOrEqual(40);
     expect(Math.min(...seen.slice(-3)), `resident MB: ${seen.join(' ')}`).toBeLessThan(100);
   });
+
+  it('keeps no freed blocks in per-thread caches (JE_MALLOC_CONF)', async () => {
+    await ch.client.command({
+      query:
+        'SELECT uniqExact(number) FROM numbers_mt(2000000) GROUP BY number % 7 SETTINGS max_threads = 16 FORMAT Null',
+    });
+    const [{ stats }] = await selectAll<{ stats: string }>('SELECT stats FROM system.jemalloc_stats');
+    expect(stats).toContain('opt.tcache: false');
+    expect(Number(/tcache_bytes:\s+(\d+)/.exec(stats)?.[1])).toBe(0);
+  });
 });
