@@ -10,7 +10,7 @@ const bool = z
   .transform((v) => (v === undefined || v === '' ? undefined : v === '1' || v === 'true'));
 
 /** Launcher / admin CLI configuration (documented in README); the only place these scripts read process.env. */
-export const WEB_NODE_ARGS_DEFAULT = '--heap-growing-percent=50';
+export const WEB_NODE_ARGS_DEFAULT = '--heap-growing-percent=50 --max-semi-space-size=4';
 
 const ZLaunchEnv = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

@@ -37,7 +37,8 @@ const STOP_GRACE_MS = 2000;
 /**
  * Caps the thread's heap so an idle isolate does not grow the web's RSS. Idle it holds ~40 MB (Prisma, the
  * bus); under bench:load (500 nodes posting every second) cycles run back to back and it peaked at 134 MB
- * used — 96 MB killed it there. Out of memory = the thread exits and is started again.
+ * used — 96 MB killed it there. Out of memory = the thread exits and is started again. A process-wide
+ * `--max-semi-space-size` (the launcher passes 4) overrides the young generation's limit.
  */
 const THREAD_HEAP = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
 
