@@ -79,9 +79,9 @@ const CHDB_PURGE_MS = 2_000;
 /**
  * chDB's jemalloc options (it reads `JE_MALLOC_CONF` when the engine loads; a value already set wins). No
  * per-thread caches: each of chDB's ~30 threads kept up to ~1 MB of freed blocks (20 MB in all under bench:load),
- * most of them idle pool threads; without them an allocation takes a lock on one of the two arenas.
+ * most of them idle pool threads; without them an allocation takes a lock on one of jemalloc's per-core arenas.
  */
-export const CHDB_MALLOC_CONF = 'tcache:false';
+const CHDB_MALLOC_CONF = 'tcache:false';
 const CHDB_BACKGROUND = { os_threads_nice_value_query: 5, os_threads_nice_value_materialized_view: 5 };
 /** Connections to the one chDB engine (see chdb-pool.ts); each running query holds a libuv thread (4). */
 const CHDB_CONNECTIONS = 3;
