@@ -9,7 +9,7 @@ import { compareProcedures } from './routers/compare';
 import { runPageProcedures } from './routers/run-pages';
 import { exportProcedures } from './routers/exports';
 import { thresholdsRouter } from './routers/thresholds';
-import { alertsRouter } from './routers/alerts';
+import { regressionAlertsRouter } from './routers/regression-alerts';
 import { workloadsRouter } from './routers/workloads';
 import { jobsRouter } from './routers/jobs';
 import { alertingRouter } from './routers/alerting';
@@ -26,7 +26,7 @@ export const appRouter = router({
   // One namespace (stable tRPC paths `compare.*`); the files say what each group holds.
   compare: router({ ...compareProcedures, ...runPageProcedures, ...exportProcedures }),
   thresholds: thresholdsRouter,
-  alerts: alertsRouter,
+  regressionAlerts: regressionAlertsRouter,
   workloads: workloadsRouter,
   jobs: jobsRouter,
   alerting: alertingRouter,

@@ -99,8 +99,8 @@ const CASES: Record<string, TCase> = {
   'thresholds.list': own((a) => ({ workloadId: a.workload })),
   'thresholds.save': denied((a) => ({ workloadId: a.workload, metric: 'tps' })),
   'thresholds.delete': denied((a) => ({ id: a.threshold })),
-  'alerts.list': own(() => ({})),
-  'alerts.ack': denied((a) => ({ id: a.alert })),
+  'regressionAlerts.list': own(() => ({})),
+  'regressionAlerts.ack': denied((a) => ({ id: a.alert })),
   'workloads.list': own(),
   'workloads.get': denied((a) => ({ id: a.workload })),
   'workloads.create': own(() => ({
@@ -236,7 +236,7 @@ async function snapshotA() {
       db.workload.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.run.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.threshold.findMany({ where: org, orderBy: { id: 'asc' } }),
-      db.alert.findMany({ where: org, orderBy: { id: 'asc' } }),
+      db.regressionAlert.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.alertRule.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.alertInstance.findMany({ where: org, orderBy: { id: 'asc' } }),
       db.silence.findMany({ where: org, orderBy: { id: 'asc' } }),
@@ -290,7 +290,7 @@ beforeAll(async () => {
   const threshold = (await asA('thresholds.save', { workloadId: workload.id, metric: 'tps' })) as {
     id: string;
   };
-  const alert = await db.alert.create({
+  const alert = await db.regressionAlert.create({
     data: { organizationId: orgA.id, runId: run.id, metric: 'tps', value: 1, message: 'seeded' },
   });
   const agent = (await upsertLegacyAgentHeartbeat(db, orgA.id, {

@@ -9,7 +9,7 @@ export { Prisma } from './generated/prisma/client';
 export type { RunStatus } from './generated/prisma/client';
 export * from './live';
 export * from './repos/thresholds';
-export * from './repos/alerts';
+export * from './repos/regression-alerts';
 export * from './repos/workloads';
 export * from './repos/jobs';
 export * from './repos/alerting';

@@ -186,7 +186,7 @@ export const ZThreshold = z.object({
 });
 export type TThreshold = z.infer<typeof ZThreshold>;
 
-export const ZAlert = z.object({
+export const ZRegressionAlert = z.object({
   id: z.string(),
   runId: z.string(),
   thresholdId: z.string().nullable(),
@@ -201,7 +201,7 @@ export const ZAlert = z.object({
   gitBranch: z.string().nullable(),
   gitSha: z.string().nullable(),
 });
-export type TAlert = z.infer<typeof ZAlert>;
+export type TRegressionAlert = z.infer<typeof ZRegressionAlert>;
 
 /** A row of the run list page: the brief, key metrics with sparklines and the verdict vs its default baseline. */
 export const ZRunListRow = ZRunBrief.extend({
@@ -284,6 +284,6 @@ export const ZWorkloadHistory = z.object({
     }),
   ),
   thresholds: z.array(ZThreshold),
-  alerts: z.array(ZAlert.extend({ runVerdict: ZRunJudged.nullable() })),
+  alerts: z.array(ZRegressionAlert.extend({ runVerdict: ZRunJudged.nullable() })),
 });
 export type TWorkloadHistory = z.infer<typeof ZWorkloadHistory>;

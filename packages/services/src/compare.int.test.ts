@@ -9,7 +9,7 @@ import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
 import { compareRunIds, compareRunWithBaseline, getRunDetail, getRunPage } from './compare';
 import { getRunsPage } from './run-list';
 import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
-import { ackAlert, findAlerts } from './alerts';
+import { ackRegressionAlert, findRegressionAlerts } from './regression-alerts';
 import { exportComparison, exportResults, exportRuns, toCsv } from './export';
 import { useTestEnv } from './test-env';
 
@@ -212,16 +212,16 @@ describe('compareRunWithBaseline', () => {
 
 describe('thresholds and alerts', () => {
   it('creates an alert for the slow run only (not the equal or env-unhealthy run)', async () => {
-    const alerts = await findAlerts(deps, caller, { workloadId: ids.workload });
+    const alerts = await findRegressionAlerts(deps, caller, { workloadId: ids.workload });
     expect(alerts.map((a) => a.runId)).toEqual([ids.slow]);
     expect(alerts[0]).toMatchObject({ metric: 'tps', gitBranch: 'feature', acknowledgedAt: null });
     expect(alerts[0].baseline).toBeGreaterThan(990);
-    expect(await findAlerts(deps, other)).toEqual([]);
-    await expect(ackAlert(deps, other, alerts[0].id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const acked = await ackAlert(deps, caller, alerts[0].id);
+    expect(await findRegressionAlerts(deps, other)).toEqual([]);
+    await expect(ackRegressionAlert(deps, other, alerts[0].id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const acked = await ackRegressionAlert(deps, caller, alerts[0].id);
     expect(acked.acknowledgedAt).toBeInstanceOf(Date);
     expect(acked.acknowledgedBy).toBe('token:t1');
-    expect(await findAlerts(deps, caller, { unacknowledged: true })).toEqual([]);
+    expect(await findRegressionAlerts(deps, caller, { unacknowledged: true })).toEqual([]);
   });
 
   it('rejects threshold writes without workload:write and bad input', async () => {

@@ -22,7 +22,7 @@ export * from './run-list';
 export * from './verdict';
 export * from './environment';
 export * from './thresholds';
-export * from './alerts';
+export * from './regression-alerts';
 export * from './export';
 export * from './health-views';
 export * from './dashboard';

@@ -1,13 +1,13 @@
 import { detectChangePoints, directionOf, evaluateThreshold, getMetricInfo } from '@clusterscope/bench';
 import {
-  createAlert,
+  createRegressionAlert,
   deleteThreshold as removeThreshold,
   findBaselineRuns,
   findRunsByIds,
   findWorkloadHistory,
   getThreshold,
   getWorkload,
-  listAlerts,
+  listRegressionAlerts,
   listThresholds,
   upsertThreshold,
 } from '@clusterscope/db';
@@ -25,7 +25,7 @@ import { assertCan, type TCaller } from './caller';
 import { getRunValues, judgeRunsByDefault, loadRunData } from './compare';
 import { formatAlertText } from './verdict';
 import { refreshRunEnvironment } from './environment';
-import { toAlert } from './alerts';
+import { toRegressionAlert } from './regression-alerts';
 import { notFound } from './errors';
 import { boundClusterOf, loadRuns, toRunBrief, type TRunRow } from './access';
 
@@ -131,7 +131,7 @@ export async function evaluateRunThresholds(
     let reason = res.reason;
     if (res.crossed && run.envHealthy === false) reason += ' (no alert: environment unhealthy)';
     else if (res.crossed) {
-      const a = await createAlert(deps.db, orgId, {
+      const a = await createRegressionAlert(deps.db, orgId, {
         runId: run.id,
         thresholdId: t.id,
         metric: t.metric,
@@ -188,7 +188,11 @@ export async function getWorkloadHistory(
   const [runs, thresholds, alerts] = await Promise.all([
     findWorkloadHistory(deps.db, caller.orgId, id, limit, boundClusterOf(caller)),
     listThresholds(deps.db, caller.orgId, id),
-    listAlerts(deps.db, caller.orgId, { workloadId: id, limit: 100, clusterId: boundClusterOf(caller) }),
+    listRegressionAlerts(deps.db, caller.orgId, {
+      workloadId: id,
+      limit: 100,
+      clusterId: boundClusterOf(caller),
+    }),
   ]);
   const values = await getMetricValues(deps, caller.orgId, runs);
   const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();
@@ -248,7 +252,7 @@ export async function getWorkloadHistory(
     runs: runs.map(toRunBrief),
     metrics,
     thresholds: thresholds.map(toThreshold),
-    alerts: await withRunVerdicts(deps, caller, alerts.map(toAlert), runs),
+    alerts: await withRunVerdicts(deps, caller, alerts.map(toRegressionAlert), runs),
   };
 }
 
@@ -256,7 +260,7 @@ export async function getWorkloadHistory(
 async function withRunVerdicts(
   deps: TDeps,
   caller: TCaller,
-  alerts: ReturnType<typeof toAlert>[],
+  alerts: ReturnType<typeof toRegressionAlert>[],
   known: readonly TRunRow[],
 ) {
   const byId = new Map(known.map((r) => [r.id, r]));

@@ -1,6 +1,6 @@
 import type { TDb } from '../client';
 
-export async function createAlert(
+export async function createRegressionAlert(
   db: TDb,
   orgId: string,
   input: {
@@ -12,19 +12,19 @@ export async function createAlert(
     message: string;
   },
 ) {
-  return db.alert.create({ data: { organizationId: orgId, ...input } });
+  return db.regressionAlert.create({ data: { organizationId: orgId, ...input } });
 }
 
 const withRun = {
   include: { run: { select: { workloadId: true, gitBranch: true, gitSha: true } } },
 } as const;
 
-export async function listAlerts(
+export async function listRegressionAlerts(
   db: TDb,
   orgId: string,
   q: { workloadId?: string; runId?: string; unacknowledged?: boolean; limit: number; clusterId?: string },
 ) {
-  return db.alert.findMany({
+  return db.regressionAlert.findMany({
     where: {
       organizationId: orgId,
       ...(q.runId ? { runId: q.runId } : {}),
@@ -45,18 +45,24 @@ export async function listAlerts(
 }
 
 /** An alert of the org (and of a run in `clusterId` when given: a token's bound cluster). */
-export async function getAlert(db: TDb, orgId: string, id: string, clusterId?: string) {
-  return db.alert.findFirst({
+export async function getRegressionAlert(db: TDb, orgId: string, id: string, clusterId?: string) {
+  return db.regressionAlert.findFirst({
     where: { id, organizationId: orgId, ...(clusterId ? { run: { clusterId } } : {}) },
     ...withRun,
   });
 }
 
 /** Marks an alert acknowledged; an already acknowledged alert keeps its first ack. */
-export async function acknowledgeAlert(db: TDb, orgId: string, id: string, by: string, clusterId?: string) {
-  await db.alert.updateMany({
+export async function acknowledgeRegressionAlert(
+  db: TDb,
+  orgId: string,
+  id: string,
+  by: string,
+  clusterId?: string,
+) {
+  await db.regressionAlert.updateMany({
     where: { id, organizationId: orgId, acknowledgedAt: null, ...(clusterId ? { run: { clusterId } } : {}) },
     data: { acknowledgedAt: new Date(), acknowledgedBy: by },
   });
-  return getAlert(db, orgId, id, clusterId);
+  return getRegressionAlert(db, orgId, id, clusterId);
 }

@@ -1,13 +1,13 @@
-import { acknowledgeAlert, getAlert, listAlerts } from '@clusterscope/db';
-import type { TAlert } from '@clusterscope/schema';
+import { acknowledgeRegressionAlert, getRegressionAlert, listRegressionAlerts } from '@clusterscope/db';
+import type { TRegressionAlert } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { boundClusterOf } from './access';
 import { notFound } from './errors';
 
-type TAlertRow = NonNullable<Awaited<ReturnType<typeof getAlert>>>;
+type TRegressionAlertRow = NonNullable<Awaited<ReturnType<typeof getRegressionAlert>>>;
 
-export function toAlert(a: TAlertRow): TAlert {
+export function toRegressionAlert(a: TRegressionAlertRow): TRegressionAlert {
   return {
     id: a.id,
     runId: a.runId,
@@ -25,26 +25,26 @@ export function toAlert(a: TAlertRow): TAlert {
   };
 }
 
-export async function findAlerts(
+export async function findRegressionAlerts(
   deps: TDeps,
   caller: TCaller,
   q: { workloadId?: string; runId?: string; unacknowledged?: boolean; limit?: number } = {},
 ) {
   assertCan(caller, { alert: ['read'] });
   return (
-    await listAlerts(deps.db, caller.orgId, {
+    await listRegressionAlerts(deps.db, caller.orgId, {
       ...q,
       limit: q.limit ?? 100,
       clusterId: boundClusterOf(caller),
     })
-  ).map(toAlert);
+  ).map(toRegressionAlert);
 }
 
 /** Acknowledges an alert (idempotent: the first acknowledgement is kept). */
-export async function ackAlert(deps: TDeps, caller: TCaller, id: string) {
+export async function ackRegressionAlert(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['ack'] });
   const by = caller.kind === 'user' ? `user:${caller.userId}` : `token:${caller.tokenId}`;
-  const a = await acknowledgeAlert(deps.db, caller.orgId, id, by, boundClusterOf(caller));
+  const a = await acknowledgeRegressionAlert(deps.db, caller.orgId, id, by, boundClusterOf(caller));
   if (!a) throw notFound('alert');
-  return toAlert(a);
+  return toRegressionAlert(a);
 }

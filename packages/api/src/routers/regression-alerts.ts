@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { ackAlert, findAlerts } from '@clusterscope/services';
-import { ZAlert } from '@clusterscope/schema';
+import { ackRegressionAlert, findRegressionAlerts } from '@clusterscope/services';
+import { ZRegressionAlert } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
 const rest = restMeta(['alerts']);
 
-export const alertsRouter = router({
+export const regressionAlertsRouter = router({
   list: orgProcedure
     .meta(rest('GET', '/alerts', 'List regression alerts, newest first'))
     .input(
@@ -17,13 +17,16 @@ export const alertsRouter = router({
         limit: z.coerce.number().int().min(1).max(500).optional(),
       }),
     )
-    .output(z.array(ZAlert))
+    .output(z.array(ZRegressionAlert))
     .query(({ ctx, input }) =>
-      findAlerts(ctx.deps, ctx.caller, { ...input, unacknowledged: input.unacknowledged === 'true' }),
+      findRegressionAlerts(ctx.deps, ctx.caller, {
+        ...input,
+        unacknowledged: input.unacknowledged === 'true',
+      }),
     ),
   ack: orgProcedure
     .meta(rest('POST', '/alerts/{id}/ack', 'Acknowledge an alert'))
     .input(z.object({ id: z.string().min(1).max(64) }))
-    .output(ZAlert)
-    .mutation(svc(ackAlert, 'id')),
+    .output(ZRegressionAlert)
+    .mutation(svc(ackRegressionAlert, 'id')),
 });
