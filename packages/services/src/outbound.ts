@@ -26,7 +26,10 @@ const METADATA = [
   '168.63.129.16',
   '100.100.100.200',
   '192.0.0.192',
-];
+].map((m) => ipaddr.parse(m));
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16');
+const V4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** Delivery-log and error text: fixed, so a refused or failed request tells nothing about the target. */
 export const OUTBOUND_REASONS = {
@@ -77,21 +80,24 @@ const embeddedV4 = (a: ipaddr.IPv6, at: number) => {
  * judged by that IPv4 address; IPv4-compatible ::/96 and Teredo are refused outright.
  */
 export function refuseAddress(ip: string, allow: TCidr[] = []): string | null {
-  let a: TAddr;
+  let given: TAddr;
   try {
-    a = ipaddr.parse(ip.replace(/^\[|\]$/g, ''));
+    given = ipaddr.parse(ip.replace(/^\[|\]$/g, ''));
   } catch {
     return 'not an IP address';
   }
-  if (a.kind() === 'ipv6') {
-    const v6 = a as ipaddr.IPv6;
+  let a = given;
+  let compatible = false;
+  if (given.kind() === 'ipv6') {
+    const v6 = given as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) a = v6.toIPv4Address();
-    else if (v6.match(ipaddr.parseCIDR('64:ff9b::/96'))) a = embeddedV4(v6, 12);
-    else if (v6.match(ipaddr.parseCIDR('2002::/16'))) a = embeddedV4(v6, 2);
-    else if (v6.match(ipaddr.parseCIDR('::/96'))) return 'an IPv4-compatible or unspecified address';
+    else if (v6.match(NAT64)) a = embeddedV4(v6, 12);
+    else if (v6.match(SIX_TO_FOUR)) a = embeddedV4(v6, 2);
+    else compatible = v6.match(V4_COMPATIBLE);
   }
-  if (METADATA.some((m) => ipaddr.parse(m).toString() === a.toString())) return 'a cloud metadata address';
-  if (inAllow(a, allow)) return null;
+  if (METADATA.some((m) => m.toString() === a.toString())) return 'a cloud metadata address';
+  if (inAllow(a, allow) || inAllow(given, allow)) return null;
+  if (compatible) return 'an IPv4-compatible or unspecified address';
   const range = a.range();
   return range === 'unicast' ? null : `a ${range} address`;
 }

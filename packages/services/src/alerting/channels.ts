@@ -109,6 +109,26 @@ export function escapeSlack(s: string): string {
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\u2060.`);
 }
 
+/** A link Slack/Mattermost render as `label`: only http(s), with `|` and `>` unable to end it early. */
+function slackLink(url: string, label: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return escapeSlack(url);
+    return `<${u.href.replace(/\|/g, '%7C').replace(/>/g, '%3E')}|${label}>`;
+  } catch {
+    return escapeSlack(url);
+  }
+}
+
+/** Slack/Mattermost text: names and summaries escaped; only our own links (cluster page, runbook) link. */
+export function toSlackText(n: TNotification): string {
+  const lines = n.alerts.map(
+    (a) =>
+      `${a.status === 'resolved' ? 'RESOLVED' : escapeSlack(a.severity.toUpperCase())}${a.acked ? ' (acked)' : ''}: ${escapeSlack(a.summary || a.rule)}${a.runbookUrl ? ` — ${slackLink(a.runbookUrl, 'runbook')}` : ''}`,
+  );
+  return [`*${escapeSlack(n.title)}* — ${slackLink(n.url, 'open in Clusterscope')}`, ...lines].join('\n');
+}
+
 const SMTP_REPLY = /^SMTP \d{3}$/;
 const HTTP_STATUS = /^HTTP \d{3}$/;
 
@@ -171,8 +191,7 @@ export async function sendToChannel(
       return null;
     }
     case 'slack': {
-      const lines = toText(n).split('\n').map(escapeSlack);
-      const text = [`*${lines[0]}* — <${n.url}|open in Clusterscope>`, ...lines.slice(1)].join('\n');
+      const text = toSlackText(n);
       await post(deps, secret.url ?? '', JSON.stringify({ text }), { 'content-type': 'application/json' });
       return null;
     }
