@@ -23,7 +23,7 @@ let otherOrgId: string;
 const hook = (name: string) => ({
   name,
   kind: 'webhook' as const,
-  config: { url: 'http://127.0.0.1:9/' },
+  config: { url: 'https://8.8.8.8/hook' },
   secret: { hmacSecret: 's3cret-value' },
 });
 

@@ -139,7 +139,7 @@ const CASES: Record<string, TCase> = {
   'alerting.createChannel': own(() => ({
     name: `b-${randomUUID().slice(0, 8)}`,
     kind: 'webhook',
-    config: { url: 'http://127.0.0.1:9/' },
+    config: { url: 'https://8.8.8.8/hook' },
     secret: { hmacSecret: 'b-secret' },
   })),
   'alerting.updateChannel': denied((a) => ({ id: a.channel, name: 'taken-over' })),
@@ -324,7 +324,7 @@ beforeAll(async () => {
   const channel = (await asA('alerting.createChannel', {
     name: 'a-hook',
     kind: 'webhook',
-    config: { url: 'http://127.0.0.1:9/' },
+    config: { url: 'https://8.8.8.8/hook' },
     secret: { hmacSecret: 'a-secret' },
   })) as { id: string };
   await asA('alerting.setRouting', { routes: [{ severity: 'critical', channelIds: [channel.id] }] });

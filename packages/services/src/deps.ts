@@ -3,6 +3,7 @@ import type { TTsdb } from '@clusterscope/tsdb';
 import type { TSecretKeys } from './secrets';
 import type { TMailer } from './mail';
 import type { TSeriesCache } from './series-cache';
+import type { TOutbound } from './outbound';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
@@ -20,4 +21,6 @@ export interface TDeps {
   vapid?: { publicKey: string; privateKey: string; subject: string };
   /** Settled chart series kept in memory (series-cache.ts); without it every chart read goes to ClickHouse. */
   series?: TSeriesCache;
+  /** Requests to URLs users chose (channels, push); without it only public addresses are reachable. */
+  outbound?: TOutbound;
 }

@@ -6,6 +6,7 @@ export * from './caller';
 export * from './access';
 export * from './auth';
 export * from './mail';
+export * from './outbound';
 export * from './tokens';
 export * from './orgs';
 export * from './clusters';

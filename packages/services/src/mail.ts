@@ -1,4 +1,6 @@
+import net from 'node:net';
 import nodemailer from 'nodemailer';
+import { outboundOf, type TOutbound } from './outbound';
 
 export interface TMail {
   to: string;
@@ -11,10 +13,34 @@ export interface TMailer {
   send(mail: TMail): Promise<void>;
 }
 
-/** SMTP through nodemailer, e.g. `smtp://user:pass@mail.example.com:587` or `smtps://…:465`. */
-export function createMailer(opts: { smtpUrl?: string; from?: string }): TMailer | null {
+/**
+ * SMTP through nodemailer, e.g. `smtp://user:pass@mail.example.com:587` or `smtps://…:465`. The socket is
+ * opened here, to the SMTP host's address as the outbound rules checked it (nodemailer does the TLS on it
+ * with the host name for SNI).
+ */
+export function createMailer(opts: {
+  smtpUrl?: string;
+  from?: string;
+  outbound?: TOutbound;
+}): TMailer | null {
   if (!opts.smtpUrl) return null;
-  const transport = nodemailer.createTransport(opts.smtpUrl);
+  const outbound = outboundOf(opts);
+  const transport = nodemailer.createTransport({
+    url: opts.smtpUrl,
+    getSocket(
+      o: { host?: string; port?: number; secure?: boolean },
+      cb: (err: Error | null, s?: { connection: net.Socket }) => void,
+    ) {
+      outbound.resolve(o.host ?? 'localhost').then(
+        (ip) => {
+          const sock = net.connect({ host: ip, port: o.port ?? (o.secure ? 465 : 587) });
+          sock.once('connect', () => cb(null, { connection: sock }));
+          sock.once('error', (err) => cb(err));
+        },
+        (err: Error) => cb(err),
+      );
+    },
+  } as Parameters<typeof nodemailer.createTransport>[0]);
   const from = opts.from ?? 'Clusterscope <no-reply@localhost>';
   return {
     async send(mail) {

@@ -8,6 +8,7 @@ import type { TDeps } from './deps';
 import { AppError } from './errors';
 import { startSmtpInbox } from './test-env';
 import { createMailer, type TMailer } from './mail';
+import { createOutbound } from './outbound';
 import {
   acceptInvitation,
   cancelInvitation,
@@ -211,7 +212,11 @@ describe('mail over SMTP', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpInbox();
-    mailer = createMailer({ smtpUrl: smtp.url, from: 'cs@app.test' })!;
+    mailer = createMailer({
+      smtpUrl: smtp.url,
+      from: 'cs@app.test',
+      outbound: createOutbound({ allow: '127.0.0.1/32' }),
+    })!;
   });
   afterAll(() => smtp.close());
 

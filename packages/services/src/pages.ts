@@ -19,7 +19,7 @@ import type {
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { AppError } from './errors';
-import { loadRuns } from './access';
+import { boundClusterOf, loadRuns } from './access';
 import { findAgents } from './agents';
 import { findClusters, getClusterSettings } from './clusters';
 import { judgeRunsByDefault } from './compare';
@@ -148,7 +148,7 @@ export async function getSilencesPage(deps: TDeps, caller: TCaller): Promise<TSi
 export async function getChannelsPage(deps: TDeps, caller: TCaller): Promise<TChannelsPageView> {
   const [channels, recent] = await Promise.all([
     findChannels(deps, caller),
-    listRecentDeliveries(deps.db, caller.orgId, CHANNEL_LOG_SIZE),
+    listRecentDeliveries(deps.db, caller.orgId, CHANNEL_LOG_SIZE, boundClusterOf(caller)),
   ]);
   return {
     channels: channels.map((c) => ({

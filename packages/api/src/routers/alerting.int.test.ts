@@ -173,7 +173,7 @@ describe('alerting roles and secrets', () => {
     const hook = {
       name: 'h',
       kind: 'webhook' as const,
-      config: { url: 'http://127.0.0.1:9/' },
+      config: { url: 'https://8.8.8.8/hook' },
       secret: { hmacSecret: 's3cret-value' },
     };
     await expect(as('member').createChannel(hook)).rejects.toMatchObject({ code: 'FORBIDDEN' });
@@ -184,12 +184,12 @@ describe('alerting roles and secrets', () => {
     await as('admin').updateChannel({
       id: c.id,
       kind: 'webhook',
-      config: { url: 'http://127.0.0.1:8/' },
+      config: { url: 'https://8.8.4.4/hook' },
       secret: { hmacSecret: '***' },
     });
     const row = await db.notificationChannel.findUniqueOrThrow({ where: { id: c.id } });
     expect(row.secret).toMatch(/^v1\./);
     expect(row.secret).not.toContain('s3cret');
-    expect(row.config).toEqual({ url: 'http://127.0.0.1:8/' });
+    expect(row.config).toEqual({ url: 'https://8.8.4.4/hook' });
   });
 });

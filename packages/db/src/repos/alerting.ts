@@ -487,13 +487,18 @@ export async function updateDelivery(
   return db.delivery.update({ where: { id }, data });
 }
 
-/** The newest `perChannel` deliveries of every channel of the org (the channels page's logs), without payloads. */
-export async function listRecentDeliveries(db: TDb, orgId: string, perChannel: number) {
+/**
+ * The newest `perChannel` deliveries of every channel of the org (the channels page's logs), without
+ * payloads; with `clusterId`, only those about that cluster (a cluster-bound token's view).
+ */
+export async function listRecentDeliveries(db: TDb, orgId: string, perChannel: number, clusterId?: string) {
+  const ofCluster =
+    clusterId === undefined ? Prisma.empty : Prisma.sql`AND payload->>'clusterId' = ${clusterId}`;
   const ids = await db.$queryRaw<{ id: string }[]>`
     SELECT d.id FROM "NotificationChannel" c
     CROSS JOIN LATERAL (
       SELECT id FROM "Delivery"
-      WHERE "channelId" = c.id AND "organizationId" = ${orgId}
+      WHERE "channelId" = c.id AND "organizationId" = ${orgId} ${ofCluster}
       ORDER BY "createdAt" DESC, id DESC
       LIMIT ${perChannel}
     ) d
@@ -513,10 +518,12 @@ export async function savePushSubscription(
   userId: string,
   sub: { endpoint: string; p256dh: string; auth: string },
 ) {
+  // Keyed by (org, user, endpoint): one browser signed in to two orgs gets both orgs' pushes, and
+  // subscribing someone else's endpoint adds a row of one's own instead of taking theirs over.
   return db.pushSubscription.upsert({
-    where: { endpoint: sub.endpoint },
+    where: { organizationId_userId_endpoint: { organizationId: orgId, userId, endpoint: sub.endpoint } },
     create: { organizationId: orgId, userId, ...sub },
-    update: { organizationId: orgId, userId, p256dh: sub.p256dh, auth: sub.auth },
+    update: { p256dh: sub.p256dh, auth: sub.auth },
   });
 }
 
@@ -526,8 +533,8 @@ export async function deletePushSubscription(db: TDb, orgId: string, userId: str
   );
 }
 
-export async function deletePushSubscriptionByEndpoint(db: TDb, endpoint: string) {
-  await db.pushSubscription.deleteMany({ where: { endpoint } });
+export async function deletePushSubscriptionById(db: TDb, id: string) {
+  await db.pushSubscription.deleteMany({ where: { id } });
 }
 
 export async function listPushSubscriptions(db: TDb, orgId: string, userIds: string[]) {

@@ -20,6 +20,7 @@ import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
 import { startSmtpInbox } from '../test-env';
 import { createMailer } from '../mail';
+import { createOutbound } from '../outbound';
 import {
   addChannel,
   ackAlertInstances,
@@ -128,10 +129,14 @@ beforeAll(async () => {
   inbox = smtp.inbox;
 
   const v = generateVapidKeys();
+  // The receivers are on loopback: allowed here the way an operator would (OUTBOUND_ALLOW).
+  const outbound = createOutbound({ allow: '127.0.0.1/32' });
+  outbound.httpsAgent.options.ca = cert;
   deps = {
     db,
     ch: ch.ch,
-    mail: createMailer({ smtpUrl: smtp.url, from: 'alerts@app.test' }),
+    outbound,
+    mail: createMailer({ smtpUrl: smtp.url, from: 'alerts@app.test', outbound }),
     origin: 'http://app.test',
     vapid: { publicKey: v.publicKey, privateKey: v.privateKey, subject: 'mailto:oncall@app.test' },
   };

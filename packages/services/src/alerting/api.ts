@@ -48,11 +48,13 @@ import {
 } from '@clusterscope/schema';
 import type { z } from 'zod';
 import type { TDeps } from '../deps';
-import { assertCan, type TCaller } from '../caller';
+import { assertCan, can, type TCaller } from '../caller';
 import { boundClusterOf } from '../access';
 import { AppError, notFound } from '../errors';
+import { outboundOf } from '../outbound';
 import { openSecret, sealSecret, secretKeysOf } from '../secrets';
 import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
+import { toFixedReason } from './channels';
 
 export const toDelivery = (d: Omit<TDeliveryRow, 'payload'>): TDelivery => ({
   id: d.id,
@@ -61,7 +63,8 @@ export const toDelivery = (d: Omit<TDeliveryRow, 'payload'>): TDelivery => ({
   title: d.title,
   status: d.status as TDelivery['status'],
   attempts: d.attempts,
-  lastError: d.lastError,
+  // Rows written before the fixed reasons may hold a remote response body: never shown.
+  lastError: toFixedReason(d.lastError),
   nextAttemptAt: d.nextAttemptAt,
   sentAt: d.sentAt,
   createdAt: d.createdAt,
@@ -235,8 +238,27 @@ export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
 
 // ---- channels ----
 
-/** A channel for the API: config in clear, each secret field as `***`. */
-export function toChannel(c: TChannelRow): TChannel {
+/** Config fields that are URLs: an ntfy topic URL (and often a webhook URL) is itself a password. */
+const URL_FIELDS: Record<string, string[]> = { webhook: ['url'], ntfy: ['url'] };
+
+/** `https://host/***`: where it goes, without the path or query that may carry a token. */
+function redactUrl(v: unknown): string {
+  try {
+    const u = new URL(String(v));
+    return `${u.protocol}//${u.host}/${SECRET_MASK}`;
+  } catch {
+    return SECRET_MASK;
+  }
+}
+
+/**
+ * A channel for the API: each secret field as `***`; config in clear for a caller who may configure
+ * alerting, URL fields redacted for everyone else (viewers, members, tokens).
+ */
+export function toChannel(c: TChannelRow, caller?: TCaller): TChannel {
+  const config = { ...((c.config ?? {}) as Record<string, unknown>) };
+  if (!caller || !can(caller, { alert: ['configure'] }))
+    for (const k of URL_FIELDS[c.kind] ?? []) if (k in config) config[k] = redactUrl(config[k]);
   const secretKeys: Record<string, string[]> = { webhook: ['hmacSecret'], slack: ['url'], ntfy: ['token'] };
   const secret: Record<string, typeof SECRET_MASK> = {};
   if (c.secret) for (const k of secretKeys[c.kind] ?? []) secret[k] = SECRET_MASK;
@@ -244,7 +266,7 @@ export function toChannel(c: TChannelRow): TChannel {
     id: c.id,
     name: c.name,
     kind: c.kind as TChannelKind,
-    config: (c.config ?? {}) as Record<string, unknown>,
+    config,
     secret,
     enabled: c.enabled,
     createdAt: c.createdAt,
@@ -271,9 +293,23 @@ function assertChannelConfig(deps: TDeps, kind: string) {
     throw new AppError('BAD_REQUEST', 'kind: email channels need SMTP_URL to be set on the server');
 }
 
+/** Refuses (400 naming the field) a destination that is not a public address; sending checks again. */
+async function assertDestinations(
+  deps: TDeps,
+  kind: string,
+  config: Record<string, unknown>,
+  secret: Record<string, unknown>,
+) {
+  const out = outboundOf(deps);
+  if ((kind === 'webhook' || kind === 'ntfy') && typeof config.url === 'string')
+    await out.checkUrl(config.url, 'config.url');
+  if (kind === 'slack' && typeof secret.url === 'string' && secret.url !== SECRET_MASK)
+    await out.checkUrl(secret.url, 'secret.url');
+}
+
 export async function findChannels(deps: TDeps, caller: TCaller) {
   assertCan(caller, { alert: ['read'] });
-  return (await listChannels(deps.db, caller.orgId)).map(toChannel);
+  return (await listChannels(deps.db, caller.orgId)).map((c) => toChannel(c, caller));
 }
 
 export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
@@ -282,6 +318,7 @@ export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
   assertChannelConfig(deps, v.kind);
   if (Object.values(v.secret).includes(SECRET_MASK))
     throw new AppError('BAD_REQUEST', 'secret: send the real value when creating a channel');
+  await assertDestinations(deps, v.kind, v.config, v.secret);
   try {
     const c = await createChannel(deps.db, caller.orgId, {
       name: v.name,
@@ -290,7 +327,7 @@ export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
       secret: sealChannelSecret(deps, caller.orgId, v.secret as Record<string, string>),
       enabled: v.enabled,
     });
-    return toChannel(c);
+    return toChannel(c, caller);
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002')
       throw new AppError('CONFLICT', `name: a channel named '${v.name}' exists`);
@@ -316,6 +353,7 @@ export async function editChannel(deps: TDeps, caller: TCaller, input: unknown) 
   if ('kind' in v && v.kind) {
     if (v.kind !== c.kind) throw new AppError('BAD_REQUEST', 'kind: the kind of a channel cannot change');
     const settings = parseInput(ZChannelSettings, { kind: v.kind, config: v.config, secret: v.secret });
+    await assertDestinations(deps, v.kind, settings.config, settings.secret);
     const old = openChannelSecret(deps, c);
     const merged: Record<string, string> = {};
     for (const [k, val] of Object.entries(settings.secret as Record<string, string>))
@@ -325,7 +363,7 @@ export async function editChannel(deps: TDeps, caller: TCaller, input: unknown) 
   }
   const out = await updateChannel(deps.db, caller.orgId, v.id, patch);
   if (!out) throw notFound(`channel '${v.id}'`);
-  return toChannel(out);
+  return toChannel(out, caller);
 }
 
 export async function removeChannel(deps: TDeps, caller: TCaller, id: string) {
@@ -398,6 +436,8 @@ export async function subscribePush(deps: TDeps, caller: TCaller, input: unknown
   assertCan(caller, { alert: ['read'] });
   assertUser(caller);
   const v = parseInput(ZPushSubscribe, input);
+  // Push services are public https endpoints; anything else would let any member probe the inside.
+  await outboundOf(deps).checkUrl(v.endpoint, 'endpoint', { https: true });
   const s = await savePushSubscription(deps.db, caller.orgId, caller.userId, {
     endpoint: v.endpoint,
     p256dh: v.keys.p256dh,

@@ -11,10 +11,12 @@ import {
   type TDeliveryRow,
 } from '@clusterscope/db';
 import type { TDelivery } from '@clusterscope/schema';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { TDeps } from '../deps';
 import { assertCan, type TCaller } from '../caller';
+import { AppError } from '../errors';
 import { loadAlertChannel, toDelivery } from './api';
-import { sendToChannel, type TNotification } from './channels';
+import { sendToChannel, toFixedReason, type TNotification } from './channels';
 
 export const MAX_ATTEMPTS = 6;
 /** 10 s, 20 s, 40 s, … capped at 10 min. */
@@ -30,7 +32,7 @@ export async function attemptDelivery(deps: TDeps, d: TDeliveryRow, channel: TCh
     const note = await sendToChannel(deps, channel, d.payload as unknown as TNotification);
     return updateDelivery(deps.db, d.id, { status: 'sent', attempts, lastError: note, sentAt: new Date() });
   } catch (err) {
-    const msg = ((err as Error).message || String(err)).slice(0, 500);
+    const msg = toFixedReason((err as Error).message || String(err));
     const failed = attempts >= MAX_ATTEMPTS;
     return updateDelivery(deps.db, d.id, {
       status: failed ? 'failed' : 'pending',
@@ -83,10 +85,40 @@ export async function queueDelivery(
   });
 }
 
+/**
+ * "Send test" limits in this process: a few per channel and per person a minute, enough to check a channel
+ * while editing it, too few to turn the server into a request cannon. Several web instances each count
+ * their own.
+ */
+export const TEST_SENDS = { perChannel: 5, perCaller: 20, windowS: 60 } as const;
+const testPerChannel = new RateLimiterMemory({ points: TEST_SENDS.perChannel, duration: TEST_SENDS.windowS });
+const testPerCaller = new RateLimiterMemory({ points: TEST_SENDS.perCaller, duration: TEST_SENDS.windowS });
+
+async function takeTestSend(limiter: RateLimiterMemory, key: string, what: string) {
+  try {
+    await limiter.consume(key);
+  } catch (res) {
+    if (!(res instanceof RateLimiterRes)) throw res;
+    const retryAfterS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    throw new AppError('TOO_MANY_REQUESTS', `${what}; retry after ${retryAfterS} s`, { retryAfterS });
+  }
+}
+
 /** "Send test": queues and sends one test notification now; the delivery row shows the outcome. */
 export async function sendTestNotification(deps: TDeps, caller: TCaller, channelId: string) {
   assertCan(caller, { alert: ['configure'] });
   const channel = await loadAlertChannel(deps, caller, channelId);
+  const who = caller.kind === 'user' ? `user:${caller.userId}` : `token:${caller.tokenId}`;
+  await takeTestSend(
+    testPerCaller,
+    who,
+    `at most ${TEST_SENDS.perCaller} test notifications a minute per person`,
+  );
+  await takeTestSend(
+    testPerChannel,
+    channel.id,
+    `at most ${TEST_SENDS.perChannel} test notifications a minute per channel`,
+  );
   const origin = deps.origin ?? 'http://127.0.0.1:3000';
   const now = new Date().toISOString();
   const n: TNotification = {

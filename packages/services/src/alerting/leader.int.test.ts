@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clusterscope/db';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
+import { createOutbound } from '../outbound';
 import { createTestDatabase } from '../../../db/test/pg';
 import type { TDeps } from '../deps';
 import { secretKeysOf } from '../secrets';
@@ -32,7 +33,8 @@ beforeAll(async () => {
   db = createDb(url);
   const ch = await openTempClickHouse();
   cleanupCh = ch.cleanup;
-  deps = { db, ch: ch.ch };
+  // Receivers are on loopback: allowed here as an operator would with OUTBOUND_ALLOW.
+  deps = { db, ch: ch.ch, outbound: createOutbound({ allow: '127.0.0.1/32' }) };
   writer = createWriter(ch.ch, { maxDelayMs: 0 });
 });
 afterAll(async () => {
@@ -189,7 +191,13 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
   const cycles: TAlertCycle[] = [];
   const stop = startAlertingThread(deps, {
     entry: boot.entry,
-    config: { databaseUrl: url, intervalMs: 200, secrets: secretKeysOf(deps), nice: ALERT_THREAD_NICE },
+    config: {
+      databaseUrl: url,
+      intervalMs: 200,
+      secrets: secretKeysOf(deps),
+      nice: ALERT_THREAD_NICE,
+      outboundAllow: '127.0.0.1/32',
+    },
     onCycle: (c) => cycles.push(c),
   });
   try {

@@ -5,6 +5,7 @@ import { openClickHouse, type TChClient, type TTsdb } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
 import { tuneThread } from '../os-thread';
 import { createMailer } from '../mail';
+import { createOutbound } from '../outbound';
 import type { TSecretKey } from '../secrets';
 import { ALERT_LEADER_KEY, startAlerting } from './runner';
 import type { TAlertThreadConfig, TFromThread, TToThread } from './thread';
@@ -58,11 +59,13 @@ const ch = cfg.clickhouseUrl
 const bus = createLiveBus(cfg.databaseUrl);
 // Buffers cross as Uint8Arrays.
 const key = (k: TSecretKey): TSecretKey => ({ id: k.id, key: Buffer.from(k.key) });
+const outbound = createOutbound({ allow: cfg.outboundAllow });
 const deps: TDeps = {
   db,
   ch,
   secrets: { current: key(cfg.secrets.current), previous: cfg.secrets.previous.map(key) },
-  mail: createMailer({ smtpUrl: cfg.smtp?.url, from: cfg.smtp?.from }),
+  mail: createMailer({ smtpUrl: cfg.smtp?.url, from: cfg.smtp?.from, outbound }),
+  outbound,
   origin: cfg.origin,
   vapid: cfg.vapid,
 };

@@ -17,6 +17,8 @@ export interface TAlertThreadConfig {
   intervalMs: number;
   origin?: string;
   smtp?: { url?: string; from?: string };
+  /** OUTBOUND_ALLOW (outbound.ts): the thread sends the notifications. */
+  outboundAllow?: string;
   vapid?: TDeps['vapid'];
   /** The web thread's keys (secretKeysOf: SECRETS_KEY or its ephemeral key), to open channel secrets. */
   secrets: TSecretKeys;

@@ -49,6 +49,7 @@ export async function startAlertingOnce(): Promise<void> {
           intervalMs,
           origin: env.ORIGIN,
           smtp: { url: env.SMTP_URL, from: env.SMTP_FROM },
+          outboundAllow: env.OUTBOUND_ALLOW,
           vapid: deps.vapid,
           secrets: secretKeysOf(deps),
           nice: ALERT_THREAD_NICE,

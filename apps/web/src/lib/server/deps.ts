@@ -4,6 +4,7 @@ import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus } from '@clustersc
 import {
   createAuth,
   createMailer,
+  createOutbound,
   createSeriesCache,
   getIngestWriter,
   LATE_SAMPLES,
@@ -73,8 +74,18 @@ export function getServer(): Promise<TServer> {
     const jobBus = createLiveBus(env.DATABASE_URL, JOBS_CHANNEL);
     onShutdown(() => jobBus.close());
     const secrets = env.SECRETS_KEY ? loadSecretKeys(env.SECRETS_KEY, env.SECRETS_KEY_PREVIOUS) : undefined;
-    const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM });
-    const deps: TDeps = { db, ch, jobBus, secrets, mail, origin: env.ORIGIN, vapid: loadVapid(env) };
+    const outbound = createOutbound({ allow: env.OUTBOUND_ALLOW });
+    const mail = createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM, outbound });
+    const deps: TDeps = {
+      db,
+      ch,
+      jobBus,
+      secrets,
+      mail,
+      origin: env.ORIGIN,
+      vapid: loadVapid(env),
+      outbound,
+    };
     if (env.SERIES_CACHE_MB > 0) {
       // Refresh-ahead after the notice's fan-out window: the viewers' notices are written first.
       const series = createSeriesCache({

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowList } from '@clusterscope/services';
 
 const bool = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -33,6 +34,24 @@ const ZEnv = z.object({
   /** SMTP for verification and invitation mail, e.g. smtp://user:pass@host:587; unset = links shown in the UI. */
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().optional(),
+  /**
+   * Destinations that are not public addresses but which notifications, push and SMTP may reach anyway:
+   * comma-separated CIDRs or addresses (e.g. 127.0.0.1/32,10.1.0.0/16). Cloud metadata stays refused.
+   */
+  OUTBOUND_ALLOW: z
+    .string()
+    .default('')
+    .refine(
+      (s) => {
+        try {
+          parseAllowList(s);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1/32,10.1.0.0/16' },
+    ),
   INGEST_MAX_BYTES: z.coerce
     .number()
     .int()

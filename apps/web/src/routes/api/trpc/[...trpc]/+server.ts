@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter } from '@clusterscope/api';
+import { appRouter, retryAfterHeaders } from '@clusterscope/api';
 import { createContext } from '$lib/server/context';
 import { guardJsonRequest } from '$lib/server/json-body';
 import type { RequestHandler } from './$types';
@@ -12,6 +12,8 @@ const handler: RequestHandler = async (event) => {
     req,
     router: appRouter,
     createContext: () => createContext(event),
+    // A 429 (e.g. "Send test" too often) says when to come back, as over REST.
+    responseMeta: ({ errors }) => ({ headers: retryAfterHeaders(errors) }),
   });
 };
 
