@@ -9,6 +9,7 @@ export { parseWrk } from './parsers/wrk';
 export { parseHey } from './parsers/hey';
 export * from './stats/compare-samples';
 export * from './stats/compare-runs';
+export { getSampleSummary } from './stats/sample-summary';
 export * from './stats/threshold';
 export * from './stats/change-points';
 export { createRng, drawNormal, drawAr1 } from './stats/prng';

@@ -1,9 +1,19 @@
-import type { TDirection } from '@clusterscope/schema';
+import { DEFAULT_VERDICT_KINDS, METRIC_KINDS, type TDirection, type TMetricKind } from '@clusterscope/schema';
 
-export type TMetricInfo = { unit: string; direction: TDirection; label: string };
+export type TMetricInfo = { unit: string; direction: TDirection; label: string; kind: TMetricKind };
 
-const hi = (unit: string, label: string): TMetricInfo => ({ unit, direction: 'higher', label });
-const lo = (unit: string, label: string): TMetricInfo => ({ unit, direction: 'lower', label });
+const hi = (unit: string, label: string, kind: TMetricKind = 'rate'): TMetricInfo => ({
+  unit,
+  direction: 'higher',
+  label,
+  kind,
+});
+const lo = (unit: string, label: string, kind: TMetricKind = 'latency'): TMetricInfo => ({
+  unit,
+  direction: 'lower',
+  label,
+  kind,
+});
 
 /** Every metric name a parser emits. Names may be prefixed by an operation: `read.ops_per_s`. */
 export const METRICS = {
@@ -17,9 +27,9 @@ export const METRICS = {
   rps: hi('req/s', 'Requests/s'),
   tpmC: hi('tx/min', 'tpmC (new orders/min)'),
   efc_pct: hi('%', 'Efficiency'),
-  transactions: hi('count', 'Transactions'),
-  ops: hi('count', 'Operations'),
-  requests: hi('count', 'Requests'),
+  transactions: hi('count', 'Transactions', 'count'),
+  ops: hi('count', 'Operations', 'count'),
+  requests: hi('count', 'Requests', 'count'),
   read_iops: hi('IO/s', 'Read IOPS'),
   write_iops: hi('IO/s', 'Write IOPS'),
   fsync_per_s: hi('ops/s', 'fsyncs/s'),
@@ -50,14 +60,14 @@ export const METRICS = {
   write_lat_p99_ms: lo('ms', 'Write latency p99'),
   write_lat_max_ms: lo('ms', 'Write latency max'),
   lag_ms: lo('ms', 'Schedule lag'),
-  conn_time_ms: lo('ms', 'Initial connection time'),
-  errors: lo('count', 'Errors'),
-  errors_per_s: lo('errors/s', 'Errors/s'),
-  errors_pct: lo('%', 'Failed transactions'),
-  reconnects_per_s: lo('reconn/s', 'Reconnects/s'),
-  non_2xx: lo('count', 'Non-2xx/3xx responses'),
-  audit_failures: lo('count', 'Failed audit checks'),
-  duration_s: lo('s', 'Duration'),
+  conn_time_ms: lo('ms', 'Initial connection time', 'setup'),
+  errors: lo('count', 'Errors', 'count'),
+  errors_per_s: lo('errors/s', 'Errors/s', 'error_rate'),
+  errors_pct: lo('%', 'Failed transactions', 'error_rate'),
+  reconnects_per_s: lo('reconn/s', 'Reconnects/s', 'error_rate'),
+  non_2xx: lo('count', 'Non-2xx/3xx responses', 'count'),
+  audit_failures: lo('count', 'Failed audit checks', 'count'),
+  duration_s: lo('s', 'Duration', 'duration'),
 } as const satisfies Record<string, TMetricInfo>;
 
 export type TMetricName = keyof typeof METRICS;
@@ -78,4 +88,34 @@ export function directionOf(name: string): TDirection {
   const info = getMetricInfo(name);
   if (info) return info.direction;
   return /lat|err|fail|_ms$|duration/i.test(getMetricBase(name)) ? 'lower' : 'higher';
+}
+
+/**
+ * What a metric measures (catalogue first; unknown names by their shape): per-second names are rates,
+ * error/failure ratios error rates, `_ms`/latency names latencies, anything else a count (not judged).
+ */
+export function getMetricKind(name: string): TMetricKind {
+  const info = getMetricInfo(name);
+  if (info) return info.kind;
+  const base = getMetricBase(name);
+  if (/err|fail/i.test(base)) return /_pct$|_per_s$|rate/i.test(base) ? 'error_rate' : 'count';
+  if (/_per_s$|_ps$|iops/i.test(base)) return 'rate';
+  if (/lat|_ms$/i.test(base)) return 'latency';
+  if (/duration/i.test(base)) return 'duration';
+  return 'count';
+}
+
+/**
+ * Whether a metric can make a verdict: `choice` lists metric names (`tps`, `read.lat_p95_ms`) and kinds
+ * (`latency`); empty or absent means DEFAULT_VERDICT_KINDS. `explicit` is true when the metric itself is
+ * named (the workload then asks for it even when it is only indicative).
+ */
+export function selectVerdictMetric(
+  name: string,
+  choice: readonly string[] | null | undefined,
+): { selected: boolean; explicit: boolean } {
+  const kind = getMetricKind(name);
+  if (!choice?.length) return { selected: DEFAULT_VERDICT_KINDS.includes(kind), explicit: false };
+  const explicit = choice.includes(name) || choice.includes(getMetricBase(name));
+  return { selected: explicit || choice.includes(kind), explicit };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZDayOrTimestamp, ZDirection, ZRunStatus } from './common';
 import { ZIntervalSample, ZMetric, ZThresholdTest } from './bench';
+import { EVIDENCE_MEANING, HISTORY_MIN_RUNS, ZEvidence, ZMetricKind, ZVerdictTest } from './verdict-words';
 
 export const ZVerdict = z.enum(['improvement', 'regression', 'noise']);
 export type TVerdict = z.infer<typeof ZVerdict>;
@@ -11,16 +12,17 @@ export const DEFAULT_BASELINE_WINDOW = 3;
 /** The statistics every verdict uses (run page, list, compare, CLI, REST). */
 export const ALPHA = 0.05;
 export const MIN_EFFECT_PCT = 9;
-export const SUMMARY_THRESHOLD_PCT = 10;
 
-/** The rule behind every verdict (shown as a tooltip wherever a verdict appears). */
-export const VERDICT_RULE =
-  `A metric regresses or improves when its change against the baseline is significant (p < ${ALPHA}, ` +
-  `i.e. the 95% CI excludes 0; both from the same test: Welch's t on block means, or a bootstrap when ` +
-  `they are not normal) and at least ${MIN_EFFECT_PCT}%; with summary values only, when they differ by ` +
-  `${SUMMARY_THRESHOLD_PCT}% or more. A run is a regression when any metric regressed, an improvement ` +
-  `when any improved and none regressed, otherwise no change. Runs with an unhealthy environment, ` +
-  `without a baseline, or of another tool or workload than the baseline get no verdict.`;
+/** The rule behind every verdict (the short form; each part is one sentence of the compare page's details). */
+export const VERDICT_RULE_PARTS = [
+  `Only rates, latencies and error rates make a verdict by default; counts, set-up times and durations are shown, not judged (a workload or --verdict-metrics may choose other metrics).`,
+  `A metric with interval samples is judged by one test on them (Welch's t on block means, or a block bootstrap when they are not normal), which gives its p-value and 95% CI.`,
+  `A metric with one value per run is judged by the history test (a t prediction interval of the baseline runs' values) once the baseline has ${HISTORY_MIN_RUNS} or more runs; with fewer it is indicative (a change of ${MIN_EFFECT_PCT}% or more, untested), shown and never failing CI unless the workload names it.`,
+  `A judged metric regresses or improves when p < ${ALPHA} and its change between the runs' stored values is at least ${MIN_EFFECT_PCT}%.`,
+  `Evidence: strong (${EVIDENCE_MEANING.strong}), moderate (${EVIDENCE_MEANING.moderate}), weak (${EVIDENCE_MEANING.weak}), none (${EVIDENCE_MEANING.none}).`,
+  `A run is a regression when any judged metric regressed, an improvement when any improved and none regressed, otherwise no change; runs with an unhealthy environment, without a baseline, or of another tool or workload get no verdict.`,
+] as const;
+export const VERDICT_RULE = VERDICT_RULE_PARTS.join(' ');
 
 /** Verdict shown for a whole run against its baseline (incomparable: another tool or workload). */
 export const ZRunVerdict = z.enum([
@@ -64,16 +66,25 @@ export const ZMetricVerdict = z.object({
   metric: z.string(),
   unit: z.string(),
   direction: ZDirection,
-  /** Baseline mean (interval samples) or summary value. */
+  /** The baseline runs' stored value (mean over the runs of a branch baseline). */
   baseline: z.number(),
+  /** The run's stored value: the same number its run page shows. */
   value: z.number(),
   change_pct: z.number().nullable(),
   ci95: z.tuple([z.number(), z.number()]).nullable(),
   p_value: z.number().nullable(),
-  /** The one test behind ci95 and p_value (none: summary values only). */
-  test: z.enum(['welch', 'bootstrap', 'none']),
+  /** The one test behind ci95 and p_value (none: one value against one, indicative). */
+  test: ZVerdictTest,
+  /** What the metric measures: only rates, latencies and error rates are judged by default. */
+  kind: ZMetricKind,
+  /** How strong the evidence is (see EVIDENCE_WORDS); indicative or not_judged when it cannot fail a run. */
+  evidence: ZEvidence,
+  /** Whether this metric's verdict counts for the run verdict and CI's exit code. */
+  judged: z.boolean(),
+  /** What the numbers say; it makes the run verdict only when `judged`. */
   verdict: ZVerdict,
   source: z.enum(['samples', 'summary']),
+  /** Samples (or, for the history test, baseline runs) on each side. */
   n_baseline: z.number().int(),
   n_value: z.number().int(),
   reason: z.string(),

@@ -1,6 +1,7 @@
 export * from './common';
 export * from './ingest';
 export * from './bench';
+export * from './verdict-words';
 export * from './compare';
 export * from './runs';
 export * from './workloads';

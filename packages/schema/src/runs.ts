@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZVerdictMetricsParam } from './verdict-words';
 import { ZDirection, ZEpochMs, ZJsonObject, ZRunStatus, ZTimestamp, ZTool } from './common';
 import { ZMetric } from './bench';
 
@@ -37,6 +38,8 @@ export type TRunCreateIn = z.input<typeof ZRunCreate>;
 export const ZRunId = z.object({ id: z.string().min(1).max(64) });
 /** A run and what to compare it with: a run id, a branch or `branch:N` (default: the workload's baseline). */
 export const ZRunBaselineIn = ZRunId.extend({ baseline: z.string().min(1).max(256).optional() });
+/** A run compared with its baseline; `verdictMetrics` (`tps,latency`) overrides the workload's verdict metrics. */
+export const ZRunCompareIn = ZRunBaselineIn.extend({ verdictMetrics: ZVerdictMetricsParam.optional() });
 
 export const ZRunSampleIn = z.object({
   /** Epoch ms; defaults to the run's start + elapsed_s. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZVerdictMetrics } from './verdict-words';
 import { ZRunStatus, ZTool, type TTool } from './common';
 
 /**
@@ -233,6 +234,8 @@ const ZWorkloadFields = z.object({
   durationS: int(1, 86_400).default(60),
   warmupS: int(0, 3600).default(0),
   description: z.string().max(2000).default(''),
+  /** Metric names and kinds that can make a verdict (empty: rates, latencies and error rates). */
+  verdictMetrics: ZVerdictMetrics.default([]),
 });
 
 export const ZWorkloadCreate = ZWorkloadFields;
@@ -292,6 +295,7 @@ export const ZWorkloadPatch = z.object({
   durationS: int(1, 86_400).optional(),
   warmupS: int(0, 3600).optional(),
   description: z.string().max(2000).optional(),
+  verdictMetrics: ZVerdictMetrics.optional(),
 });
 export type TWorkloadPatch = z.infer<typeof ZWorkloadPatch>;
 
@@ -306,6 +310,7 @@ export const ZWorkload = z.object({
   durationS: z.number().int(),
   warmupS: z.number().int(),
   description: z.string(),
+  verdictMetrics: z.array(z.string()),
   runs: z.number().int(),
   /** The newest run; its cluster is the default of the next Run. */
   lastRun: z

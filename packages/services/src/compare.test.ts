@@ -6,7 +6,7 @@ import { parseExportFormat, toCsv } from './export';
 
 const v = (verdict: TMetricVerdict['verdict']): TMetricVerdict => ({
   metric: 'tps', unit: 'tx/s', direction: 'higher', baseline: 1, value: 1, change_pct: 0, ci95: null,
-  p_value: null, test: 'none', verdict, source: 'samples', n_baseline: 3, n_value: 3, reason: '',
+  p_value: null, test: 'welch', kind: 'rate', evidence: 'strong', judged: true, verdict, source: 'samples', n_baseline: 3, n_value: 3, reason: '',
 }); // prettier-ignore
 
 /** The run verdict of metric verdicts, against a baseline when `hasBaseline`. */

@@ -1,5 +1,6 @@
 import {
   compareRuns,
+  getSampleSummary,
   getMetricInfo,
   directionOf,
   type TMetricComparison,
@@ -11,7 +12,6 @@ import {
   DEFAULT_BASELINE_BRANCH,
   DEFAULT_BASELINE_WINDOW,
   MIN_EFFECT_PCT,
-  SUMMARY_THRESHOLD_PCT,
   VERDICT_RULE,
   ZRunFilter,
   parseDay,
@@ -95,29 +95,15 @@ export function trimWarmup(d: TRunData): TRunData {
 export type TMetricValue = { value: number; unit: string; direction: TDirection };
 
 /**
- * A run's value per metric, as verdicts see it: the mean of its interval samples after the 10% warm-up
- * when it has ≥ 5, else its summary value, else the mean of its few samples.
+ * A run's value per metric, the one every page, alert and verdict shows: its stored summary value; for a
+ * metric without one (older runs), the mean of its interval samples after the 10% warm-up when ≥ 5
+ * remain, else of all of them (getSampleSummary, the rule ingest applies once).
  */
 export function getRunValues(d: TRunData): Map<string, TMetricValue> {
-  const trimmed = trimWarmup(d).samples;
-  const series = (xs: readonly TIntervalSample[]) => {
-    const acc = new Map<string, { s: number; n: number }>();
-    for (const x of xs)
-      for (const [k, v] of Object.entries(x.values)) {
-        const a = acc.get(k) ?? { s: 0, n: 0 };
-        a.s += v;
-        a.n++;
-        acc.set(k, a);
-      }
-    return acc;
-  };
-  const all = series(d.samples);
-  const cut = series(trimmed);
   const out = new Map<string, TMetricValue>();
-  const info = (k: string) => ({ unit: getMetricInfo(k)?.unit ?? '', direction: directionOf(k) });
-  for (const [k, a] of all) out.set(k, { value: a.s / a.n, ...info(k) });
+  for (const m of getSampleSummary(d.samples))
+    out.set(m.name, { value: m.value, unit: m.unit, direction: m.direction });
   for (const m of d.summary) out.set(m.name, { value: m.value, unit: m.unit, direction: m.direction });
-  for (const [k, a] of cut) if (a.n >= 5) out.set(k, { ...(out.get(k) ?? info(k)), value: a.s / a.n });
   return out;
 }
 
@@ -147,6 +133,9 @@ export function toMetricVerdict(c: TMetricComparison): TMetricVerdict {
     ci95: c.ci95,
     p_value: c.p_value,
     test: c.test,
+    kind: c.kind,
+    evidence: c.evidence,
+    judged: c.judged,
     verdict: c.verdict,
     source: c.source,
     n_baseline: c.n_a,
@@ -229,12 +218,23 @@ async function findBranchBaselines(
   return out;
 }
 
-function compareData(base: TRunData, run: TRunData) {
-  return compareRuns(base, trimWarmup(run), {
+/** How a verdict is asked for: `verdictMetrics` (CLI `--verdict-metrics`) overrides the workload's. */
+export type TJudgeOptions = { verdictMetrics?: readonly string[] };
+
+/** Each metric's stored value in each baseline run (the history test's input). */
+function getHistory(baseRuns: readonly TRunData[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const d of baseRuns) for (const m of d.summary) (out[m.name] ??= []).push(m.value);
+  return out;
+}
+
+function compareData(baseRuns: readonly TRunData[], run: TRunData, verdictMetrics: readonly string[]) {
+  return compareRuns(poolRunData(baseRuns), trimWarmup(run), {
     warmup: 0,
     alpha: ALPHA,
     minEffectPct: MIN_EFFECT_PCT,
-    summaryThresholdPct: SUMMARY_THRESHOLD_PCT,
+    verdictMetrics,
+    history: getHistory(baseRuns),
   }).map(toMetricVerdict);
 }
 
@@ -246,6 +246,7 @@ export function judgeRun(
   run: TRunRow,
   baseRuns: readonly TRunRow[],
   data: ReadonlyMap<string, TRunData>,
+  opts: TJudgeOptions = {},
 ): {
   verdicts: TMetricVerdict[];
   verdict: TRunVerdict;
@@ -256,7 +257,11 @@ export function judgeRun(
   const warning = findMismatch(run, baseRuns);
   const verdicts =
     baseRuns.length && !warning
-      ? compareData(poolRunData(baseRuns.map((r) => data.get(r.id)!)), data.get(run.id)!)
+      ? compareData(
+          baseRuns.map((r) => data.get(r.id)!),
+          data.get(run.id)!,
+          opts.verdictMetrics?.length ? opts.verdictMetrics : (run.workload?.verdictMetrics ?? []),
+        )
       : [];
   const v = decideRunVerdict({
     verdicts,
@@ -313,17 +318,23 @@ export async function compareRunWithBaseline(
   caller: TCaller,
   runId: string,
   baseline?: string,
+  opts: TJudgeOptions = {},
 ): Promise<TRunComparison> {
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, runId);
   const b = await resolveBaseline(deps, caller, run, baseline);
-  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]));
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]), opts);
 }
 
 type TBaseline = Awaited<ReturnType<typeof resolveBaseline>>;
 
-function toComparison(run: TRunRow, b: TBaseline, data: Map<string, TRunData>): TRunComparison {
-  const j = judgeRun(run, b.runs, data);
+function toComparison(
+  run: TRunRow,
+  b: TBaseline,
+  data: Map<string, TRunData>,
+  opts: TJudgeOptions = {},
+): TRunComparison {
+  const j = judgeRun(run, b.runs, data, opts);
   const env = run.env as { reasons?: unknown } | null;
   return {
     run_id: run.id,

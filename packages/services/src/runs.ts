@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from '@clusterscope/db';
-import { detectTool, getMetricInfo, parseOutput, ParseError } from '@clusterscope/bench';
+import { detectTool, getMetricInfo, getSampleSummary, parseOutput, ParseError } from '@clusterscope/bench';
 import {
   TOOLS,
   type TBenchSample,
+  type TIntervalSample,
   type TMetric,
   type TRun,
   type TRunCreate,
@@ -204,6 +205,7 @@ export async function addRunOutput(
   if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
 
   let stored = 0;
+  let sampled = parsed.samples;
   if (parsed.samples.length > 0) {
     const live = await getBenchSamples(deps.ch, run.organizationId, [run.id]).catch((err: Error) => {
       throw new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${err.message}`, {
@@ -213,25 +215,38 @@ export async function addRunOutput(
     if (live.length === 0) {
       const res = await writeSamples(run, `run:${run.id}:output`, benchSamples(run, parsed.samples), writer);
       stored = res.duplicate ? 0 : parsed.samples.length;
-    } else warnings.push("interval samples were posted live; kept those and ignored the output's intervals");
+    } else {
+      warnings.push("interval samples were posted live; kept those and ignored the output's intervals");
+      sampled = toSamples(live);
+    }
   }
-  await storeMetrics(deps, run, parsed.summary);
+  // Each metric gets one stored value, here and once: the tool's own, else its samples' (getSampleSummary).
+  const have = new Set([...getRunSummary(run), ...parsed.summary].map((m) => m.name));
+  const summary = [...parsed.summary, ...getSampleSummary(sampled).filter((m) => !have.has(m.name))];
+  await storeMetrics(deps, run, summary);
   await updateRunResults(deps.db, run.organizationId, run.id, {
     rawOutput: input.output,
     toolWorkload: run.toolWorkload || parsed.workload,
-    summary: mergeSummary(getRunSummary(run), parsed.summary),
+    summary: mergeSummary(getRunSummary(run), summary),
     warnings: [...new Set([...run.warnings, ...warnings])],
     ...(parsed.error && !run.finishedAt ? { error: parsed.error } : {}),
   });
   return {
     tool: parsed.tool,
     workload: parsed.workload,
-    summary: parsed.summary,
+    summary,
     warnings,
     incomplete: parsed.incomplete,
     samples: stored,
     error: parsed.error ?? null,
   };
+}
+
+function toSamples(rows: readonly { elapsed_s: number; metric: string; value: number }[]): TIntervalSample[] {
+  const by = new Map<number, Record<string, number>>();
+  for (const r of rows)
+    (by.get(r.elapsed_s) ?? by.set(r.elapsed_s, {}).get(r.elapsed_s)!)[r.metric] = r.value;
+  return [...by].sort((a, b) => a[0] - b[0]).map(([elapsed_s, values]) => ({ elapsed_s, values }));
 }
 
 async function storeMetrics(deps: TDeps, run: TRunRow, metrics: TMetric[]) {

@@ -122,9 +122,11 @@ describe('run values and pooled baseline agree', () => {
     })),
     summary: [{ name: 'tps', value: level * 2, unit: 'tx/s', direction: 'higher' }],
   });
-  it('uses the trimmed sample mean (not the summary) when a run has ≥ 5 samples', () => {
+  it('uses the stored summary value; the sample mean only for a metric without one', () => {
+    expect(getRunValues(run(100)).get('tps')!.value).toBe(200);
+    const noSummary: TRunData = { ...run(100), summary: [] };
     // samples 2..10 alternate level+1, level, …: mean of 9 = level + 5/9 (i = 1,3,5,7,9 are odd).
-    expect(getRunValues(run(100)).get('tps')!.value).toBeCloseTo(100 + 5 / 9, 10);
+    expect(getRunValues(noSummary).get('tps')!.value).toBeCloseTo(100 + 5 / 9, 10);
     const few: TRunData = { samples: [{ elapsed_s: 1, values: { tps: 3 } }], summary: [] };
     expect(getRunValues(few).get('tps')!.value).toBe(3);
   });
@@ -138,7 +140,8 @@ describe('run values and pooled baseline agree', () => {
     const windowMean =
       (getRunValues(base[0]).get('tps')!.value + getRunValues(base[1]).get('tps')!.value) / 2;
     expect(tps.baseline).toBeCloseTo(windowMean, 10);
-    expect(tps.baseline).toBeCloseTo(105 + 5 / 9, 10);
+    expect(tps.baseline).toBe(210);
+    expect(tps.value).toBe(180);
   });
 });
 

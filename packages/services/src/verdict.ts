@@ -4,7 +4,9 @@
  * list, compare page, threshold alerts, CLI and REST compare all go through these.
  */
 import {
+  formatValue,
   MIN_EFFECT_PCT,
+  shortId,
   type TMetricVerdict,
   type TRunVerdict,
   type TThresholdTest,
@@ -27,7 +29,7 @@ export function parseBranchRef(ref: string): { branch: string; window: number | 
 
 /** "main (last 3 runs)", "main (last run)", "run 1a2b3c4d". `found` = runs actually in the window. */
 export function nameBaseline(spec: TBaselineSpec, found?: number): string {
-  if (spec.kind === 'run') return `run ${spec.runId.slice(-8)}`;
+  if (spec.kind === 'run') return `run ${shortId(spec.runId)}`;
   const n = found === undefined ? spec.window : Math.min(found, spec.window);
   if (n === 0) return `${spec.branch} (no earlier runs)`;
   return `${spec.branch} (last ${n === 1 ? 'run' : `${n} runs`})`;
@@ -50,7 +52,8 @@ const pct = (v: number) => `${v > 0 ? '+' : ''}${v.toFixed(1)}%`;
 
 /** Run-level verdict from its metric verdicts, with a one-line reason. */
 export function decideRunVerdict(a: {
-  verdicts: readonly Pick<TMetricVerdict, 'metric' | 'verdict' | 'change_pct'>[];
+  verdicts: readonly (Pick<TMetricVerdict, 'metric' | 'verdict' | 'change_pct'> &
+    Partial<Pick<TMetricVerdict, 'judged'>>)[];
   envHealthy: boolean | null;
   baselineRuns: number;
   mismatch?: string | null;
@@ -67,7 +70,7 @@ export function decideRunVerdict(a: {
     return { verdict: 'no_baseline', regression: false, reason: 'no baseline run to compare with' };
   const list = (kind: string) =>
     a.verdicts
-      .filter((v) => v.verdict === kind)
+      .filter((v) => v.verdict === kind && v.judged !== false)
       .map((v) => `${v.metric}${v.change_pct === null ? '' : ` ${pct(v.change_pct)}`}`)
       .join(', ');
   const reg = list('regression');
@@ -77,20 +80,16 @@ export function decideRunVerdict(a: {
   return {
     verdict: 'noise',
     regression: false,
-    reason: a.verdicts.length
-      ? `no metric changed significantly by ${MIN_EFFECT_PCT}% or more`
-      : 'no metric in common with the baseline',
+    reason: !a.verdicts.length
+      ? 'no metric in common with the baseline'
+      : a.verdicts.some((v) => v.judged !== false)
+        ? `no judged metric changed significantly by ${MIN_EFFECT_PCT}% or more`
+        : 'no metric could be judged (only counts, set-up times or indicative values)',
   };
 }
 
-/** 1,249 / 12.3 / 0.0123 (en-US grouping; the same everywhere in alert text). */
-export function formatAmount(v: number): string {
-  const a = Math.abs(v);
-  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
-  if (a >= 10) return v.toFixed(1);
-  if (a >= 0.1) return v.toFixed(2);
-  return a === 0 ? '0' : String(Number(v.toPrecision(3)));
-}
+/** Alert text rounds like every page (formatValue of @clusterscope/schema). */
+export const formatAmount = formatValue;
 
 function describeLimit(test: TThresholdTest, limit: number): string {
   switch (test) {

@@ -52,6 +52,7 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     durationS: w.durationS,
     warmupS: w.warmupS,
     description: w.description,
+    verdictMetrics: w.verdictMetrics,
     runs: w._count.runs,
     lastRun: last
       ? {

@@ -1,7 +1,7 @@
 /** clusterscope: CI companion CLI (dist/clusterscope.js) — `run` and `submit`. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ZTool, TOOLS, type TTool } from '@clusterscope/schema';
+import { METRIC_KINDS, ZTool, ZVerdictMetricsParam, TOOLS, type TTool } from '@clusterscope/schema';
 import { ApiClient, ApiError, UnreachableError } from '../cli/api-client';
 import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from '../cli/common';
 import { runBenchmark } from '../cli/run';
@@ -27,6 +27,8 @@ const COMMON_OPTS = `  --cluster C              cluster slug (required)
   --label k=v              label the run; repeatable
   --fail-on-regression     compare with the baseline and exit 3 on a regression
   --baseline ID|BRANCH     baseline run id or branch for the comparison (server default otherwise)
+  --verdict-metrics a,b    metrics and kinds (rate, latency, error_rate, count, setup, duration) that
+                           can fail the run (default: the workload's, else rates, latencies, error rates)
   --repo URL --branch B --sha S   git metadata (default: from CI environment)
   -h, --help               this help`;
 
@@ -60,6 +62,7 @@ const OPTIONS = {
   label: { type: 'string', multiple: true },
   'fail-on-regression': { type: 'boolean' },
   baseline: { type: 'string' },
+  'verdict-metrics': { type: 'string' },
   repo: { type: 'string' },
   branch: { type: 'string' },
   sha: { type: 'string' },
@@ -77,7 +80,23 @@ function parseCommon(args: string[], allowPositionals: boolean) {
     if (!t.success) throw new UsageError(`--tool "${values.tool}" must be one of ${TOOLS.join(', ')}`);
     tool = t.data;
   }
-  return { help: false as const, values, positionals, tool, labels: parseLabels(values.label ?? []) };
+  let verdictMetrics: string[] | undefined;
+  if (values['verdict-metrics'] !== undefined) {
+    const v = ZVerdictMetricsParam.safeParse(values['verdict-metrics']);
+    if (!v.success || v.data.length === 0)
+      throw new UsageError(
+        `--verdict-metrics "${values['verdict-metrics']}" must be comma-separated metric names or kinds (${METRIC_KINDS.join(', ')})`,
+      );
+    verdictMetrics = v.data;
+  }
+  return {
+    help: false as const,
+    values,
+    positionals,
+    tool,
+    verdictMetrics,
+    labels: parseLabels(values.label ?? []),
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -118,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
         git: gitInfo(env, p.values),
         failOnRegression: p.values['fail-on-regression'] ?? false,
         baseline: p.values.baseline,
+        verdictMetrics: p.verdictMetrics,
         argv: toolArgv,
       },
       {
@@ -159,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
         git: gitInfo(env, p.values),
         failOnRegression: p.values['fail-on-regression'] ?? false,
         baseline: p.values.baseline,
+        verdictMetrics: p.verdictMetrics,
         output,
         source: file === '-' ? 'stdin' : file,
       },

@@ -32,7 +32,8 @@ function hintFor(status: number): string {
 /** The REST contracts from @clusterscope/schema (types only: nothing of zod reaches the CLI bundle). */
 export type TCreateRun = Omit<TRunCreateIn, 'output'>;
 /** The verdict fields the CLI reads. */
-export type TVerdict = Pick<TMetricVerdict, 'metric' | 'change_pct' | 'ci95' | 'p_value' | 'verdict'>;
+export type TVerdict = Pick<TMetricVerdict, 'metric' | 'change_pct' | 'ci95' | 'p_value' | 'verdict'> &
+  Partial<Pick<TMetricVerdict, 'kind' | 'test' | 'evidence' | 'judged'>>;
 export type TLiveSample = TRunSampleIn & { ts: number };
 /** POST /runs/{id}/output answer; older servers omit `error`. */
 export type TOutputResult = Omit<TRunOutputResult, 'error'> & Partial<Pick<TRunOutputResult, 'error'>>;
@@ -97,9 +98,12 @@ export class ApiClient {
       ...(error ? { error: error.slice(0, 4000) } : {}),
     });
   }
-  compare(id: string, baseline?: string): Promise<TComparison> {
-    const q = baseline ? `?baseline=${encodeURIComponent(baseline)}` : '';
-    return this.call('GET', `/api/v1/runs/${encodeURIComponent(id)}/compare${q}`);
+  compare(id: string, baseline?: string, verdictMetrics?: readonly string[]): Promise<TComparison> {
+    const q = new URLSearchParams();
+    if (baseline) q.set('baseline', baseline);
+    if (verdictMetrics?.length) q.set('verdictMetrics', verdictMetrics.join(','));
+    const qs = q.size ? `?${q}` : '';
+    return this.call('GET', `/api/v1/runs/${encodeURIComponent(id)}/compare${qs}`);
   }
 }
 

@@ -60,7 +60,22 @@ async function startFakeApi(
               change_pct: opts.regression ? -12.5 : 0.4,
               ci95: [-15, -10],
               p_value: 0.001,
+              kind: 'rate',
+              test: 'welch',
+              evidence: 'moderate',
+              judged: true,
               verdict: opts.regression ? 'regression' : 'noise',
+            },
+            {
+              metric: 'duration_s',
+              change_pct: 50,
+              ci95: null,
+              p_value: null,
+              kind: 'duration',
+              test: 'none',
+              evidence: 'not_judged',
+              judged: false,
+              verdict: 'regression',
             },
           ],
         });
@@ -166,7 +181,9 @@ describe('clusterscope run', () => {
       exitCode: 0,
     });
     expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?baseline=main');
-    expect(cap.err()).toMatch(/events_per_s\s+\+0\.4%/);
+    expect(cap.err()).toMatch(/events_per_s\s+rate\s+\+0\.4%.*Welch t\s+moderate evidence\s+no change/);
+    // A metric that cannot fail the run shows its verdict in brackets.
+    expect(cap.err()).toMatch(/duration_s\s+duration\s+\+50\.0%.*no test\s+not judged\s+\(regression\)/);
   }, 30_000);
 
   it('exits 3 on a regression', async () => {
@@ -182,6 +199,22 @@ describe('clusterscope run', () => {
     );
     expect(code).toBe(3);
     expect(cap.err()).toMatch(/regression/);
+  }, 30_000);
+
+  it('passes --verdict-metrics to the comparison', async () => {
+    const { api, cap, client } = await setup();
+    const code = await runBenchmark(
+      client,
+      cpuRun({
+        failOnRegression: true,
+        verdictMetrics: ['tps', 'latency'],
+        argv: ['sysbench', 'cpu', '--time=1', 'run'],
+        sampleEveryMs: undefined,
+      }),
+      cap.io,
+    );
+    expect(code).toBe(0);
+    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?verdictMetrics=tps%2Clatency');
   }, 30_000);
 
   it('propagates a failing tool exit code and a missing binary', async () => {
@@ -286,12 +319,14 @@ describe('cli helpers', () => {
   it('formats verdicts', () => {
     expect(
       formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }]),
-    ).toBe('metric  change  95% CI  p  verdict\ntps     -3.1%   —       —  noise');
+    ).toBe(
+      'metric  kind  change  95% CI  p  test  evidence  verdict\ntps     —     -3.1%   —       —  —     —         no change',
+    );
     const rows = formatVerdicts([
       { metric: 'a', change_pct: -0.01, ci95: [-0.5, 0.4], p_value: 0.9, verdict: 'noise' },
       { metric: 'b', change_pct: 0.04, ci95: null, p_value: null, verdict: 'noise' },
       { metric: 'c', change_pct: 12.345, ci95: null, p_value: 0.0001, verdict: 'improvement' },
     ]).split('\n');
-    expect(rows.slice(1).map((r) => r.split(/ +/)[1])).toEqual(['0.0%', '0.0%', '+12.3%']);
+    expect(rows.slice(1).map((r) => r.split(/ +/)[2])).toEqual(['0.0%', '0.0%', '+12.3%']);
   });
 });

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { TTool } from '@clusterscope/schema';
+import { EVIDENCE_WORDS, METRIC_KIND_WORDS, TEST_BADGE, type TTool } from '@clusterscope/schema';
 import type { TEnv } from '../env';
 import type { TComparison, TVerdict } from './api-client';
 
@@ -14,6 +14,8 @@ export interface RunTarget {
   git?: { repo: string; branch: string; sha: string };
   failOnRegression: boolean;
   baseline?: string;
+  /** Metric names and kinds that can fail the run (`--verdict-metrics`). */
+  verdictMetrics?: string[];
 }
 
 /** Tool from the command line: basename of argv[0]; `cockroach workload …` → cockroach-workload. */
@@ -79,17 +81,26 @@ function fmtChange(v: number | null): string {
   return r === 0 ? '0.0%' : `${r > 0 ? '+' : ''}${r.toFixed(1)}%`;
 }
 
-/** A short fixed-width table of compare verdicts. */
+/**
+ * A short fixed-width table of compare verdicts, in the dashboard's words: the metric's kind, the test that
+ * judged it and the evidence. A verdict that cannot fail the run (not judged, indicative) is in brackets.
+ */
 export function formatVerdicts(verdicts: TVerdict[]): string {
   const rows = [
-    ['metric', 'change', '95% CI', 'p', 'verdict'],
-    ...verdicts.map((v) => [
-      v.metric,
-      fmtChange(v.change_pct),
-      v.ci95 ? `[${fmt(v.ci95[0], 1)}, ${fmt(v.ci95[1], 1)}]` : '—',
-      fmt(v.p_value, 3),
-      v.verdict,
-    ]),
+    ['metric', 'kind', 'change', '95% CI', 'p', 'test', 'evidence', 'verdict'],
+    ...verdicts.map((v) => {
+      const word = v.verdict === 'noise' ? 'no change' : v.verdict;
+      return [
+        v.metric,
+        v.kind ? METRIC_KIND_WORDS[v.kind] : '—',
+        fmtChange(v.change_pct),
+        v.ci95 ? `[${fmt(v.ci95[0], 1)}, ${fmt(v.ci95[1], 1)}]` : '—',
+        fmt(v.p_value, 3),
+        v.test ? TEST_BADGE[v.test] : '—',
+        v.evidence ? EVIDENCE_WORDS[v.evidence] : '—',
+        v.judged === false ? `(${word})` : word,
+      ];
+    }),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows

@@ -146,7 +146,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
 
   if (opts.failOnRegression && status === 'succeeded') {
     try {
-      const cmp = await api.compare(id, opts.baseline);
+      const cmp = await api.compare(id, opts.baseline, opts.verdictMetrics);
       io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
       for (const line of describeComparison(cmp)) note(io, line);
       if (cmp.regression) {

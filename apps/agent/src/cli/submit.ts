@@ -62,7 +62,7 @@ export async function submitOutput(
     return 1;
   }
   if (opts.failOnRegression) {
-    const cmp = await api.compare(id, opts.baseline);
+    const cmp = await api.compare(id, opts.baseline, opts.verdictMetrics);
     io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
     for (const line of describeComparison(cmp)) io.err(`clusterscope: ${line}\n`);
     if (cmp.regression) return EXIT_REGRESSION;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { compareRunIds, compareRunWithBaseline } from '@clusterscope/services';
-import { ZComparison, ZComparisonView, ZRunBaselineIn, ZRunComparison } from '@clusterscope/schema';
+import {
+  ZComparison,
+  ZComparisonView,
+  ZRunBaselineIn,
+  ZRunCompareIn,
+  ZRunComparison,
+} from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 import { restMeta } from '../rest';
 
@@ -20,12 +26,16 @@ export const compareProcedures = {
         'GET',
         '/runs/{id}/compare',
         'Compare a run with its baseline',
-        'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy.',
+        'baseline = a run id, a branch, or `branch:N` (default: the branch and window of the workload\'s first threshold, else main, last 3 runs). A branch baseline pools the interval samples of the latest N succeeded runs of the same workload on that branch started before the run (env-unhealthy runs skipped; first 10% of each run dropped as warm-up). `baseline.name` names it ("main (last 3 runs)"); `rule` states the verdict rule; `warning` is set (and there is no verdict) when the runs are of different tools or workloads. `regression` is false when the run environment was unhealthy. Each verdict names its metric `kind`, its `test` and its `evidence`; only verdicts with `judged` count. verdictMetrics = comma-separated metric names and kinds (rate, latency, error_rate, count, setup, duration) that can make the verdict (default: the workload\'s, else rates, latencies and error rates).',
       ),
     )
-    .input(ZRunBaselineIn)
+    .input(ZRunCompareIn)
     .output(ZRunComparison)
-    .query(({ ctx, input }) => compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline)),
+    .query(({ ctx, input }) =>
+      compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline, {
+        verdictMetrics: input.verdictMetrics,
+      }),
+    ),
   runs: orgProcedure
     .meta(
       rest(

@@ -21,7 +21,13 @@ describe('compareRuns', () => {
         values: { ...s.values, ops_per_s: s.values.ops_per_s * 0.8, lat_p95_ms: s.values.lat_p95_ms * 1.25 },
       })),
       summary: bank.summary.map((m) =>
-        m.name === 'lat_avg_ms' || m.name === 'lat_max_ms' ? { ...m, value: m.value * 1.5 } : m,
+        m.name === 'lat_avg_ms' || m.name === 'lat_max_ms'
+          ? { ...m, value: m.value * 1.5 }
+          : m.name === 'ops_per_s'
+            ? { ...m, value: m.value * 0.8 }
+            : m.name === 'lat_p95_ms'
+              ? { ...m, value: m.value * 1.25 }
+              : m,
       ),
     };
     const rows = compareRuns(bank, slower);
@@ -31,17 +37,23 @@ describe('compareRuns', () => {
     });
     expect(rows.find((r) => r.name === 'ops_per_s')?.change_pct).toBeCloseTo(-20, 6);
     expect(rows.find((r) => r.name === 'lat_p95_ms')?.verdict).toBe('regression');
-    // Summary-only metric: 50% worse crosses the 10% summary threshold.
+    // One value per run and no history: 50% worse is an indicative regression that cannot fail the run.
     expect(rows.find((r) => r.name === 'lat_avg_ms')).toMatchObject({
       source: 'summary',
       verdict: 'regression',
       test: 'none',
+      evidence: 'indicative',
+      judged: false,
     });
+    expect(rows.find((r) => r.name === 'ops_per_s')).toMatchObject({ judged: true, kind: 'rate' });
     expect(rows.find((r) => r.name === 'lat_max_ms')).toMatchObject({ source: 'samples', verdict: 'noise' });
     expect(rows.find((r) => r.name === 'ops')).toMatchObject({
       source: 'summary',
       verdict: 'noise',
       change_pct: 0,
+      kind: 'count',
+      evidence: 'not_judged',
+      judged: false,
     });
   });
 
@@ -76,5 +88,78 @@ describe('compareRuns', () => {
       verdict: 'regression',
       change_pct: 100,
     });
+  });
+
+  const one = (value: number, name = 'tps', extra: Record<string, number> = {}) => ({
+    samples: [],
+    summary: [
+      { name, value, unit: 'tx/s', direction: 'higher' as const },
+      ...Object.entries(extra).map(([n, v]) => ({
+        name: n,
+        value: v,
+        unit: 'ms',
+        direction: 'lower' as const,
+      })),
+    ],
+  });
+
+  it('judges counts, set-up times and durations only when asked', () => {
+    const a = one(100, 'transactions', { conn_time_ms: 10 });
+    const b = one(80, 'transactions', { conn_time_ms: 20 });
+    const byDefault = compareRuns(a, b, { history: { transactions: [100, 101, 99, 100, 100] } });
+    const tx = byDefault.find((r) => r.name === 'transactions')!;
+    // The history test says transactions fell, but a count is shown, not judged.
+    expect(tx).toMatchObject({ kind: 'count', evidence: 'not_judged', judged: false, test: 'history' });
+    expect(byDefault.find((r) => r.name === 'conn_time_ms')).toMatchObject({ kind: 'setup', judged: false });
+    const asked = compareRuns(a, b, {
+      verdictMetrics: ['count'],
+      history: { transactions: [100, 101, 99, 100, 100] },
+    });
+    expect(asked.find((r) => r.name === 'transactions')).toMatchObject({
+      verdict: 'regression',
+      judged: true,
+    });
+    // Named explicitly, an indicative (untested) metric counts: the workload asked for it.
+    const named = compareRuns(a, b, { verdictMetrics: ['conn_time_ms'] });
+    expect(named.find((r) => r.name === 'conn_time_ms')).toMatchObject({
+      evidence: 'indicative',
+      verdict: 'regression',
+      judged: true,
+    });
+    expect(named.find((r) => r.name === 'transactions')).toMatchObject({ judged: false });
+  });
+
+  it('judges a one-value metric against the history of the baseline runs, from 5 runs', () => {
+    const history = [1000, 1010, 990, 1005, 995];
+    // 4 runs: indicative, even for a 20% drop.
+    const few = compareRuns(one(1000), one(800), { history: { tps: history.slice(0, 4) } });
+    expect(few[0]).toMatchObject({
+      test: 'none',
+      evidence: 'indicative',
+      judged: false,
+      verdict: 'regression',
+    });
+    // 5 runs with ~0.8% spread: a 20% drop is far outside the prediction interval.
+    const drop = compareRuns(one(1000), one(800), { history: { tps: history } })[0];
+    expect(drop).toMatchObject({ test: 'history', evidence: 'strong', judged: true, verdict: 'regression' });
+    expect(drop.n_a).toBe(5);
+    expect(drop.ci95![1]).toBeLessThan(0);
+    // The same history with a value inside its spread: no evidence.
+    const same = compareRuns(one(1000), one(1003), { history: { tps: history } })[0];
+    expect(same).toMatchObject({ test: 'history', evidence: 'none', verdict: 'noise', judged: true });
+    expect(same.p_value!).toBeGreaterThan(0.5);
+    // A noisy history (±15%) does not call a 10% drop.
+    const noisy = [1000, 1150, 850, 1100, 900, 1050];
+    expect(compareRuns(one(1000), one(900), { history: { tps: noisy } })[0].verdict).toBe('noise');
+  });
+
+  it('shows the stored values and their change while the samples decide', () => {
+    const run = (level: number, stored: number) => ({
+      samples: Array.from({ length: 20 }, (_, i) => ({ elapsed_s: i + 1, values: { tps: level + (i % 3) } })),
+      summary: [{ name: 'tps', value: stored, unit: 'tx/s', direction: 'higher' as const }],
+    });
+    const r = compareRuns(run(100, 99), run(80, 79))[0];
+    expect(r).toMatchObject({ mean_a: 99, mean_b: 79, test: 'welch', verdict: 'regression', judged: true });
+    expect(r.change_pct).toBeCloseTo(-20.2, 1);
   });
 });

@@ -1,12 +1,23 @@
-import type { TDirection, TIntervalSample, TMetric } from '@clusterscope/schema';
-import { directionOf, getMetricInfo } from '../metrics';
+import {
+  getEvidence,
+  HISTORY_MIN_RUNS,
+  type TDirection,
+  type TEvidence,
+  type TIntervalSample,
+  type TMetric,
+  type TMetricKind,
+} from '@clusterscope/schema';
+import { mean } from 'simple-statistics';
+import { directionOf, getMetricInfo, getMetricKind, selectVerdictMetric } from '../metrics';
 import {
   type TCompareOptions,
   type TCompareResult,
   type TVerdict,
   compareSamples,
+  decideChange,
   UNTESTED,
 } from './compare-samples';
+import { getHistoryChangeTest } from './tests';
 
 export type TRunData = { samples: TIntervalSample[]; summary: TMetric[] };
 
@@ -15,15 +26,23 @@ export type TCompareRunsOptions = TCompareOptions & {
   minSamples?: number;
   /** Leading samples dropped as warm-up: a count, or 'auto' = 10% of the run (default 'auto'). */
   warmup?: number | 'auto';
-  /** Summary-only comparison: |% change| at which the verdict is not noise (default 10). */
-  summaryThresholdPct?: number;
+  /** Metric names and kinds that can make a verdict (empty: rates, latencies and error rates). */
+  verdictMetrics?: readonly string[] | null;
+  /** Each metric's stored values in the baseline's runs (one per run), for the history test. */
+  history?: Readonly<Record<string, readonly number[]>>;
+  /** Baseline runs the history test needs (default HISTORY_MIN_RUNS). */
+  historyMinRuns?: number;
 };
 
 export type TMetricComparison = TCompareResult & {
   name: string;
   unit: string;
   direction: TDirection;
+  kind: TMetricKind;
   source: 'samples' | 'summary';
+  evidence: TEvidence;
+  /** Counts for the run verdict (see compareRuns). */
+  judged: boolean;
 };
 
 /** Single min/max values swing too much between runs to judge without samples. */
@@ -40,12 +59,17 @@ function dropWarmup(xs: number[], warmup: number | 'auto', minSamples: number): 
   return xs.length - n >= minSamples ? xs.slice(n) : xs;
 }
 
+const changeOf = (a: number, b: number) => (a !== 0 ? ((b - a) / Math.abs(a)) * 100 : null);
+
 /**
- * Compares every metric present in both runs. A metric with ≥ minSamples interval samples in
- * both runs goes through compareSamples (after warm-up trimming). Otherwise, when both summaries
- * have it, the single values are compared: no test or CI, and the verdict is noise unless
- * |change| ≥ summaryThresholdPct (a single value per run carries no variance estimate, so the bar is high);
- * min/max latencies compared this way are always noise.
+ * Compares every metric present in both runs.
+ * - With ≥ minSamples interval samples in both runs: one test on them (compareSamples, after warm-up).
+ * - With one value per run: the history test of run B's value against `history` (the baseline runs'
+ *   values) when it has ≥ historyMinRuns values; otherwise indicative (|change| ≥ minEffectPct, untested).
+ * The values and change shown are the runs' stored summary values when both have one (the test still
+ * runs on the samples), so a verdict shows the numbers the run pages show.
+ * `judged`: the metric is a verdict metric (verdictMetrics, default by kind) and was tested, or it is
+ * indicative and named explicitly. `evidence` is from the test's p, or indicative / not_judged.
  */
 export function compareRuns(
   runA: TRunData,
@@ -54,7 +78,7 @@ export function compareRuns(
 ): TMetricComparison[] {
   const minSamples = opts.minSamples ?? 5;
   const warmup = opts.warmup ?? 'auto';
-  const threshold = opts.summaryThresholdPct ?? 10;
+  const historyMin = opts.historyMinRuns ?? HISTORY_MIN_RUNS;
   const summaryA = new Map(runA.summary.map((m) => [m.name, m]));
   const summaryB = new Map(runB.summary.map((m) => [m.name, m]));
   const sampleNames = (run: TRunData) => new Set(run.samples.flatMap((s) => Object.keys(s.values)));
@@ -65,6 +89,23 @@ export function compareRuns(
     const meta = summaryA.get(name) ?? summaryB.get(name);
     const direction = meta?.direction ?? directionOf(name);
     const unit = meta?.unit ?? getMetricInfo(name)?.unit ?? '';
+    const kind = getMetricKind(name);
+    const { selected, explicit } = selectVerdictMetric(name, opts.verdictMetrics);
+    const ma = summaryA.get(name);
+    const mb = summaryB.get(name);
+    const finish = (r: TCompareResult, source: 'samples' | 'summary', tested: boolean) => {
+      const evidence: TEvidence = !selected ? 'not_judged' : tested ? getEvidence(r.p_value) : 'indicative';
+      out.push({
+        name,
+        unit,
+        direction,
+        kind,
+        source,
+        ...r,
+        evidence,
+        judged: selected && (tested || explicit),
+      });
+    };
     const sa = inB.has(name) ? seriesOf(runA, name) : [];
     const sb = inB.has(name) ? seriesOf(runB, name) : [];
     if (sa.length >= minSamples && sb.length >= minSamples) {
@@ -74,36 +115,83 @@ export function compareRuns(
         direction,
         opts,
       );
-      out.push({ name, unit, direction, source: 'samples', ...r });
+      if (ma && mb) {
+        // The stored values are what every page shows; the samples' test decides whether the change is real.
+        const change_pct = changeOf(ma.value, mb.value);
+        const d = decideChange({ ...r, change_pct, diff: mb.value - ma.value }, direction, opts);
+        Object.assign(r, { mean_a: ma.value, mean_b: mb.value, change_pct, ...d });
+      }
+      finish(r, 'samples', r.test !== 'none');
       continue;
     }
-    const ma = summaryA.get(name);
-    const mb = summaryB.get(name);
     if (!ma || !mb) continue;
-    const change = ma.value !== 0 ? ((mb.value - ma.value) / Math.abs(ma.value)) * 100 : null;
-    let verdict: TVerdict = 'noise';
-    const extreme = EXTREME.test(name);
-    if (change !== null && !extreme && Math.abs(change) >= threshold) {
-      verdict = (direction === 'higher') === change > 0 ? 'improvement' : 'regression';
+    const change_pct = changeOf(ma.value, mb.value);
+    const base = { n_a: 1, n_b: 1, mean_a: ma.value, mean_b: mb.value, change_pct };
+    const past = (opts.history?.[name] ?? []).filter(Number.isFinite);
+    if (EXTREME.test(name)) {
+      const r = {
+        ...base,
+        ...UNTESTED,
+        verdict: 'noise' as TVerdict,
+        reason: 'one value per run; a single min/max value is not judged',
+      };
+      out.push({
+        name,
+        unit,
+        direction,
+        kind,
+        source: 'summary',
+        ...r,
+        evidence: selected ? 'indicative' : 'not_judged',
+        judged: false,
+      });
+      continue;
     }
-    out.push({
-      name,
-      unit,
-      direction,
-      source: 'summary',
-      n_a: 1,
-      n_b: 1,
-      mean_a: ma.value,
-      mean_b: mb.value,
-      change_pct: change,
-      ...UNTESTED,
-      verdict,
-      reason: extreme
-        ? 'summary only; a single min/max value is not judged'
-        : change === null
-          ? 'summary only; baseline is 0'
-          : `summary only; |change| ${Math.abs(change).toFixed(2)}% ${verdict === 'noise' ? '<' : '≥'} ${threshold}%`,
-    });
+    if (past.length >= historyMin) {
+      const t = getHistoryChangeTest(past, mb.value, opts.alpha);
+      const m = mean(past);
+      const hChange = changeOf(m, mb.value);
+      const d = decideChange(
+        { change_pct: hChange, p_value: t.p, ci95: t.ci, test: 'history', diff: mb.value - m },
+        direction,
+        opts,
+      );
+      finish(
+        {
+          ...base,
+          n_a: past.length,
+          mean_a: m,
+          change_pct: hChange,
+          ...UNTESTED,
+          ci95: t.ci,
+          p_value: t.p,
+          test: 'history',
+          ...d,
+          reason: `history of ${past.length} runs: ${d.reason}`,
+        },
+        'summary',
+        true,
+      );
+      continue;
+    }
+    const minEffect = opts.minEffectPct ?? 9;
+    let verdict: TVerdict = 'noise';
+    if (change_pct !== null && Math.abs(change_pct) >= minEffect)
+      verdict = (direction === 'higher') === change_pct > 0 ? 'improvement' : 'regression';
+    const why =
+      change_pct === null
+        ? 'baseline is 0'
+        : `|change| ${Math.abs(change_pct).toFixed(2)}% ${verdict === 'noise' ? '<' : '≥'} ${minEffect}%`;
+    finish(
+      {
+        ...base,
+        ...UNTESTED,
+        verdict,
+        reason: `one value per run and ${past.length} baseline run(s) < ${historyMin}: untested; ${why}`,
+      },
+      'summary',
+      false,
+    );
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { createRng } from './prng';
 import { getMannWhitneyPValue, getWelchChangeTest } from './tests';
 
 export type TVerdict = 'improvement' | 'regression' | 'noise';
-export type TTestName = 'welch' | 'bootstrap' | 'none';
+export type TTestName = 'welch' | 'bootstrap' | 'history' | 'none';
 
 export type TCompareOptions = {
   /** Significance level of the test (default 0.05). */
@@ -69,6 +69,47 @@ export const UNTESTED = {
 } as const satisfies Partial<TCompareResult>;
 
 /**
+ * The verdict of a tested change: regression or improvement only when p < alpha (the CI excludes 0) and
+ * |change| ≥ minEffectPct; with a baseline of 0 (no relative change) on the test alone. `diff` is b − a.
+ */
+export function decideChange(
+  t: {
+    change_pct: number | null;
+    p_value: number | null;
+    ci95: [number, number] | null;
+    test: TTestName;
+    diff: number;
+  },
+  direction: TDirection,
+  opts: Pick<TCompareOptions, 'alpha' | 'minEffectPct'> = {},
+): { verdict: TVerdict; reason: string } {
+  const alpha = opts.alpha ?? DEFAULTS.alpha;
+  const minEffectPct = opts.minEffectPct ?? DEFAULTS.minEffectPct;
+  const { change_pct, p_value, ci95, test } = t;
+  const significant = p_value !== null && p_value < alpha;
+  const ciText = ci95 ? `95% CI [${ci95[0].toFixed(2)}, ${ci95[1].toFixed(2)}]%` : 'no CI';
+  if (change_pct === null) {
+    return significant
+      ? {
+          verdict: directionalVerdict(t.diff, direction),
+          reason: `baseline is 0 and p=${p_value?.toPrecision(3)} < ${alpha}`,
+        }
+      : { verdict: 'noise', reason: 'baseline is 0 and the difference is not significant' };
+  }
+  if (!significant)
+    return { verdict: 'noise', reason: `p=${p_value?.toPrecision(3)} ≥ ${alpha}: ${ciText} includes 0` };
+  if (Math.abs(change_pct) < minEffectPct)
+    return {
+      verdict: 'noise',
+      reason: `|change| ${Math.abs(change_pct).toFixed(2)}% < ${minEffectPct}% minimum effect`,
+    };
+  return {
+    verdict: directionalVerdict(change_pct, direction),
+    reason: `${change_pct.toFixed(2)}% (p=${p_value?.toPrecision(3)}, ${test}, ${ciText} excludes 0)`,
+  };
+}
+
+/**
  * Compares interval samples of run A (baseline) and run B for one metric.
  *
  * Interval samples are autocorrelated, so the test runs on block means (block length from the lag-1
@@ -128,23 +169,11 @@ export function compareSamples(
     ci95 = boot?.ci ?? null;
   }
 
-  let verdict: TVerdict = 'noise';
-  let reason: string;
-  const significant = p_value !== null && p_value < o.alpha;
-  const ciText = ci95 ? `95% CI [${ci95[0].toFixed(2)}, ${ci95[1].toFixed(2)}]%` : 'no CI';
-  if (change_pct === null) {
-    // Baseline mean 0 (e.g. errors/s): no relative change, decide on the test alone.
-    verdict = significant ? directionalVerdict(mean_b - mean_a, direction) : 'noise';
-    reason = significant
-      ? `baseline mean is 0 and p=${p_value?.toPrecision(3)} < ${o.alpha}`
-      : 'baseline mean is 0 and the difference is not significant';
-  } else if (!significant) reason = `p=${p_value?.toPrecision(3)} ≥ ${o.alpha}: ${ciText} includes 0`;
-  else if (Math.abs(change_pct) < o.minEffectPct)
-    reason = `|change| ${Math.abs(change_pct).toFixed(2)}% < ${o.minEffectPct}% minimum effect`;
-  else {
-    verdict = directionalVerdict(change_pct, direction);
-    reason = `${change_pct.toFixed(2)}% (p=${p_value?.toPrecision(3)}, ${test}, ${ciText} excludes 0)`;
-  }
+  const { verdict, reason } = decideChange(
+    { change_pct, p_value, ci95, test, diff: mean_b - mean_a },
+    direction,
+    o,
+  );
   return {
     ...base,
     change_pct,

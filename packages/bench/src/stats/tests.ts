@@ -1,3 +1,5 @@
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import ttest2 from '@stdlib/stats-ttest2';
 import { mean, sampleVariance } from 'simple-statistics';
 
@@ -120,4 +122,27 @@ export function getMannWhitneyPValue(a: number[], b: number[]): number {
   if (variance <= 0) return 1;
   const z = (Math.abs(u1 - (n1 * n2) / 2) - 0.5) / Math.sqrt(variance);
   return Math.min(1, 2 * normalCdf(-Math.max(0, z)));
+}
+
+/**
+ * History test of one new value against earlier runs' values of the same metric (≥ 2): the new value is
+ * compared with the t prediction interval of one more draw from the history, t = (x − m) / (s·√(1 + 1/n))
+ * with n − 1 degrees of freedom. Returns the two-sided p and the (1 − alpha) interval of the % change
+ * (x − m) / |m| · 100 (null when m is 0). Zero spread: p is 1 when x equals the history, else 0.
+ */
+export function getHistoryChangeTest(
+  history: number[],
+  x: number,
+  alpha = 0.05,
+): { p: number; ci: [number, number] | null } {
+  const n = history.length;
+  const m = mean(history);
+  const scale = m === 0 ? null : 100 / Math.abs(m);
+  const d = x - m;
+  const s = n > 1 ? Math.sqrt(sampleVariance(history)) : 0;
+  if (s === 0) return { p: d === 0 ? 1 : 0, ci: scale === null ? null : [d * scale, d * scale] };
+  const se = s * Math.sqrt(1 + 1 / n);
+  const p = Math.min(1, 2 * (1 - tCdf(Math.abs(d / se), n - 1)));
+  const half = tQuantile(1 - alpha / 2, n - 1) * se;
+  return { p, ci: scale === null ? null : [(d - half) * scale, (d + half) * scale] };
 }

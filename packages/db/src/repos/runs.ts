@@ -3,7 +3,7 @@ import { Prisma, type RunStatus } from '../generated/prisma/client';
 
 const runInclude = {
   cluster: { select: { id: true, name: true } },
-  workload: { select: { id: true, name: true } },
+  workload: { select: { id: true, name: true, verdictMetrics: true } },
 } as const;
 
 export type TRunRow = Prisma.RunGetPayload<{ include: typeof runInclude }>;

@@ -12,6 +12,7 @@ export interface TWorkloadData {
   durationS: number;
   warmupS: number;
   description: string;
+  verdictMetrics?: string[];
 }
 
 const withRuns = {

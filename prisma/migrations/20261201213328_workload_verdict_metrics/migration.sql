@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Workload" ADD COLUMN     "verdictMetrics" TEXT[] DEFAULT ARRAY[]::TEXT[];
