@@ -29,6 +29,7 @@ const users: Record<string, string> = {};
 
 /** The canary: every request that reaches it is recorded; it answers 500 with something secret. */
 const hits: string[] = [];
+const bodies: string[] = [];
 let canary: Server;
 let port = 0;
 const SECRET_BODY = 'SECRET-INTERNAL-DATA: root:x:0:0:root:/root:/bin/bash';
@@ -36,8 +37,12 @@ const SECRET_BODY = 'SECRET-INTERNAL-DATA: root:x:0:0:root:/root:/bin/bash';
 beforeAll(async () => {
   canary = createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
-    req.resume();
-    res.writeHead(req.url?.startsWith('/ok') ? 200 : 500).end(SECRET_BODY);
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(req.url?.startsWith('/ok') ? 200 : 500).end(SECRET_BODY);
+    });
   });
   await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
   port = (canary.address() as AddressInfo).port;
@@ -65,6 +70,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   hits.length = 0;
+  bodies.length = 0;
 });
 
 const factory = createCallerFactory(appRouter);
@@ -164,6 +170,21 @@ describe('destinations that are not public', () => {
     const page = await as('viewer').pages.channels();
     const log = page.channels.find((x) => x.id === c.id)!.deliveries;
     expect(log.map((d) => d.lastError)).toEqual(['HTTP 500']);
+  });
+});
+
+describe('Slack/Mattermost text', () => {
+  it('a channel name cannot mention everyone or show a link of its own', async () => {
+    const c = await as('admin', allowed).alerting.createChannel({
+      name: '@channel @here <!everyone> [log in](https://evil.example/login) www.evil.example',
+      kind: 'slack',
+      secret: { url: `http://127.0.0.1:${port}/ok/slack` },
+    });
+    await as('admin', allowed).alerting.testChannel({ id: c.id });
+    expect(hits).toEqual(['POST /ok/slack']);
+    const text = (JSON.parse(bodies[0]!) as { text: string }).text;
+    expect(text).toContain('channel');
+    expect(text).not.toMatch(/@channel|@here|<!|\]\(|https:\/\/evil|www\.evil/);
   });
 });
 
