@@ -110,11 +110,14 @@ describe('destinations that are not public', () => {
     ['ntfy', { url: 'http://169.254.169.254/latest/meta-data/' }, { token: '' }, 'config.url'],
     ['ntfy', { url: 'http://[::ffff:127.0.0.1]/topic' }, { token: '' }, 'config.url'],
     ['slack', {}, { url: 'http://[::1]:8080/hook' }, 'secret.url'],
-  ])('a %s channel to %j is refused on save with a 400 naming %s', async (kind, config, secret, field) => {
-    const r = await trpc(strict, 'alerting.createChannel', { name: randomUUID(), kind, config, secret });
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: .* OUTBOUND_ALLOW`));
-  });
+  ])(
+    'a %s channel with config %j, secret %j is refused on save with a 400 naming %s',
+    async (kind, config, secret, field) => {
+      const r = await trpc(strict, 'alerting.createChannel', { name: randomUUID(), kind, config, secret });
+      expect(r.status).toBe(400);
+      expect(r.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: .* OUTBOUND_ALLOW`));
+    },
+  );
 
   it('an update to an inward URL is refused too', async () => {
     const c = await as('admin').alerting.createChannel({
