@@ -59,6 +59,9 @@ export default defineConfig({
       DEMO: process.env.E2E_DEMO ?? '1',
       ALERT_EVAL_INTERVAL_S: '2',
       NODE_EXTRA_CA_CERTS: ensurePushCa(PORT).cert,
+      // The specs' webhook, ntfy, SMTP and push stand-ins listen on loopback (security/ssrf.spec starts an
+      // instance without this and checks nothing reaches them).
+      OUTBOUND_ALLOW: '127.0.0.1/32,::1/128',
     },
     timeout: 180_000,
     reuseExistingServer: false,

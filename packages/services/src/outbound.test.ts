@@ -74,7 +74,8 @@ describe('refuseAddress', () => {
     ['127.0.0.1', 'loopback'],
     ['10.1.2.3', 'private'],
     ['100.64.0.1', 'carrierGradeNat'],
-    ['::1', 'IPv4-compatible'],
+    ['::1', 'loopback'],
+    ['::7f00:1', 'IPv4-compatible'],
     ['fd00::1', 'uniqueLocal'],
     ['169.254.169.254', 'metadata'],
   ])('names why %s is refused', (ip, why) => expect(refuseAddress(ip)).toContain(why));

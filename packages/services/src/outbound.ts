@@ -93,7 +93,7 @@ export function refuseAddress(ip: string, allow: TCidr[] = []): string | null {
     if (v6.isIPv4MappedAddress()) a = v6.toIPv4Address();
     else if (v6.match(NAT64)) a = embeddedV4(v6, 12);
     else if (v6.match(SIX_TO_FOUR)) a = embeddedV4(v6, 2);
-    else compatible = v6.match(V4_COMPATIBLE);
+    else compatible = v6.match(V4_COMPATIBLE) && v6.range() !== 'loopback' && v6.range() !== 'unspecified';
   }
   if (METADATA.some((m) => m.toString() === a.toString())) return 'a cloud metadata address';
   if (inAllow(a, allow) || inAllow(given, allow)) return null;
