@@ -44,7 +44,7 @@ function parseHeader(line: string): THeader | null {
 }
 
 function parseRow(line: string, header: THeader): TRow | null {
-  const m = /^\s*([\d.]+)s\s+(.*)$/.exec(line);
+  const m = /^\s*([\d.]+)s\s+(.*)/.exec(line);
   const elapsed = toNumber(m?.[1]);
   if (!m || elapsed === null) return null;
   const tokens = m[2].trim().split(/\s+/);
@@ -84,6 +84,7 @@ export function parseCockroachWorkload(output: string): TParseResult {
   let logErrors = 0;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line === '') continue;
     if (LOG_ERROR.test(line)) {
       // --tolerate-errors prints the errors it tolerated as log lines: keep the first few as warnings.
       if (++logErrors <= 5) b.warnings.push(line.slice(0, 300));

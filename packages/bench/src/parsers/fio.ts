@@ -130,6 +130,8 @@ function parseText(b: ResultBuilder, output: string): void {
   const runtimes: Partial<Record<TDir, number | null>> = {};
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    // Unindented lines read below are the job lines (`name: (g=0): …`, `name: (groupid=0, …`).
+    if (line === '' || (line[0] !== ' ' && line[0] !== '\t' && !line.includes(': ('))) continue;
     let m: RegExpExecArray | null;
     if ((m = /^\S+: \(g=\d+\): rw=(\w+)/.exec(line))) rw.add(m[1]);
     else if (/^\S+: \(groupid=\d+, jobs=\d+\): err=\s*(\d+)/.test(line)) {
@@ -175,7 +177,7 @@ function parseText(b: ResultBuilder, output: string): void {
     } else if (dir && (m = /^\s+clat percentiles \((nsec|usec|msec)\):/.exec(line)))
       pctScale = TIME_TO_MS[m[1]];
     else if (dir && pctScale && /^\s+\|/.test(line)) {
-      for (const p of line.matchAll(/([\d.]+)th=\[\s*(\d+)\]/g)) {
+      for (const p of line.matchAll(/(?<![\d.])([\d.]+)th=\[\s*(\d+)\]/g)) {
         const key = pctKey(p[1]);
         const v = toNumber(p[2]);
         if (key && v !== null) dir.pct[key] = v * pctScale;

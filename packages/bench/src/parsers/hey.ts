@@ -19,6 +19,7 @@ export function parseHey(output: string): TParseResult {
   let sawStatus = false;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line === '') continue;
     if (/^\S.*:$/.test(line)) {
       section = line.slice(0, -1);
       if (section === 'Status code distribution' || section === 'Error distribution') sawStatus = true;
@@ -26,7 +27,7 @@ export function parseHey(output: string): TParseResult {
       continue;
     }
     let m: RegExpExecArray | null;
-    if (section === 'Summary' && (m = /^\s+([\w/ ]+):\s+([\d.]+)(?: secs)?$/.exec(line))) {
+    if (section === 'Summary' && (m = /^\s+([\w/][\w/ ]*):\s+([\d.]+)(?: secs)?$/.exec(line))) {
       const [key, v] = [m[1], toNumber(m[2])];
       if (key === 'Total') b.metric('duration_s', v);
       else if (key === 'Requests/sec') b.metric('rps', v);
@@ -42,7 +43,7 @@ export function parseHey(output: string): TParseResult {
       const n = toNumber(m[2]) ?? 0;
       requests += n;
       if (!/^[23]/.test(m[1])) non2xx += n;
-    } else if (section === 'Error distribution' && (m = /^\s+\[(\d+)\]\s+(.*)$/.exec(line))) {
+    } else if (section === 'Error distribution' && (m = /^\s+\[(\d+)\]\s+(.*)/.exec(line))) {
       errors += toNumber(m[1]) ?? 0;
       b.warnings.push(`error: ${m[2].slice(0, 300)}`);
     }

@@ -24,7 +24,7 @@ const SIGNATURES: Record<TTool, RegExp[]> = {
     /^SQL statistics:/m,
     /^Threads fairness:/m,
     /^CPU speed:/m,
-    /^\S*\s*sysbench\s/m,
+    /^\S*[ \t]*sysbench\s/m,
   ],
   'cockroach-workload': [/^_elapsed_{2,}(errors|tpmC)/m, /workload run \w+/, /^Audit check [\d.]+:/m],
   pgbench: [
@@ -32,7 +32,7 @@ const SIGNATURES: Record<TTool, RegExp[]> = {
     /^progress: [\d.]+ s, [\d.]+ tps, lat/m,
     /^transaction type: /m,
     /^number of transactions actually processed:/m,
-    /^\S*\s*pgbench\s/m,
+    /^\S*[ \t]*pgbench\s/m,
   ],
   fio: [
     /"fio version"\s*:/,
@@ -41,9 +41,14 @@ const SIGNATURES: Record<TTool, RegExp[]> = {
     /^\S+: \(g=\d+\): rw=/m,
     /^Run status group \d/m,
   ],
-  wrk: [/^Running [\d.]+\w+ test @ /m, /^\s+Thread Stats\s+Avg/m, /^Requests\/sec:\s/m, /^Transfer\/sec:\s/m],
+  wrk: [
+    /^Running [\d.]+[a-z]+ test @ /m,
+    /^[ \t]+Thread Stats[ \t]+Avg/m,
+    /^Requests\/sec:\s/m,
+    /^Transfer\/sec:\s/m,
+  ],
   hey: [
-    /^Summary:\s*\n\s+Total:\s/m,
+    /^Summary:[ \t\r]*\n[ \t]+Total:\s/m,
     /^Response time histogram:/m,
     /^Status code distribution:/m,
     /^Details \(average, fastest, slowest\):/m,
@@ -87,7 +92,7 @@ export function parseOutput(output: string, tool?: TTool | null): TParseResult {
     result = parse(output);
     // An interrupted run may end mid-line ("tps: 31" of "tps: 3154.62"): drop that partial last line.
     const cut = output.lastIndexOf('\n');
-    if (result.incomplete && !/\n\s*$/.test(output) && cut > 0) {
+    if (result.incomplete && !/\n[ \t\r]*$/.test(output) && cut > 0) {
       try {
         result = parse(output.slice(0, cut + 1));
         result.warnings.push('incomplete: dropped the partial last line');

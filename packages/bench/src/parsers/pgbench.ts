@@ -1,7 +1,10 @@
 import type { TParseResult, TStatementLatency } from '@clusterscope/schema';
 import { ResultBuilder, splitLines, toNumber } from './result-builder';
 
-const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(.*)$/;
+const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(.*)/;
+/** The starts of every line read below: one test skips any other line (a flood of short lines stays cheap). */
+const KNOWN =
+  /^(?:progress: |statement latencies|transaction type: |number of |latency |initial connection|rate limit|tps = |pgbench: |client \d|ERROR:|FATAL:)/;
 const BUILTIN: Record<string, string> = {
   'TPC-B (sort of)': 'tpcb-like',
   'select only': 'select-only',
@@ -24,6 +27,10 @@ export function parsePgbench(output: string): TParseResult {
   let tpsOther: number | null = null;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line === '') {
+      statementCols = -1;
+      continue;
+    }
     if (statementCols >= 0) {
       const m = /^\s+([\d.]+)\s+(\S.*)$/.exec(line);
       if (m) {
@@ -42,11 +49,12 @@ export function parsePgbench(output: string): TParseResult {
       }
       statementCols = -1;
     }
+    if (!KNOWN.test(line)) continue;
     const progress = PROGRESS.exec(line);
     if (progress) {
       const elapsed = toNumber(progress[1]);
       const rest = progress[5];
-      const failed = toNumber(/(\d+) failed/.exec(rest)?.[1]);
+      const failed = toNumber(/(?<!\d)(\d+) failed/.exec(rest)?.[1]);
       const dt = elapsed !== null ? elapsed - prevElapsed : 0;
       b.sample(elapsed, {
         tps: toNumber(progress[2]),
@@ -58,7 +66,7 @@ export function parsePgbench(output: string): TParseResult {
       if (elapsed !== null) prevElapsed = elapsed;
       continue;
     }
-    const statementHeader = /statement latencies in milliseconds(.*):$/.exec(line);
+    const statementHeader = /^statement latencies in milliseconds(.*):$/.exec(line);
     if (statementHeader) {
       statementCols = (statementHeader[1].match(/failures|retries/g) ?? []).length;
       continue;

@@ -94,7 +94,9 @@ export class ResultBuilder {
   }
 }
 
-/** Splits output into lines without carriage returns. */
+/** Splits output into lines without carriage returns (a string separator: several times faster than a regex one). */
 export function splitLines(output: string): string[] {
-  return output.split(/\r?\n/);
+  const lines = output.split('\n');
+  for (let i = 0; i < lines.length; i++) if (lines[i].endsWith('\r')) lines[i] = lines[i].slice(0, -1);
+  return lines;
 }

@@ -44,19 +44,34 @@ function parseInterval(b: ResultBuilder, elapsed: number | null, rest: string): 
   b.sample(elapsed, values);
 }
 
+const SCRIPT = /^(oltp_\w+|select_random_\w+|bulk_insert|cpu|memory|fileio|threads|mutex)(?:\.lua)?$/;
+
+/** The test named on a `sysbench … <script> run` command line, read word by word (linear in the output). */
+function findCommandScript(output: string): string | null {
+  for (let at = output.indexOf('sysbench'); at >= 0; at = output.indexOf('sysbench', at + 8)) {
+    const next = output[at + 8];
+    if (next !== ' ' && next !== '\t') continue;
+    const end = output.indexOf('\n', at);
+    for (const word of output.slice(at + 9, end < 0 ? undefined : end).split(/\s+/)) {
+      const m = SCRIPT.exec(word.slice(word.lastIndexOf('/') + 1));
+      if (m) return m[1];
+    }
+    if (end < 0) break;
+    at = end;
+  }
+  return null;
+}
+
 function detectWorkload(output: string, b: ResultBuilder): string {
-  const cmd =
-    /sysbench\s.*?\b(oltp_\w+|select_random_\w+|bulk_insert|cpu|memory|fileio|threads|mutex)(?:\.lua)?\b/.exec(
-      output,
-    );
-  if (cmd) return cmd[1];
+  const cmd = findCommandScript(output);
+  if (cmd) return cmd;
   if (/Prime numbers limit|CPU speed:/.test(output)) return 'cpu';
   if (/memory speed test|MiB transferred/.test(output)) return 'memory';
   if (/File operations:|Extra file open flags/.test(output)) return 'fileio';
   if (/SQL statistics:|\btps: /.test(output)) {
     // No command line: infer the OLTP script from the read/write query mix.
-    const read = match(/^\s*read:\s+(\d+)/m, output);
-    const write = match(/^\s*write:\s+(\d+)/m, output);
+    const read = match(/^[ \t]*read:[ \t]+(\d+)/m, output);
+    const write = match(/^[ \t]*write:[ \t]+(\d+)/m, output);
     if (read !== null && write !== null) {
       if (write === 0 && read > 0) return 'oltp_read_only';
       if (read === 0 && write > 0) return 'oltp_write_only';
@@ -70,6 +85,22 @@ function detectWorkload(output: string, b: ResultBuilder): string {
   return 'sysbench';
 }
 
+const KEY = /^[\w ,./()]+$/;
+const VALUE = /^\s+([\d.]+)s?\s*(?:\(([\d.]+) per sec(?:ond|\.)\))?$/;
+
+/**
+ * `    transactions:   1000  (99.9 per sec.)` → key, value, rate. The key ends at the first colon: split there
+ * instead of matching key and padding with one expression, whose overlapping spaces backtrack quadratically.
+ */
+function splitKeyValue(line: string): [string, string, string | undefined] | null {
+  const colon = line.indexOf(':');
+  if (colon < 0) return null;
+  const key = line.slice(0, colon).trim();
+  if (key === '' || !KEY.test(key)) return null;
+  const m = VALUE.exec(line.slice(colon + 1));
+  return m ? [key, m[1], m[2]] : null;
+}
+
 /** sysbench 1.0/1.1: oltp_* (any driver), cpu, memory, fileio; `--report-interval`, `--histogram`. */
 export function parseSysbench(output: string): TParseResult {
   const b = new ResultBuilder('sysbench');
@@ -77,6 +108,20 @@ export function parseSysbench(output: string): TParseResult {
   let inLatency = false;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line === '') {
+      inHistogram = false;
+      continue;
+    }
+    // Every line read below has a colon, starts with "[" or "Latency histogram", or is a histogram row or a
+    // memory rate: one check skips any other line (a flood of short lines stays cheap).
+    const c = line.charCodeAt(0);
+    if (!inHistogram && c !== 91 /* [ */ && !line.includes(':') && !line.includes('MiB')) {
+      if (line.startsWith('Latency histogram')) {
+        inHistogram = true;
+        b.histogram = [];
+      } else if (c !== 32 && c !== 9) inLatency = false;
+      continue;
+    }
     const interval = INTERVAL.exec(line);
     if (interval) {
       parseInterval(b, toNumber(interval[1]), interval[2]);
@@ -98,9 +143,9 @@ export function parseSysbench(output: string): TParseResult {
     if (/^\S/.test(line)) inLatency = /^Latency \(ms\):/.test(line);
     if (/^(FATAL|ALERT|WARNING|Error)\b/.test(line)) b.warnings.push(line.slice(0, 300));
 
-    const kv = /^\s*([\w ,./()]+?):\s+([\d.]+)(?:s)?\s*(?:\(([\d.]+) per sec(?:ond|\.)\))?$/.exec(line);
+    const kv = splitKeyValue(line);
     if (kv) {
-      const [key, v, rate] = [kv[1].trim(), toNumber(kv[2]), toNumber(kv[3])];
+      const [key, v, rate] = [kv[0], toNumber(kv[1]), toNumber(kv[2])];
       if (inLatency) {
         const pct = /^(\d+(?:\.\d+)?)th percentile$/.exec(key);
         if (pct) b.metric(percentileMetric(pct[1]), v);

@@ -12,6 +12,16 @@ export function parseWrk(output: string): TParseResult {
   let errors: number | null = null;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line === '') {
+      inDistribution = false;
+      continue;
+    }
+    const c = line.charCodeAt(0);
+    // Every line read below starts with a blank, "Requests/sec:" or "Transfer/sec:".
+    if (c !== 32 && c !== 9 && c !== 82 /* R */ && c !== 84 /* T */) {
+      inDistribution = false;
+      continue;
+    }
     let m: RegExpExecArray | null;
     if (/^\s+Latency Distribution/.test(line)) {
       inDistribution = true;
@@ -22,11 +32,11 @@ export function parseWrk(output: string): TParseResult {
       continue;
     }
     inDistribution = false;
-    if ((m = /^\s+Latency\s+([\d.]+\w+)\s+([\d.]+\w+)\s+([\d.]+\w+)/.exec(line))) {
+    if ((m = /^\s+Latency\s+([\d.]+[a-z]+)\s+([\d.]+[a-z]+)\s+([\d.]+[a-z]+)/.exec(line))) {
       b.metric('lat_avg_ms', toMs(m[1]));
       b.metric('lat_stddev_ms', toMs(m[2]));
       b.metric('lat_max_ms', toMs(m[3]));
-    } else if ((m = /^\s+(\d+) requests in ([\d.]+\w+),/.exec(line))) {
+    } else if ((m = /^\s+(\d+) requests in ([\d.]+[a-z]+),/.exec(line))) {
       b.metric('requests', toNumber(m[1]));
       const ms = toMs(m[2]);
       b.metric('duration_s', ms === null ? null : ms / 1000);
