@@ -4,6 +4,7 @@ import type { TSecretKeys } from './secrets';
 import type { TMailer } from './mail';
 import type { TSeriesCache } from './series-cache';
 import type { TOutbound } from './outbound';
+import type { TParser } from './parse-pool';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
@@ -23,4 +24,6 @@ export interface TDeps {
   series?: TSeriesCache;
   /** Requests to URLs users chose (channels, push); without it only public addresses are reachable. */
   outbound?: TOutbound;
+  /** Parses posted tool output on a worker with a time budget; without it, on the calling thread. */
+  parser?: TParser;
 }

@@ -16,6 +16,7 @@ export * from './agents';
 export * from './ingest';
 export * from './ingest-prep';
 export * from './ingest-pool';
+export * from './parse-pool';
 export * from './series-cache';
 export * from './runs';
 export * from './compare';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from '@clusterscope/db';
-import { detectTool, getMetricInfo, getSampleSummary, parseOutput, ParseError } from '@clusterscope/bench';
+import { getMetricInfo, getSampleSummary, ParseError } from '@clusterscope/bench';
 import {
   TOOLS,
   type TBenchSample,
@@ -27,6 +27,7 @@ import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
 import { getRunSummary, loadRun, queryRuns, toRunDto, type TRunRow } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
+import { inThreadParser, ParseTimeout, ParseWorkerError } from './parse-pool';
 
 const isTool = (t: string): t is TTool => (TOOLS as readonly string[]).includes(t);
 
@@ -41,7 +42,8 @@ export async function createRun(
   assertCan(caller, { run: ['write'] });
   const cluster = await resolveOrCreateRunCluster(deps, caller, input.cluster);
   // Without `tool`, the posted output names it (a new workload needs one).
-  const detected = input.tool ?? (input.output !== undefined ? detectTool(input.output) : null);
+  const detected =
+    input.tool ?? (input.output !== undefined ? await parseOff(deps, (p) => p.detect(input.output!)) : null);
   const workload = await findOrCreateWorkload(deps.db, caller.orgId, input.workload, detected);
   if (!workload)
     throw new AppError(
@@ -175,6 +177,24 @@ function mergeSummary(old: TMetric[], add: TMetric[]): TMetric[] {
   return [...by.values()];
 }
 
+/** Runs `f` on deps.parser (a worker with a time budget); maps its failures to 422 and 503. */
+async function parseOff<T>(deps: TDeps, f: (p: NonNullable<TDeps['parser']>) => Promise<T>): Promise<T> {
+  try {
+    return await f(deps.parser ?? inThreadParser);
+  } catch (err) {
+    if (err instanceof ParseError)
+      throw new AppError('UNPROCESSABLE_CONTENT', `output: ${err.message}; recognised: ${err.recognised}`, {
+        recognised: err.recognised,
+        tool: err.tool,
+      });
+    if (err instanceof ParseTimeout)
+      throw new AppError('UNPROCESSABLE_CONTENT', `output: ${err.message}; send a shorter output`);
+    if (err instanceof ParseWorkerError)
+      throw new AppError('SERVICE_UNAVAILABLE', `output: ${err.message}`, { dependency: 'parse-worker' });
+    throw err;
+  }
+}
+
 const INCOMPLETE = 'incomplete: the output ended before the final summary (interrupted run?)';
 
 /**
@@ -190,17 +210,8 @@ export async function addRunOutput(
 ): Promise<TRunOutputResult> {
   assertCan(caller, { run: ['write'] });
   const run = await loadRun(deps, caller, input.id);
-  let parsed;
-  try {
-    parsed = parseOutput(input.output, input.tool ?? (isTool(run.tool) ? run.tool : undefined));
-  } catch (err) {
-    if (err instanceof ParseError)
-      throw new AppError('UNPROCESSABLE_CONTENT', `output: ${err.message}; recognised: ${err.recognised}`, {
-        recognised: err.recognised,
-        tool: err.tool,
-      });
-    throw err;
-  }
+  const tool = input.tool ?? (isTool(run.tool) ? run.tool : undefined);
+  const parsed = await parseOff(deps, (p) => p.parse(input.output, tool));
   const warnings = [...parsed.warnings];
   if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
 

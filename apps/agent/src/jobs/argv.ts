@@ -303,7 +303,8 @@ export function buildPlan(
       const m = p.oneOf('method', HEY_METHODS, 'GET');
       const q = p.optInt('qps', 1, 1_000_000);
       const t = p.optInt('timeoutS', 1, 600);
-      const opt = ['-c', c, '-m', m, ...(q ? ['-q', q] : []), ...(t ? ['-t', t] : [])];
+      // hey follows redirects by default, to any host: a 302 from an allowed host would aim the load elsewhere.
+      const opt = ['-c', c, '-m', m, '-disable-redirects', ...(q ? ['-q', q] : []), ...(t ? ['-t', t] : [])];
       if (W > 0) step('warmup', ['-z', `${W}s`, ...opt, u]);
       step('main', [...(n ? ['-n', n] : ['-z', `${D}s`]), ...opt, u]);
       return { binary: bin, steps };
@@ -314,6 +315,8 @@ export function buildPlan(
       const c = p.int('connections', 1, 100_000, 10);
       if (c < t) throw new JobError('params.connections: must be at least threads');
       const to = p.optInt('timeoutS', 1, 600);
+      // wrk never follows redirects: its response_complete counts the status and writes the next request on the
+      // same connection (Location is not read). redirects.test.ts checks it with the real binary.
       const opt = ['-t', t, '-c', c, ...(to ? ['--timeout', `${to}s`] : [])];
       if (W > 0) step('warmup', [...opt, '-d', `${W}s`, u]);
       step('main', [...opt, '-d', `${D}s`, ...(p.bool('latency', true) ? ['--latency'] : []), u]);

@@ -3,9 +3,11 @@
  * real path of the directory (after creating what is missing inside an allowed dir) must lie inside the
  * real path of an allowed dir, so a symlink planted in (or as) the target cannot lead out.
  */
+import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname } from 'node:path';
-import { isInsideDir, normalizeDir } from '@clusterscope/schema';
+import { hostRefusal, isInsideDir, normalizeDir, normalizeHost, targetHost } from '@clusterscope/schema';
 import { JobError } from './argv';
 
 const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
@@ -34,4 +36,36 @@ export function confineDir(dir: string, allowed: readonly string[]): string {
   const final = realpathSync(d);
   if (!roots.some((r) => isInsideDir(final, real(r)))) throw outside();
   return final;
+}
+
+/** Every address a name resolves to (the system resolver, as the tools use). */
+const lookupAll = async (host: string) => (await lookup(host, { all: true })).map((a) => a.address);
+
+/**
+ * A host name is also checked by the addresses it resolves to: one that resolves to a link-local or metadata
+ * address (169.254.169.254, fe80::/10, fd00:ec2::254) is refused even under `*`, unless that address is listed
+ * by itself in jobs.allowed_hosts. IP literals were checked lexically (jobRefusals); a failed lookup is left to
+ * the tool, which reports it.
+ */
+export async function confineHost(
+  target: string,
+  allowed: readonly string[],
+  resolve: (host: string) => Promise<string[]> = lookupAll,
+): Promise<void> {
+  const raw = targetHost(target);
+  const host = raw ? normalizeHost(raw) : null;
+  if (!host || isIP(host)) return;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return;
+  }
+  for (const a of addresses) {
+    const special = hostRefusal(a, ['*']) !== null;
+    if (special && hostRefusal(a, allowed) !== null)
+      throw new JobError(
+        `refused by this agent's job limits: host ${host} resolves to ${a}, a link-local or metadata address; it is reachable only when ${a} is listed by itself in jobs.allowed_hosts`,
+      );
+  }
 }

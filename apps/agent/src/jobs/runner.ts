@@ -11,9 +11,9 @@ import { checkHostEntry, type TJobLimits, type TSample } from '@clusterscope/sch
 import { detectTools } from '../inputs/heartbeat/index';
 import { httpRequest } from '../lib/http';
 import { errorMessage, type Logger } from '../lib/log';
-import { buildPlan, JobError, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
+import { buildPlan, JobError, resolveTarget, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
 import type { TJobsSettings } from './config';
-import { confineDir } from './confine';
+import { confineDir, confineHost } from './confine';
 
 export interface TJob extends TJobSpec {
   workload: string;
@@ -195,6 +195,7 @@ export class JobLoop {
         secretDir,
       });
       if (plan.workDir) confineDir(plan.workDir, config.allowed_dirs);
+      await confineHost(resolveTarget(job.target ?? '', config.secrets), config.allowed_hosts);
       if (plan.files?.length) {
         mkdirSync(secretDir, { recursive: true, mode: 0o700 });
         for (const f of plan.files) writeFileSync(f.path, f.content, { mode: 0o600, flag: 'w' });

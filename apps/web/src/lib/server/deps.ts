@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
 import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus } from '@clusterscope/db';
@@ -5,6 +7,7 @@ import {
   createAuth,
   createMailer,
   createOutbound,
+  createParser,
   createSeriesCache,
   getIngestWriter,
   LATE_SAMPLES,
@@ -86,6 +89,13 @@ export function getServer(): Promise<TServer> {
       vapid: loadVapid(env),
       outbound,
     };
+    // Posted tool output is parsed on the bundled parse-worker.js next to index.js (absent in vite dev: in-thread).
+    const parseEntry = path.join(path.dirname(process.argv[1] ?? ''), 'parse-worker.js');
+    if (existsSync(parseEntry)) {
+      const parser = createParser({ entry: parseEntry, budgetMs: env.PARSE_TIMEOUT_MS });
+      deps.parser = parser;
+      onShutdown(() => parser.close());
+    }
     if (env.SERIES_CACHE_MB > 0) {
       // Refresh-ahead after the notice's fan-out window: the viewers' notices are written first.
       const series = createSeriesCache({

@@ -72,6 +72,8 @@ const ZEnv = z.object({
   INGEST_ROUND_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   /** Ingest worker threads (parse, validate, encode); default one per core but one (at least 1, at most 4); 0 = none. */
   INGEST_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
+  /** Most time (ms) one posted tool output may take to parse on the parse worker; past it the request gets a 422. */
+  PARSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** How often (ms) glibc's freed heap memory goes back to the OS (malloc-trim.ts; 0 = never). */
   MALLOC_TRIM_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
   /** Memory for settled chart series kept between reads (MB; 0 = every chart read goes to ClickHouse). */

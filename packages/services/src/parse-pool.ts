@@ -1,0 +1,158 @@
+import { Worker } from 'node:worker_threads';
+import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
+import type { TParseResult, TTool } from '@clusterscope/schema';
+
+/** Messages to the parse worker (parse-worker.ts). */
+export type TParseJob =
+  | { id: number; op: 'parse'; output: string; tool?: TTool }
+  | { id: number; op: 'detect'; output: string };
+
+/** Answers from the parse worker. */
+export type TParseAnswer =
+  | { id: number; ok: true; result: TParseResult }
+  | { id: number; ok: true; tool: TTool | null }
+  | { id: number; ok: false; message: string; recognised?: string; tool?: TTool | null; parseError: boolean }
+  /** Sent once when the worker has loaded: budgets start only then. */
+  | { ready: true };
+
+/** Tool output parsed within its time budget, off the request thread. */
+export interface TParser {
+  /** parseOutput on a worker: throws ParseError (bad output), ParseTimeout or WorkerError. */
+  parse(output: string, tool?: TTool): Promise<TParseResult>;
+  /** detectTool on a worker. */
+  detect(output: string): Promise<TTool | null>;
+  close(): Promise<void>;
+}
+
+/** The output took longer than the budget to parse: its worker was stopped. */
+export class ParseTimeout extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the output could not be parsed in time (${budgetMs / 1000} s)`);
+  }
+}
+
+/** The parse worker died or is closed (a 503). */
+export class ParseWorkerError extends Error {}
+
+export interface TParserOptions {
+  /** The worker script (the bundled parse-worker.js, or parse-worker.ts with a TS loader); none parses in-thread. */
+  entry?: string | URL;
+  /** Most milliseconds one output may take; past it the worker is terminated and a fresh one started. */
+  budgetMs: number;
+  execArgv?: string[];
+  log?: (msg: string) => void;
+}
+
+/** Parses on the calling thread (vite dev, scripts): no budget. */
+export const inThreadParser: TParser = {
+  parse: async (output, tool) => parseOutput(output, tool),
+  detect: async (output) => detectTool(output),
+  close: async () => undefined,
+};
+
+interface TQueued {
+  job: TParseJob;
+  resolve(a: TParseAnswer): void;
+  reject(e: Error): void;
+}
+
+/**
+ * One worker thread, started on first use, parsing one output at a time in arrival order. Each output gets
+ * `budgetMs` from the moment the (loaded) worker starts on it: a parser that runs past it (a pathological input the
+ * linear-time parsers should never produce) is terminated with its thread, its request answers 422, and the next
+ * output gets a new worker. The event loop only copies the string across.
+ */
+export function createParser(opts: TParserOptions): TParser {
+  if (!opts.entry) return inThreadParser;
+  const entry = opts.entry;
+  const log = opts.log ?? ((m: string) => console.error(m));
+  let worker: Worker | null = null;
+  let ready = false;
+  let busy: (TQueued & { timer: NodeJS.Timeout }) | null = null;
+  const queue: TQueued[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const settle = () => {
+    const b = busy;
+    busy = null;
+    if (b) clearTimeout(b.timer);
+    return b;
+  };
+  const spawn = () => {
+    const w = new Worker(entry, { execArgv: opts.execArgv });
+    w.on('message', (a: TParseAnswer) => {
+      if ('ready' in a) {
+        if (worker === w) ready = true;
+        return pump();
+      }
+      if (busy?.job.id !== a.id) return;
+      settle()!.resolve(a);
+      pump();
+    });
+    const fail = (why: string) => {
+      if (worker !== w) return;
+      worker = null;
+      ready = false;
+      settle()?.reject(new ParseWorkerError(`parse worker ${why}`));
+      pump();
+    };
+    w.on('error', (err) => {
+      log(JSON.stringify({ level: 'error', msg: 'parse worker failed', err: err.message }));
+      fail(`failed: ${err.message}`);
+    });
+    w.on('exit', (code) => fail(`exited (code ${code})`));
+    w.unref();
+    return w;
+  };
+  const pump = () => {
+    if (busy || closed || queue.length === 0) return;
+    if (!worker) {
+      ready = false;
+      worker = spawn();
+    }
+    if (!ready) return;
+    const w = worker;
+    const next = queue.shift()!;
+    const timer = setTimeout(() => {
+      if (busy?.job !== next.job) return;
+      settle();
+      worker = null;
+      ready = false;
+      log(JSON.stringify({ level: 'warn', msg: 'parse over budget; worker recycled', budgetMs: opts.budgetMs }));
+      void w.terminate();
+      next.reject(new ParseTimeout(opts.budgetMs));
+      pump();
+    }, opts.budgetMs);
+    busy = { ...next, timer };
+    w.postMessage(next.job);
+  };
+  const send = (job: TParseJob) =>
+    new Promise<TParseAnswer>((resolve, reject) => {
+      if (closed) return reject(new ParseWorkerError('parse worker is closed'));
+      queue.push({ job, resolve, reject });
+      pump();
+    });
+  const fromAnswer = (a: TParseAnswer): Error =>
+    !a.ok && a.parseError ? new ParseError(a.message, a.recognised ?? '', a.tool) : new Error(a.message);
+
+  return {
+    async parse(output, tool) {
+      const a = await send({ id: nextId++, op: 'parse', output, ...(tool ? { tool } : {}) });
+      if (a.ok && 'result' in a) return a.result;
+      throw a.ok ? new Error('parse worker answered without a result') : fromAnswer(a);
+    },
+    async detect(output) {
+      const a = await send({ id: nextId++, op: 'detect', output });
+      if (a.ok && 'tool' in a) return a.tool;
+      throw a.ok ? new Error('parse worker answered without a tool') : fromAnswer(a);
+    },
+    async close() {
+      closed = true;
+      for (const q of queue.splice(0)) q.reject(new ParseWorkerError('parse worker is closed'));
+      settle()?.reject(new ParseWorkerError('parse worker is closed'));
+      await worker?.terminate();
+      worker = null;
+    },
+  };
+}
