@@ -12,7 +12,7 @@ describe('parseCockroachWorkload', () => {
       elapsed_s: 1,
       values: {
         ops_per_s: 2929.8,
-        errors: 0,
+        errors_per_s: 0,
         lat_p50_ms: 3,
         lat_p95_ms: 15.2,
         lat_p99_ms: 50.3,
@@ -87,7 +87,9 @@ describe('parseCockroachWorkload', () => {
     expect(r.incomplete).toBe(true);
     expect(r.samples).toHaveLength(8);
     expect(r.samples[7].values.ops_per_s).toBe(3317.6);
-    expect(r.summary).toEqual([]);
+    // Partial: the last ops/sec(cum) printed, no latency (interval percentiles are not cumulative).
+    expectMetrics(r, { ops_per_s: 3294.2, ops: 26354, duration_s: 8, errors: 0 });
+    expect(r.summary.some((m) => m.name.startsWith('lat_'))).toBe(false);
   });
 
   describe('real outputs (fixtures/real, see SOURCES)', () => {
@@ -181,6 +183,69 @@ describe('parseCockroachWorkload', () => {
         'Error: transient failure',
         'the workload reported 3 error(s) (errors column)',
       ]);
+    });
+  });
+
+  describe('runs that stalled, failed or were cut short', () => {
+    it('stores seconds with no operations as missing latency, and summarises from the last cumulative columns (real stall, issue 47202)', () => {
+      const r = parseCockroachWorkload(readFixture('real/issue-47202-workload-kv-stall.txt'));
+      expect(r.workload).toBe('kv');
+      expect(r.incomplete).toBe(true);
+      expect(r.samples).toHaveLength(6);
+      expect(r.samples[0].values).toMatchObject({ ops_per_s: 22109.1, lat_p95_ms: 14.7 });
+      for (const s of r.samples.slice(1)) {
+        expect(s.values.ops_per_s).toBe(0);
+        expect(Object.keys(s.values).filter((k) => k.startsWith('lat_'))).toEqual([]);
+      }
+      // ops/sec(cum) of the last tick, not a mean of the per-second rate (which would be 3684.9).
+      expectMetrics(r, {
+        ops_per_s: 4209.8,
+        ops: 25259,
+        duration_s: 6,
+        errors: 0,
+        errors_per_s: 0,
+        errors_pct: 0,
+      });
+      expect(r.summary.some((m) => m.name.startsWith('lat_'))).toBe(false);
+      expect(r.warnings.some((w) => w.startsWith('partial: no totals block'))).toBe(true);
+    });
+
+    it('fails a run whose output ends in Error:, keeping the partial summary and the cumulative errors as a count', () => {
+      const HEAD = '_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)';
+      const text = [
+        HEAD,
+        '    1.0s        0          900.0          900.0      1.1      2.1      4.1     62.9 transfer',
+        '    2.0s        2          100.0          500.0      1.0      2.9      5.5      8.9 transfer',
+        '    3.0s        2            0.0          333.3      0.0      0.0      0.0      0.0 transfer',
+        '    4.0s        5           50.0          262.5      9.0     11.8     12.0     12.0 transfer',
+        'Error: ERROR: result is ambiguous (error=unable to dial n3) (SQLSTATE 40003)',
+        '',
+      ].join('\n');
+      const r = parseCockroachWorkload(text);
+      expect(r.error).toMatch(/^Error: ERROR: result is ambiguous/);
+      expect(r.incomplete).toBe(true);
+      // Cumulative 0, 2, 2, 5 errors: 0, 2, 0 and 3 errors in those seconds (not 2 every second).
+      expect(r.samples.map((s) => s.values.errors_per_s)).toEqual([0, 2, 0, 3]);
+      expect(r.samples.map((s) => s.values.errors)).toEqual([undefined, undefined, undefined, undefined]);
+      expect(r.samples[2].values.lat_p95_ms).toBeUndefined();
+      expect(r.samples[3].values.lat_p95_ms).toBe(11.8);
+      expectMetrics(r, {
+        ops_per_s: 262.5,
+        ops: 1050,
+        errors: 5,
+        errors_per_s: 1.25,
+        errors_pct: expect.closeTo((100 * 5) / 1055, 6),
+      });
+    });
+
+    it('sums the last cumulative rate of every operation when a multi-op run is cut (real: fault-tolerance demo)', () => {
+      const r = parseCockroachWorkload(readFixture('real/v19.2-workload-ycsb-fault-tolerance.txt'));
+      expect(r.incomplete).toBe(true);
+      expectMetrics(r, {
+        'read.ops_per_s': 927.2,
+        'update.ops_per_s': 48.6,
+        ops_per_s: expect.closeTo(975.8, 6),
+      });
     });
   });
 });

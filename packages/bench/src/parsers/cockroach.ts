@@ -57,6 +57,47 @@ function parseRow(line: string, header: THeader): TRow | null {
   return { elapsed, op: tokens.slice(header.columns.length).join(' '), values };
 }
 
+/** errors (a count) and, beside it, errors per second over the run and the share of operations that failed. */
+function addErrorRate(b: ResultBuilder, errors: number | null, ops: number | null, elapsed: number): void {
+  if (errors === null) return;
+  b.metric('errors', errors);
+  if (elapsed > 0) b.metric('errors_per_s', errors / elapsed);
+  if (ops !== null && ops + errors > 0) b.metric('errors_pct', (100 * errors) / (ops + errors));
+}
+
+/**
+ * A run without a totals block (it ended in an error, or the output was cut): the summary comes from the last
+ * cumulative columns the tool printed per operation (ops/sec(cum), the cumulative errors). Interval percentiles
+ * are per second, not cumulative, so none is made up here. The caller marks the result incomplete (partial).
+ */
+function addPartialSummary(b: ResultBuilder, intervals: TRow[], multi: boolean): void {
+  const last = new Map<string, TRow>();
+  for (const row of intervals) last.set(row.op, row);
+  let rate = 0;
+  let errors = 0;
+  let ops = 0;
+  let elapsed = 0;
+  for (const [op, row] of last) {
+    const cum = row.values.ops_per_s_cum;
+    const n = cum === null ? null : Math.round(cum * row.elapsed);
+    if (multi) {
+      b.metric(`${op}.ops_per_s`, cum);
+      b.metric(`${op}.ops`, n);
+    }
+    rate += cum ?? 0;
+    ops += n ?? 0;
+    errors += row.values.errors ?? 0;
+    elapsed = Math.max(elapsed, row.elapsed);
+  }
+  b.metric('ops_per_s', rate);
+  b.metric('ops', ops);
+  b.metric('duration_s', elapsed);
+  addErrorRate(b, errors, ops, elapsed);
+  b.warnings.push(
+    `partial: no totals block; the summary is the last cumulative columns printed (at ${elapsed} s): ops/sec(cum) and errors`,
+  );
+}
+
 /** The generator's name: from a `workload run <name>` line (roachtest logs), else from its operation names. */
 export function detectWorkload(output: string, ops: Set<string>): string {
   const cmd = /workload[ _]run[ _]([a-z][a-z0-9_]*)/.exec(output);
@@ -121,9 +162,26 @@ export function parseCockroachWorkload(output: string): TParseResult {
 
   const ops = new Set([...intervals, ...totals].map((r) => r.op).filter(Boolean));
   const multi = ops.size > 1;
+  /** The errors column is cumulative: per interval, the errors since the previous tick of that operation. */
+  const prev = new Map<string, { elapsed: number; errors: number }>();
   for (const row of intervals) {
-    const { ops_per_s, errors, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms } = row.values;
-    const v = { ops_per_s, errors, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms };
+    const { ops_per_s, errors } = row.values;
+    const before = prev.get(row.op) ?? { elapsed: 0, errors: 0 };
+    const dt = row.elapsed - before.elapsed;
+    const errors_per_s = errors === null || dt <= 0 ? null : Math.max(0, errors - before.errors) / dt;
+    if (errors !== null) prev.set(row.op, { elapsed: row.elapsed, errors });
+    // A second with no operations has no latency (the tool prints 0.0): missing, so a chart shows a gap.
+    const idle = ops_per_s === 0;
+    const lat = (k: 'lat_p50_ms' | 'lat_p95_ms' | 'lat_p99_ms' | 'lat_max_ms') =>
+      idle ? null : row.values[k];
+    const v = {
+      ops_per_s,
+      errors_per_s,
+      lat_p50_ms: lat('lat_p50_ms'),
+      lat_p95_ms: lat('lat_p95_ms'),
+      lat_p99_ms: lat('lat_p99_ms'),
+      lat_max_ms: lat('lat_max_ms'),
+    };
     if (!multi) {
       b.sample(row.elapsed, v);
       continue;
@@ -132,11 +190,11 @@ export function parseCockroachWorkload(output: string): TParseResult {
     const last = b.samples.at(-1);
     const sameTick = last?.elapsed_s === row.elapsed;
     const prevOps = sameTick ? (last.values.ops_per_s ?? 0) : 0;
-    const prevErr = sameTick ? (last.values.errors ?? 0) : 0;
+    const prevErr = sameTick ? (last.values.errors_per_s ?? 0) : 0;
     b.sample(row.elapsed, {
       ...prefixed,
       ops_per_s: ops_per_s === null ? null : prevOps + ops_per_s,
-      errors: errors === null ? null : prevErr + errors,
+      errors_per_s: errors_per_s === null ? null : prevErr + errors_per_s,
     });
   }
 
@@ -148,6 +206,9 @@ export function parseCockroachWorkload(output: string): TParseResult {
   if (multi) for (const row of totals) addTotals(row, `${row.op}.`);
   if (result) addTotals(result, '');
   else if (totals.length === 1) addTotals(totals[0], '');
+  else if (totals.length === 0 && !tpmc && intervals.length > 0) addPartialSummary(b, intervals, multi);
+  const final = result ?? (totals.length === 1 ? totals[0] : null);
+  if (final) addErrorRate(b, final.values.errors, final.values.ops, final.elapsed);
   if (tpmc) {
     b.metric('tpmC', tpmc.values.tpmC);
     b.metric('efc_pct', tpmc.values.efc_pct);

@@ -116,7 +116,7 @@ describe('detectTool and parseOutput', () => {
       }),
       { numRuns: 2000, seed: 42 },
     );
-  });
+  }, 60_000);
 
   it('parsers return a result or throw ParseError for mutated fixtures (property)', () => {
     const texts = FIXTURES.map(([f]) => readFixture(f));
@@ -152,7 +152,7 @@ describe('detectTool and parseOutput', () => {
       }),
       { numRuns: 1500, seed: 7 },
     );
-  });
+  }, 60_000);
 
   it('rejects non-string input with ParseError', () => {
     expect(() => parseOutput(42 as unknown as string)).toThrow(ParseError);

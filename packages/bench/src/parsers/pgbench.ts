@@ -56,10 +56,13 @@ export function parsePgbench(output: string): TParseResult {
       const rest = progress[5];
       const failed = toNumber(/(?<!\d)(\d+) failed/.exec(rest)?.[1]);
       const dt = elapsed !== null ? elapsed - prevElapsed : 0;
+      const tps = toNumber(progress[2]);
+      // An interval with no transactions has no latency (pgbench prints 0.000): missing, so a chart shows a gap.
+      const idle = tps === 0;
       b.sample(elapsed, {
-        tps: toNumber(progress[2]),
-        lat_avg_ms: toNumber(progress[3]),
-        lat_stddev_ms: toNumber(progress[4]),
+        tps,
+        lat_avg_ms: idle ? null : toNumber(progress[3]),
+        lat_stddev_ms: idle ? null : toNumber(progress[4]),
         lag_ms: toNumber(/lag ([\d.]+) ms/.exec(rest)?.[1]),
         errors_per_s: failed !== null && dt > 0 ? failed / dt : null,
       });

@@ -41,6 +41,9 @@ function parseInterval(b: ResultBuilder, elapsed: number | null, rest: string): 
   values.read_bw_kib_s = mib(new RegExp(`\\breads: ${NUM} MiB/s`));
   values.write_bw_kib_s = mib(new RegExp(`\\bwrites: ${NUM} MiB/s`));
   values.mem_bw_kib_s = mib(new RegExp(`^${NUM} MiB/sec`));
+  // An interval with no events has no latency (sysbench prints 0.00): missing, so a chart shows a gap.
+  if ((values.tps ?? values.events_per_s) === 0 && !((values.qps ?? 0) > 0))
+    for (const k of Object.keys(values)) if (k.startsWith('lat_')) values[k] = null;
   b.sample(elapsed, values);
 }
 
