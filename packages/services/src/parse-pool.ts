@@ -119,7 +119,9 @@ export function createParser(opts: TParserOptions): TParser {
       settle();
       worker = null;
       ready = false;
-      log(JSON.stringify({ level: 'warn', msg: 'parse over budget; worker recycled', budgetMs: opts.budgetMs }));
+      log(
+        JSON.stringify({ level: 'warn', msg: 'parse over budget; worker recycled', budgetMs: opts.budgetMs }),
+      );
       void w.terminate();
       next.reject(new ParseTimeout(opts.budgetMs));
       pump();

@@ -20,7 +20,14 @@ port.on('message', (job: TParseJob) => {
     const e = err as Error;
     a =
       e instanceof ParseError
-        ? { id: job.id, ok: false, message: e.message, recognised: e.recognised, tool: e.tool, parseError: true }
+        ? {
+            id: job.id,
+            ok: false,
+            message: e.message,
+            recognised: e.recognised,
+            tool: e.tool,
+            parseError: true,
+          }
         : { id: job.id, ok: false, message: e.message, parseError: false };
   }
   port!.postMessage(a);

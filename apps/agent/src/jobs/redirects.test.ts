@@ -95,7 +95,9 @@ describe('confineHost', () => {
   );
 
   it('allows such a name only when the address is listed by itself', async () => {
-    await expect(confineHost('http://imds.test/', ['*', '169.254.169.254'], resolve)).resolves.toBeUndefined();
+    await expect(
+      confineHost('http://imds.test/', ['*', '169.254.169.254'], resolve),
+    ).resolves.toBeUndefined();
     await expect(confineHost('http://imds.test/', ['169.254.0.0/16'], resolve)).resolves.toBeUndefined();
   });
 

@@ -1,0 +1,57 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { createCluster, createOrganization, getRun } from '@clusterscope/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TCaller } from './caller';
+import type { TDeps } from './deps';
+import { createParser } from './parse-pool';
+import { addRunOutput, createRun } from './runs';
+import { bootWorkerFromSource } from './testing';
+import { errorReason, useTestEnv } from './test-env';
+
+// Posted output is parsed on the parse worker (from source through tsx here) with a time budget.
+const env = useTestEnv();
+const { entry, dir } = bootWorkerFromSource('parse-worker.ts');
+const roomy = createParser({ entry, budgetMs: 60_000, log: () => undefined });
+const tight = createParser({ entry, budgetMs: 300, log: () => undefined });
+let deps: TDeps;
+let ci: TCaller;
+
+beforeAll(async () => {
+  deps = { ...env.deps, parser: roomy };
+  const org = await createOrganization(env.db, { name: 'Budget', slug: 'budget' });
+  await createCluster(env.db, org.id, { name: 'prod' });
+  ci = {
+    kind: 'token',
+    tokenId: 't',
+    clusterId: null,
+    orgId: org.id,
+    orgSlug: 'budget',
+    scopes: ['runs:write'],
+  };
+});
+afterAll(async () => {
+  await Promise.all([roomy.close(), tight.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('POST output parsed off the request thread', { timeout: 120_000 }, () => {
+  it('parses a real output on the worker, detecting the tool for a new workload', async () => {
+    const output = readFileSync(new URL('../../bench/fixtures/hey.txt', import.meta.url), 'utf8');
+    const { id, parsed } = await createRun(deps, ci, { cluster: 'prod', workload: 'web', output });
+    expect(parsed?.tool).toBe('hey');
+    expect(parsed?.summary.find((m) => m.name === 'rps')?.value).toBeGreaterThan(0);
+    expect((await getRun(env.db, ci.orgId, id))?.tool).toBe('hey');
+  });
+
+  it('answers 422 "could not be parsed in time" past the budget, stores nothing, and parses the next output', async () => {
+    const slow = { ...deps, parser: tight };
+    const { id } = await createRun(slow, ci, { cluster: 'prod', workload: 'slow', tool: 'hey' });
+    // 8 MB of summary lines: seconds of (linear) parsing, far past the 300 ms budget.
+    const output = 'Summary:\n' + '  Total: 1 secs\n'.repeat((8 * 1024 * 1024) / 16 - 1);
+    const why = await errorReason(addRunOutput(slow, ci, { id, output }));
+    expect(why).toMatch(/^UNPROCESSABLE_CONTENT: output: the output could not be parsed in time/);
+    expect((await getRun(env.db, ci.orgId, id))?.rawOutput ?? null).toBeNull();
+    const ok = readFileSync(new URL('../../bench/fixtures/wrk_plain.txt', import.meta.url), 'utf8');
+    expect((await addRunOutput(slow, ci, { id, output: ok, tool: 'wrk' })).tool).toBe('wrk');
+  });
+});
