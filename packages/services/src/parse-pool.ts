@@ -135,19 +135,23 @@ export function createParser(opts: TParserOptions): TParser {
       queue.push({ job, resolve, reject });
       pump();
     });
-  const fromAnswer = (a: TParseAnswer): Error =>
-    !a.ok && a.parseError ? new ParseError(a.message, a.recognised ?? '', a.tool) : new Error(a.message);
+  const fromAnswer = (a: TParseAnswer): Error => {
+    if ('ready' in a || a.ok) return new Error('parse worker answered out of turn');
+    return a.parseError
+      ? new ParseError(a.message, a.recognised ?? '', a.tool ?? null)
+      : new Error(a.message);
+  };
 
   return {
     async parse(output, tool) {
       const a = await send({ id: nextId++, op: 'parse', output, ...(tool ? { tool } : {}) });
-      if (a.ok && 'result' in a) return a.result;
-      throw a.ok ? new Error('parse worker answered without a result') : fromAnswer(a);
+      if ('result' in a) return a.result;
+      throw fromAnswer(a);
     },
     async detect(output) {
       const a = await send({ id: nextId++, op: 'detect', output });
-      if (a.ok && 'tool' in a) return a.tool;
-      throw a.ok ? new Error('parse worker answered without a tool') : fromAnswer(a);
+      if ('ok' in a && a.ok && 'tool' in a) return a.tool;
+      throw fromAnswer(a);
     },
     async close() {
       closed = true;
