@@ -55,10 +55,10 @@ export function deriveNodeState(
 export const stateWord = (s: TNodeState): string => s.toLowerCase();
 
 /**
- * On-call severity groups, worst first:
- * - critical: unavailable ranges, or a node DEAD or UNAVAILABLE;
- * - warning: under-replicated ranges, a STALE node in an otherwise reporting cluster, or a cluster that
- *   went silent recently;
+ * On-call severity groups, worst first, from the cluster's one status (`clusterStatus` in services):
+ * - critical: status bad (a node DEAD or UNAVAILABLE, unavailable ranges, a critical alert firing);
+ * - warning: status warn (under-replicated ranges, a STALE node, a failing input, a warning alert firing),
+ *   or a cluster that went silent recently;
  * - ok: everything else that reports;
  * - quiet: never reported, or silent for longer than QUIET_AFTER_MS (one compact line at the bottom).
  */
@@ -68,8 +68,10 @@ export type TClusterSeverity = (typeof CLUSTER_SEVERITIES)[number];
 /** A cluster with no node heard from for this long is "quiet" rather than a warning. */
 export const QUIET_AFTER_MS = 60 * 60_000;
 
-/** What the severity of a cluster is decided from: its nodes' displayed states and its range counts. */
+/** What the on-call order of a cluster is decided from: its status level and its nodes. */
 export interface TSeverityFacts {
+  /** The level of the cluster's one status. */
+  level: 'ok' | 'warn' | 'bad' | 'stale' | 'empty';
   /** Displayed node states (STALE when silent), DECOMMISSIONED included. */
   states: readonly TNodeState[];
   /** Ranges counted over reporting (not STALE) nodes only. */
@@ -80,14 +82,18 @@ export interface TSeverityFacts {
 }
 
 export function clusterSeverity(f: TSeverityFacts, now: number): TClusterSeverity {
-  if (f.last_ts === null) return 'quiet';
-  const active = f.states.filter((s) => s !== 'DECOMMISSIONED');
-  const reporting = active.filter((s) => s !== 'STALE');
-  if (active.length > 0 && reporting.length === 0)
-    return now - f.last_ts > QUIET_AFTER_MS ? 'quiet' : 'warning';
-  if (f.ranges_unavailable > 0 || active.some((s) => s === 'DEAD' || s === 'UNAVAILABLE')) return 'critical';
-  if (f.ranges_underreplicated > 0 || active.includes('STALE')) return 'warning';
-  return 'ok';
+  switch (f.level) {
+    case 'bad':
+      return 'critical';
+    case 'warn':
+      return 'warning';
+    case 'ok':
+      return 'ok';
+    case 'stale':
+      return f.last_ts !== null && now - f.last_ts <= QUIET_AFTER_MS ? 'warning' : 'quiet';
+    default:
+      return 'quiet';
+  }
 }
 
 /** Per-state node counts, every state present (zero when none). */

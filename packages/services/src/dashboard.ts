@@ -40,6 +40,7 @@ import {
   type TNodeSeriesMetric,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
+import { loadStatusExtras } from './cluster-status';
 import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
@@ -144,9 +145,10 @@ export async function listClusterHealth(
   now: number = Date.now(),
 ): Promise<TClusterHealth[]> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
-  const [clusters, latest] = await Promise.all([
+  const [clusters, latest, extras] = await Promise.all([
     findClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
+    loadStatusExtras(deps, caller, undefined, now),
   ]);
   return clusters.map((c) => {
     const views = (latest.get(c.id) ?? []).map((n) => ({
@@ -156,7 +158,7 @@ export async function listClusterHealth(
       ranges_unavailable: n.ranges_unavailable,
     }));
     const counts = countHealth(views);
-    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
+    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts, extras(c.id)) };
   });
 }
 
@@ -168,9 +170,12 @@ export async function getClusterNodes(
   now: number = Date.now(),
 ): Promise<TClusterHealth & { now: number; nodes: TNodeView[] }> {
   const c = await getClusterById(deps, caller, clusterId);
-  const nodes = await loadNodeViews(deps, caller.orgId, c, now);
+  const [nodes, extras] = await Promise.all([
+    loadNodeViews(deps, caller.orgId, c, now),
+    loadStatusExtras(deps, caller, c.id, now),
+  ]);
   const counts = countHealth(nodes);
-  return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), now, nodes };
+  return { cluster: clusterInfo(c), counts, status: clusterStatus(counts, extras(c.id)), now, nodes };
 }
 
 const line = (name: string, node_id: number | null): TColSeries => ({ name, node_id, t: [], v: [] });
@@ -413,18 +418,19 @@ export async function getClusterView(
 ): Promise<TClusterView> {
   const cluster = getClusterById(deps, caller, input.clusterId);
   // The org-scoped ClickHouse reads start with the cluster check (one round trip less); a failed check drops them.
-  const [c, [latest, cg], events, all] = await Promise.all([
+  const [c, [latest, cg], events, all, extras] = await Promise.all([
     cluster,
     readLatest(deps, caller.orgId, input.clusterId),
     loadEvents(deps, caller.orgId, input),
     input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
+    cluster.then((c) => loadStatusExtras(deps, caller, c.id, now)),
   ]);
   const nodes = toNodeViews(latest, cg, now, c.intervalS);
   const counts = countHealth(nodes);
   return {
     cluster: clusterInfo(c),
     counts,
-    status: clusterStatus(counts),
+    status: clusterStatus(counts, extras(c.id)),
     now,
     nodes,
     window: chartWindow(c, input),
@@ -526,9 +532,10 @@ export async function getOncall(
   now: number = Date.now(),
 ): Promise<TOncallView> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
-  const [clusters, latest] = await Promise.all([
+  const [clusters, latest, extras] = await Promise.all([
     findClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
+    loadStatusExtras(deps, caller, undefined, now),
   ]);
   const out = clusters.map((c) => {
     const nodes = sortWorstFirst(
@@ -542,13 +549,15 @@ export async function getOncall(
       })),
     );
     const counts = countHealth(nodes);
+    const status = clusterStatus(counts, extras(c.id));
     return {
       name: c.name,
+      level: status.level,
       states: nodes.map((n) => n.state),
       ranges_unavailable: counts.ranges_unavailable,
       ranges_underreplicated: counts.ranges_underreplicated,
       last_ts: counts.last_ts,
-      view: { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes },
+      view: { cluster: clusterInfo(c), counts, status, nodes },
     };
   });
   const ordered = orderOncall(out, now);
