@@ -1,6 +1,12 @@
 /** What a cluster's one status needs besides node data: its firing alerts and its agents' failing inputs. */
 import { listAgentInputs, listInstances, listSilences } from '@clusterscope/db';
-import { QUIET_AFTER_MS, ZInputState, type TFailingInput, type TSeverity } from '@clusterscope/schema';
+import {
+  QUIET_AFTER_MS,
+  ZInputState,
+  type TFailingInput,
+  type TInputState,
+  type TSeverity,
+} from '@clusterscope/schema';
 import { z } from 'zod';
 import type { TDeps } from './deps';
 import { boundClusterOf, canSeeCluster } from './access';
@@ -13,11 +19,15 @@ const FIRING_LIMIT = 1000;
 
 const ZStoredInputs = z.array(ZInputState);
 
-/** The failing inputs in an agent row's stored `inputs` (malformed or absent: none). */
-export function toFailingInputs(agent: string, stored: unknown): TFailingInput[] {
+/** An agent row's stored `inputs` (malformed or absent: none). */
+export function toInputStates(stored: unknown): TInputState[] {
   const r = ZStoredInputs.safeParse(stored);
-  if (!r.success) return [];
-  return r.data
+  return r.success ? r.data : [];
+}
+
+/** The failing inputs in an agent row's stored `inputs`. */
+export function toFailingInputs(agent: string, stored: unknown): TFailingInput[] {
+  return toInputStates(stored)
     .filter((i) => i.state === 'failing')
     .map((i) => ({ agent, input: i.input, error: i.error, since: i.since, failures: i.failures }));
 }
