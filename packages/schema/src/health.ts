@@ -51,6 +51,14 @@ export function deriveNodeState(
   return state;
 }
 
+/**
+ * Whether a node's range and replica counts are current and count toward cluster totals: not STALE (its
+ * report is older than STALE_INTERVALS), not DEAD (a dead node's last report repeats old counts) and not
+ * DECOMMISSIONED, as the DB Console counts. Other nodes keep their rows, marked "last known".
+ */
+export const countsTowardTotals = (s: TNodeState): boolean =>
+  s !== 'STALE' && s !== 'DEAD' && s !== 'DECOMMISSIONED';
+
 /** Lower-case state word for sentences ("2 stale", "1 unavailable"): the same words as the badges. */
 export const stateWord = (s: TNodeState): string => s.toLowerCase();
 
@@ -152,6 +160,23 @@ export const TIME_UNTIL_STORE_DEAD_MS = 5 * 60_000;
 /** True when a not-live node's silence (ms, null = unknown) proves it DEAD. */
 export function deadFromSilence(silentMs: number | null, deadAfterMs = TIME_UNTIL_STORE_DEAD_MS): boolean {
   return silentMs !== null && silentMs >= deadAfterMs;
+}
+
+const MINUTE = 60_000;
+/** "40 s", "6 min", "2 h 5 min": how long something has lasted. */
+export function forHowLong(ms: number): string {
+  if (ms < MINUTE) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  const min = Math.round(ms / MINUTE);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+/** "cockroachdb input failing for 6 min: connection refused (http://…:8080)". */
+export function describeFailingInput(
+  i: { input: string; error: string | null; since: number | null },
+  now: number,
+): string {
+  const since = i.since === null ? '' : ` for ${forHowLong(now - i.since)}`;
+  return `${i.input} input failing${since}${i.error ? `: ${i.error}` : ''}`;
 }
 
 /** Longest time window a chart, event list or page range may cover. */

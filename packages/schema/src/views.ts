@@ -90,6 +90,11 @@ export const ZNodeView = z.object({
   state: ZNodeState,
   liveness: ZLiveness,
   last_ts: z.number(),
+  /**
+   * Set when the counts below are not current (STALE, DEAD or DECOMMISSIONED: `countsTowardTotals`): epoch ms
+   * they were last known at. Null while they count toward the cluster's totals.
+   */
+  last_known: z.number().nullable(),
   started_at: z.number().nullable(),
   uptime_s: z.number(),
   /** Counts below are null when the source did not report them (unknown, shown as —). */

@@ -4,7 +4,12 @@
  * reads it.
  */
 import { randomUUID } from 'node:crypto';
-import type { THeartbeatSample, TIngestBatch, TInputState } from '@clusterscope/schema';
+import {
+  unpackCharts,
+  type THeartbeatSample,
+  type TIngestBatch,
+  type TInputState,
+} from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +18,7 @@ import { createEvaluatorMemo, evaluateAlerts } from './alerting/evaluator';
 import { addAlertRule } from './alerting/rules';
 import type { TCaller } from './caller';
 import { countFiringAlerts } from './cluster-status';
-import { getClusterNodes, getOncall, listClusterHealth } from './dashboard';
+import { getClusterCharts, getClusterNodes, getClusterView, getOncall, listClusterHealth } from './dashboard';
 import { ingestPrepared } from './ingest';
 import { holdInProcess } from './ingest-pool';
 import { headOf } from './ingest-prep';
@@ -209,5 +214,58 @@ describe('a failing agent input', () => {
       hb(now + 10_000, [{ input: 'cockroachdb', state: 'ok', error: null, since: null, failures: 0 }]),
     ]);
     expect((await statusOf(clusterId, now + 10_000)).inputs).toEqual([]);
+  });
+});
+
+describe('dead and decommissioned nodes', () => {
+  it("totals and range charts leave out a dead node's stale counts; its row keeps them as last known", async () => {
+    const clusterId = await makeCluster('nine-nodes');
+    const now = Date.now();
+    const deadSince = now - 21 * 60_000;
+    // Three reports 10 s apart, as a live node's /_status/nodes lists every node.
+    for (let k = 2; k >= 0; k--) {
+      const ts = now - k * 10_000;
+      await writer.write(orgId, clusterId, `b-${randomUUID()}`, [
+        ...[1, 2, 3].map((id) => nodeSample(id, ts, { replicas_leaseholders: 80, ranges: 240 })),
+        nodeSample(6, ts, {
+          liveness: 'DEAD',
+          updated_at: deadSince,
+          ranges_underreplicated: 21,
+          replicas_leaseholders: 150,
+        }),
+        nodeSample(7, ts, { liveness: 'DECOMMISSIONED', ranges_unavailable: 4, replicas_leaseholders: 60 }),
+      ]);
+    }
+    const view = await getClusterView(
+      env.deps,
+      caller,
+      { clusterId, from: now - 5 * 60_000, to: now + 1000, resolution: 'raw' },
+      now + 1000,
+    );
+    expect(view.counts).toMatchObject({ ranges_underreplicated: 0, ranges_unavailable: 0, dead: 1, live: 3 });
+    expect(view.status.level).toBe('bad');
+    expect(view.status.headline).toBe('1 dead');
+    expect(view.status.details.join(' · ')).not.toMatch(/under-replicated|unavailable range/);
+    const n6 = view.nodes.find((n) => n.node_id === 6)!;
+    expect(n6).toMatchObject({ state: 'DEAD', ranges_underreplicated: 21, last_known: deadSince });
+    expect(view.nodes.find((n) => n.node_id === 1)!.last_known).toBeNull();
+    expect(view.nodes.find((n) => n.node_id === 7)!.last_known).not.toBeNull();
+
+    const charts = unpackCharts(view.charts!);
+    // Leaseholders plot the current nodes only: they sum to 240, not 450.
+    expect(charts.leaseholders.map((s) => s.name).sort()).toEqual(['n1', 'n2', 'n3']);
+    const last = charts.leaseholders.map((s) => s.data.at(-1)![1] ?? 0).reduce((a, b) => a + b, 0);
+    expect(last).toBe(240);
+    expect(charts.ranges_underreplicated.every(([, v]) => v === 0)).toBe(true);
+    expect(charts.ranges_unavailable.every(([, v]) => v === 0)).toBe(true);
+    // A node's own page keeps its last known values.
+    const own = await getClusterCharts(env.deps, caller, {
+      clusterId,
+      nodeId: 6,
+      from: now - 5 * 60_000,
+      to: now + 1000,
+      resolution: 'raw',
+    });
+    expect(own.leaseholders.map((s) => s.name)).toEqual(['n6']);
   });
 });

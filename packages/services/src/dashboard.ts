@@ -18,7 +18,7 @@ import type {
   TNodeView,
   TOncallView,
 } from '@clusterscope/schema';
-import { orderOncall } from '@clusterscope/schema';
+import { countsTowardTotals, orderOncall } from '@clusterscope/schema';
 import {
   bucketMs,
   CGROUP_VALUES,
@@ -83,14 +83,17 @@ export function toNodeViews(
   }
   return nodes.map((n) => {
     const cg = lastCg.get(n.node_id);
+    const state = deriveNodeState(n.liveness, n.ts, now, intervalS);
     return {
       node_id: n.node_id,
       address: n.address,
       locality: n.locality,
       build: n.build,
-      state: deriveNodeState(n.liveness, n.ts, now, intervalS),
+      state,
       liveness: n.liveness,
       last_ts: n.ts,
+      // The node's own last status update (the cluster's clock) when its counts are no longer current.
+      last_known: countsTowardTotals(state) ? null : Math.min(n.updated_at ?? n.ts, n.ts),
       started_at: n.started_at,
       uptime_s: n.uptime_s,
       replicas: n.replicas,
@@ -192,8 +195,13 @@ function limitLine(name: string, node_id: number | null, t: readonly number[], v
 }
 
 /** The node metrics of the health charts. */
-const CHART_METRICS = ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'] as const;
-type TChartMetric = (typeof CHART_METRICS)[number];
+const CHART_METRICS = [
+  'ranges_underreplicated',
+  'ranges_unavailable',
+  'replicas_leaseholders',
+  'dead_or_decommissioned',
+] as const;
+type TChartMetric = Exclude<(typeof CHART_METRICS)[number], 'dead_or_decommissioned'>;
 /** The series cache's view of node blocks with `metrics`: one per node. */
 const nodeBlocks = (metrics: readonly TNodeSeriesMetric[]) =>
   blockList<TNodeCols>((b) => String(b.node_id), ['t', ...metrics]);
@@ -237,6 +245,17 @@ export function toCgroupSeries(blocks: readonly TCgroupCols[]) {
 
 type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number };
 
+/**
+ * A node's values of `m` with the points where it was DEAD or DECOMMISSIONED left out (NaN): a dead node's
+ * last report repeats its old counts, and cluster charts count only current nodes (as the DB Console does).
+ */
+export function countedValues(b: TNodeCols, m: Exclude<TNodeSeriesMetric, 'dead_or_decommissioned'>) {
+  const v = b[m] as number[];
+  const out = b.dead_or_decommissioned;
+  if (!out || !out.some((x) => x === 1)) return v;
+  return v.map((x, i) => (out[i] === 1 ? NaN : x));
+}
+
 /** Charts of a cluster row (already authorised) or one of its nodes. */
 async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn): Promise<TColCharts> {
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
@@ -265,13 +284,16 @@ async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindo
       fetch: (from, to) => getCgroupSeries(deps.ch, { ...q, from, to }),
     }),
   ]);
+  // A node's own page keeps its last-known values; cluster charts count current nodes only.
+  const values = (b: TNodeCols, m: TChartMetric) =>
+    input.nodeId === undefined ? countedValues(b, m) : (b[m] as number[]);
   const perNode = (m: TChartMetric) =>
-    nodes.map(
-      (b): TColSeries => ({ name: `n${b.node_id}`, node_id: b.node_id, t: b.t, v: b[m] as number[] }),
-    );
+    nodes
+      .map((b): TColSeries => ({ name: `n${b.node_id}`, node_id: b.node_id, t: b.t, v: values(b, m) }))
+      .filter((s) => s.v.some((x) => !Number.isNaN(x)));
   const sum = (m: TChartMetric) =>
     sumAcrossNodes(
-      nodes.map((b) => ({ t: b.t, v: b[m] as number[] })),
+      nodes.map((b) => ({ t: b.t, v: values(b, m) })),
       step,
     );
   const cgBlocks = input.nodeId === undefined ? cg : cg.filter((b) => b.node_id === input.nodeId);

@@ -1,5 +1,7 @@
 import {
+  countsTowardTotals,
   countStates,
+  describeFailingInput,
   stateRank,
   stateWord,
   type TClusterStatus,
@@ -18,6 +20,7 @@ export {
   STATE_TONE,
   STALE_INTERVALS,
   deriveNodeState,
+  describeFailingInput,
   staleAfterMs,
   stateRank,
 } from '@clusterscope/schema';
@@ -30,7 +33,7 @@ export interface TNodeLike {
   ranges_unavailable: number | null;
 }
 
-/** Counts for a cluster's headline; range counts include only nodes that are not STALE. */
+/** Counts for a cluster's headline; range counts include only nodes whose counts are current (`countsTowardTotals`). */
 export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
   const c: THealthCounts = {
     total: 0, live: 0, dead: 0, draining: 0, stale: 0, states: countStates(nodes.map((n) => n.state)),
@@ -44,7 +47,7 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
     else if (n.state === 'DEAD') c.dead++;
     else if (n.state === 'DRAINING' || n.state === 'DECOMMISSIONING') c.draining++;
     if (n.state === 'STALE') c.stale++;
-    else {
+    if (countsTowardTotals(n.state)) {
       c.ranges_underreplicated += n.ranges_underreplicated ?? 0;
       c.ranges_unavailable += n.ranges_unavailable ?? 0;
     }
@@ -81,20 +84,6 @@ const ALERT_LEVEL: Record<TSeverity, TClusterStatus['level'] | null> = {
   info: null,
 };
 const SEVERITY_ORDER: Record<TSeverity, number> = { critical: 0, warning: 1, info: 2 };
-
-const MINUTE = 60_000;
-/** "6 min", "2 h 5 min", "40 s": how long an input has been failing. */
-function forHowLong(ms: number): string {
-  if (ms < MINUTE) return `${Math.max(0, Math.round(ms / 1000))} s`;
-  const min = Math.round(ms / MINUTE);
-  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
-}
-
-/** "cockroachdb input failing for 6 min: connection refused (http://…:8080)". */
-export function describeFailingInput(i: TFailingInput, now: number): string {
-  const since = i.since === null ? '' : ` for ${forHowLong(now - i.since)}`;
-  return `${i.input} input failing${since}${i.error ? `: ${i.error}` : ''}`;
-}
 
 function summarizeAlerts(alerts: readonly TStatusAlert[]): TStatusAlerts {
   const firing = alerts
