@@ -1,13 +1,14 @@
 /** The collector: runs every input each interval, writes one batch to the outbox, ships it. */
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { INGEST_MAX_SAMPLES, type TSample } from '@clusterscope/schema';
+import { INGEST_MAX_SAMPLES, type TInputState, type TSample } from '@clusterscope/schema';
 import type { TAgentConfig } from './config';
 import { Delivery } from './delivery';
 import { jobLimitsOf } from './jobs/config';
 import { INPUTS } from './inputs/registry';
 import type { Input, InputContext, InputDefinition } from './inputs/types';
 import { errorMessage, type Logger } from './lib/log';
+import { toOneLineError } from './lib/one-line-error';
 import { Metrics } from './metrics';
 import { Outbox } from './outbox';
 import { AGENT_VERSION } from './version';
@@ -49,6 +50,10 @@ export class Agent {
   readonly counters = { metricsDropped: 0 };
   /** Inputs whose last collection failed or, while configured, produced nothing (for `--once`). */
   readonly failedInputs = new Set<string>();
+  /** Per input: the current run of failed collections (absent while it succeeds). */
+  private readonly failing = new Map<string, { error: string; since: number; failures: number }>();
+  /** Configured values that must never appear in a reported error (request header values). */
+  private readonly secrets: string[];
 
   constructor(private readonly deps: AgentDeps) {
     const { config, logger } = deps;
@@ -76,6 +81,7 @@ export class Agent {
       | { urls: string[]; headers: Record<string, string>; timeout: number }
       | false
       | undefined;
+    this.secrets = crdb ? Object.values(crdb.headers) : [];
     this.inputs = createInputs(config, {
       cockroachdb: crdb ? { urls: crdb.urls, headers: crdb.headers, timeout: crdb.timeout } : undefined,
       counters: this.counters,
@@ -117,6 +123,7 @@ export class Agent {
           if (samples.length === 0 && input.active !== false) this.failedInputs.add(input.name);
           else this.failedInputs.delete(input.name);
           if (this.lastError.delete(input.name)) logger.info('input recovered', { input: input.name });
+          this.failing.delete(input.name);
           return samples;
         } catch (e) {
           const msg = errorMessage(e);
@@ -127,6 +134,12 @@ export class Agent {
           if (this.lastError.get(input.name) !== msg)
             logger.warn('input failed', { input: input.name, err: msg });
           this.lastError.set(input.name, msg);
+          const prev = this.failing.get(input.name);
+          this.failing.set(input.name, {
+            error: toOneLineError(msg, this.secrets),
+            since: prev?.since ?? now,
+            failures: (prev?.failures ?? 0) + 1,
+          });
           return [] as TSample[];
         } finally {
           m.set(
@@ -141,9 +154,22 @@ export class Agent {
       }),
     );
     const samples = results.flat();
+    // The heartbeat carries this collection's outcome of every input (it runs alongside them).
+    const inputs = this.inputStates();
+    for (const s of samples) if (s.kind === 'heartbeat') s.inputs = inputs;
     for (let i = 0; i < samples.length; i += BATCH_SAMPLES) this.enqueue(samples.slice(i, i + BATCH_SAMPLES));
     this.delivery.refreshGauges();
     return samples.length;
+  }
+
+  /** Each input's state after the latest collection, as the heartbeat reports it. */
+  inputStates(): TInputState[] {
+    return this.inputs.map((input): TInputState => {
+      const f = this.failing.get(input.name);
+      return f
+        ? { input: input.name, state: 'failing', error: f.error, since: f.since, failures: f.failures }
+        : { input: input.name, state: 'ok', error: null, since: null, failures: 0 };
+    });
   }
 
   /** Queues samples produced outside the inputs (benchmark jobs) for durable delivery. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ZRole, ZScope } from './common';
 import { ZAgentName } from './workloads';
+import { ZInputState } from './ingest';
 
 const ZOrgRef = z.object({ id: z.string(), name: z.string(), slug: z.string() });
 
@@ -90,6 +91,8 @@ export const ZAgentListItem = z.object({
   lastSeenAt: z.date().nullable(),
   createdAt: z.date(),
   jobLimits: z.unknown(),
+  /** Each input's collection state from the latest heartbeat (empty: not reported). */
+  inputs: z.array(ZInputState),
   credential: ZToken.pick({
     id: true,
     prefix: true,

@@ -45,6 +45,7 @@ export const ALERT_SERIES = {
   'cgroup.io_read_bps': { subject: 'cgroup', unit: 'B/s', help: 'IO read' },
   'cgroup.io_write_bps': { subject: 'cgroup', unit: 'B/s', help: 'IO write' },
   'agent.outbox_evictions': { subject: 'agent', unit: '', help: 'outbox batches evicted since last check' },
+  'agent.input_failures': { subject: 'agent', unit: '', help: "an input's collections failed in a row" },
   metric: { subject: 'metric', unit: '', help: 'a Prometheus series from the metrics input (see metric)' },
 } as const;
 export type TAlertSeries = keyof typeof ALERT_SERIES;
@@ -61,6 +62,7 @@ export const BUILTIN_RULES = [
   'cgroup_throttled',
   'cgroup_memory',
   'outbox_evicting',
+  'input_failing',
   'sql_latency_p99',
   'txn_abort_rate',
   'txn_abort_pct',

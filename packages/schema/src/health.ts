@@ -51,14 +51,22 @@ export function deriveNodeState(
   return state;
 }
 
+/**
+ * Whether a node's range and replica counts are current and count toward cluster totals: not STALE (its
+ * report is older than STALE_INTERVALS), not DEAD (a dead node's last report repeats old counts) and not
+ * DECOMMISSIONED, as the DB Console counts. Other nodes keep their rows, marked "last known".
+ */
+export const countsTowardTotals = (s: TNodeState): boolean =>
+  s !== 'STALE' && s !== 'DEAD' && s !== 'DECOMMISSIONED';
+
 /** Lower-case state word for sentences ("2 stale", "1 unavailable"): the same words as the badges. */
 export const stateWord = (s: TNodeState): string => s.toLowerCase();
 
 /**
- * On-call severity groups, worst first:
- * - critical: unavailable ranges, or a node DEAD or UNAVAILABLE;
- * - warning: under-replicated ranges, a STALE node in an otherwise reporting cluster, or a cluster that
- *   went silent recently;
+ * On-call severity groups, worst first, from the cluster's one status (`clusterStatus` in services):
+ * - critical: status bad (a node DEAD or UNAVAILABLE, unavailable ranges, a critical alert firing);
+ * - warning: status warn (under-replicated ranges, a STALE node, a failing input, a warning alert firing),
+ *   or a cluster that went silent recently;
  * - ok: everything else that reports;
  * - quiet: never reported, or silent for longer than QUIET_AFTER_MS (one compact line at the bottom).
  */
@@ -68,8 +76,10 @@ export type TClusterSeverity = (typeof CLUSTER_SEVERITIES)[number];
 /** A cluster with no node heard from for this long is "quiet" rather than a warning. */
 export const QUIET_AFTER_MS = 60 * 60_000;
 
-/** What the severity of a cluster is decided from: its nodes' displayed states and its range counts. */
+/** What the on-call order of a cluster is decided from: its status level and its nodes. */
 export interface TSeverityFacts {
+  /** The level of the cluster's one status. */
+  level: 'ok' | 'warn' | 'bad' | 'stale' | 'empty';
   /** Displayed node states (STALE when silent), DECOMMISSIONED included. */
   states: readonly TNodeState[];
   /** Ranges counted over reporting (not STALE) nodes only. */
@@ -80,14 +90,18 @@ export interface TSeverityFacts {
 }
 
 export function clusterSeverity(f: TSeverityFacts, now: number): TClusterSeverity {
-  if (f.last_ts === null) return 'quiet';
-  const active = f.states.filter((s) => s !== 'DECOMMISSIONED');
-  const reporting = active.filter((s) => s !== 'STALE');
-  if (active.length > 0 && reporting.length === 0)
-    return now - f.last_ts > QUIET_AFTER_MS ? 'quiet' : 'warning';
-  if (f.ranges_unavailable > 0 || active.some((s) => s === 'DEAD' || s === 'UNAVAILABLE')) return 'critical';
-  if (f.ranges_underreplicated > 0 || active.includes('STALE')) return 'warning';
-  return 'ok';
+  switch (f.level) {
+    case 'bad':
+      return 'critical';
+    case 'warn':
+      return 'warning';
+    case 'ok':
+      return 'ok';
+    case 'stale':
+      return f.last_ts !== null && now - f.last_ts <= QUIET_AFTER_MS ? 'warning' : 'quiet';
+    default:
+      return 'quiet';
+  }
 }
 
 /** Per-state node counts, every state present (zero when none). */
@@ -146,6 +160,23 @@ export const TIME_UNTIL_STORE_DEAD_MS = 5 * 60_000;
 /** True when a not-live node's silence (ms, null = unknown) proves it DEAD. */
 export function deadFromSilence(silentMs: number | null, deadAfterMs = TIME_UNTIL_STORE_DEAD_MS): boolean {
   return silentMs !== null && silentMs >= deadAfterMs;
+}
+
+const MINUTE = 60_000;
+/** "40 s", "6 min", "2 h 5 min": how long something has lasted. */
+export function forHowLong(ms: number): string {
+  if (ms < MINUTE) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  const min = Math.round(ms / MINUTE);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+/** "cockroachdb input failing for 6 min: connection refused (http://…:8080)". */
+export function describeFailingInput(
+  i: { input: string; error: string | null; since: number | null },
+  now: number,
+): string {
+  const since = i.since === null ? '' : ` for ${forHowLong(now - i.since)}`;
+  return `${i.input} input failing${since}${i.error ? `: ${i.error}` : ''}`;
 }
 
 /** Longest time window a chart, event list or page range may cover. */

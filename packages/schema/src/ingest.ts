@@ -171,6 +171,24 @@ export const ZMetricSample = z.object({
 });
 export type TMetricSample = z.infer<typeof ZMetricSample>;
 
+/** Longest last-error line a heartbeat carries. */
+export const INPUT_ERROR_MAX = 300;
+
+/**
+ * One agent input's collection state, as its heartbeat reports it. `error` is the last failure as one line
+ * with URL credentials and tokens removed (the agent's `redactError`).
+ */
+export const ZInputState = z.object({
+  input: z.string().min(1).max(64),
+  state: z.enum(['ok', 'failing']),
+  error: z.string().max(INPUT_ERROR_MAX).nullable(),
+  /** Epoch ms of the first failure of the current run of failures; null while ok. */
+  since: ZEpochMs.nullable(),
+  /** Collections that failed in a row. */
+  failures: z.number().int().nonnegative(),
+});
+export type TInputState = z.infer<typeof ZInputState>;
+
 export const ZHeartbeatSample = z.object({
   kind: z.literal('heartbeat'),
   ts: ZEpochMs,
@@ -183,6 +201,8 @@ export const ZHeartbeatSample = z.object({
   outbox_evictions: count.default(0),
   /** Prometheus series the agent dropped (past its series cap) since it started; never silent. */
   metrics_dropped: count.default(0),
+  /** Each input's collection state (absent from agents older than this field). */
+  inputs: z.array(ZInputState).max(32).optional(),
   /** The agent's job confinement (jobs.allowed_dirs / allowed_hosts / max_file_bytes) when jobs are enabled. */
   job_limits: z
     .object({

@@ -23,7 +23,12 @@ const ZName = z.object({ id: z.string(), name: z.string() });
 const ZPeople = z.array(ZMember.pick({ user: true }));
 
 /** The org layout: the org in the URL (with the caller's role) and the switcher's list. */
-export const ZOrgNavView = z.object({ org: ZCurrentOrg, orgs: z.array(ZMyOrg) });
+export const ZOrgNavView = z.object({
+  org: ZCurrentOrg,
+  orgs: z.array(ZMyOrg),
+  /** The alerts badge: unsilenced firing alerts, and how many of them are critical. */
+  alerts: z.object({ firing: z.number(), critical: z.number() }),
+});
 export type TOrgNavView = z.infer<typeof ZOrgNavView>;
 
 /** The cluster page: its view (without charts: they load after) and its alerts over the window (null: alerting failed). */

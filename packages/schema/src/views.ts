@@ -7,6 +7,8 @@ import { dbChartsOf, healthChartsOf } from './chart-shape';
 import { ZPackedCharts, ZPackedDbCharts } from './chart-pack';
 import { RESOLUTIONS, ZLiveness } from './common';
 import { NODE_STATES, CLUSTER_SEVERITIES } from './health';
+import { ZSeverity } from './alerting';
+import { ZInputState } from './ingest';
 
 export const ZNodeState = z.enum(NODE_STATES);
 
@@ -27,12 +29,33 @@ export const ZHealthCounts = z.object({
 });
 export type THealthCounts = z.infer<typeof ZHealthCounts>;
 
+/** The cluster's firing alerts as its status counts them. */
+export const ZStatusAlerts = z.object({
+  /** Firing and not silenced: these raise the level. */
+  firing: z.number(),
+  /** Firing but silenced: shown, never raising the level. */
+  silenced: z.number(),
+  /** The worst unsilenced firing alert (severity, then oldest). */
+  worst: z.object({ id: z.string(), severity: ZSeverity, summary: z.string() }).nullable(),
+});
+export type TStatusAlerts = z.infer<typeof ZStatusAlerts>;
+
+/** An agent input whose collections fail, by agent and input name. */
+export const ZFailingInput = ZInputState.omit({ state: true }).extend({ agent: z.string() });
+export type TFailingInput = z.infer<typeof ZFailingInput>;
+
+/**
+ * The one status of a cluster (`clusterStatus`): the worst active problem among liveness, range health,
+ * failing agent inputs and firing unsilenced alerts. Every page and REST answer shows this object.
+ */
 export const ZClusterStatus = z.object({
   level: z.enum(['ok', 'warn', 'bad', 'stale', 'empty']),
-  /** One short line for a phone: "All 5 live", "1 dead", "2 stale". */
+  /** One short line for a phone: "All 5 live", "1 dead", "2 alerts firing · worst: …". */
   headline: z.string(),
-  /** Secondary facts: ranges, draining nodes. */
+  /** Secondary facts: ranges, draining nodes, alerts, failing inputs. */
   details: z.array(z.string()),
+  alerts: ZStatusAlerts,
+  inputs: z.array(ZFailingInput),
 });
 export type TClusterStatus = z.infer<typeof ZClusterStatus>;
 export type TStatusLevel = TClusterStatus['level'];
@@ -67,6 +90,11 @@ export const ZNodeView = z.object({
   state: ZNodeState,
   liveness: ZLiveness,
   last_ts: z.number(),
+  /**
+   * Set when the counts below are not current (STALE, DEAD or DECOMMISSIONED: `countsTowardTotals`): epoch ms
+   * they were last known at. Null while they count toward the cluster's totals.
+   */
+  last_known: z.number().nullable(),
   started_at: z.number().nullable(),
   uptime_s: z.number(),
   /** Counts below are null when the source did not report them (unknown, shown as —). */

@@ -16,13 +16,14 @@ import { AppError, notFound } from './errors';
 import { generateToken, hashToken } from './tokens';
 
 import { canSeeCluster } from './access';
+import { toInputStates } from './cluster-status';
 
 export async function findAgents(deps: TDeps, caller: TCaller) {
   assertCan(caller, { cluster: ['read'] });
   const rows = await listAgents(deps.db, caller.orgId);
   return rows
     .filter((a) => canSeeCluster(caller, a.clusterId))
-    .map((a) => ({ ...a, outboxBytes: Number(a.outboxBytes) }));
+    .map((a) => ({ ...a, outboxBytes: Number(a.outboxBytes), inputs: toInputStates(a.inputs) }));
 }
 
 /** Re-exported for the admin CLI (apps/web/scripts/admin.ts). */

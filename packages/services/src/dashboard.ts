@@ -18,7 +18,7 @@ import type {
   TNodeView,
   TOncallView,
 } from '@clusterscope/schema';
-import { orderOncall } from '@clusterscope/schema';
+import { countsTowardTotals, orderOncall } from '@clusterscope/schema';
 import {
   bucketMs,
   CGROUP_VALUES,
@@ -40,6 +40,7 @@ import {
   type TNodeSeriesMetric,
 } from '@clusterscope/tsdb';
 import { findClusters, getClusterById } from './clusters';
+import { loadStatusExtras } from './cluster-status';
 import { loadDbCharts } from './db-metrics';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
@@ -82,14 +83,17 @@ export function toNodeViews(
   }
   return nodes.map((n) => {
     const cg = lastCg.get(n.node_id);
+    const state = deriveNodeState(n.liveness, n.ts, now, intervalS);
     return {
       node_id: n.node_id,
       address: n.address,
       locality: n.locality,
       build: n.build,
-      state: deriveNodeState(n.liveness, n.ts, now, intervalS),
+      state,
       liveness: n.liveness,
       last_ts: n.ts,
+      // The node's own last status update (the cluster's clock) when its counts are no longer current.
+      last_known: countsTowardTotals(state) ? null : Math.min(n.updated_at ?? n.ts, n.ts),
       started_at: n.started_at,
       uptime_s: n.uptime_s,
       replicas: n.replicas,
@@ -144,9 +148,10 @@ export async function listClusterHealth(
   now: number = Date.now(),
 ): Promise<TClusterHealth[]> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
-  const [clusters, latest] = await Promise.all([
+  const [clusters, latest, extras] = await Promise.all([
     findClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
+    loadStatusExtras(deps, caller, undefined, now),
   ]);
   return clusters.map((c) => {
     const views = (latest.get(c.id) ?? []).map((n) => ({
@@ -156,7 +161,7 @@ export async function listClusterHealth(
       ranges_unavailable: n.ranges_unavailable,
     }));
     const counts = countHealth(views);
-    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts) };
+    return { cluster: clusterInfo(c), counts, status: clusterStatus(counts, extras(c.id)) };
   });
 }
 
@@ -168,9 +173,12 @@ export async function getClusterNodes(
   now: number = Date.now(),
 ): Promise<TClusterHealth & { now: number; nodes: TNodeView[] }> {
   const c = await getClusterById(deps, caller, clusterId);
-  const nodes = await loadNodeViews(deps, caller.orgId, c, now);
+  const [nodes, extras] = await Promise.all([
+    loadNodeViews(deps, caller.orgId, c, now),
+    loadStatusExtras(deps, caller, c.id, now),
+  ]);
   const counts = countHealth(nodes);
-  return { cluster: clusterInfo(c), counts, status: clusterStatus(counts), now, nodes };
+  return { cluster: clusterInfo(c), counts, status: clusterStatus(counts, extras(c.id)), now, nodes };
 }
 
 const line = (name: string, node_id: number | null): TColSeries => ({ name, node_id, t: [], v: [] });
@@ -187,8 +195,13 @@ function limitLine(name: string, node_id: number | null, t: readonly number[], v
 }
 
 /** The node metrics of the health charts. */
-const CHART_METRICS = ['ranges_underreplicated', 'ranges_unavailable', 'replicas_leaseholders'] as const;
-type TChartMetric = (typeof CHART_METRICS)[number];
+const CHART_METRICS = [
+  'ranges_underreplicated',
+  'ranges_unavailable',
+  'replicas_leaseholders',
+  'dead_or_decommissioned',
+] as const;
+type TChartMetric = Exclude<(typeof CHART_METRICS)[number], 'dead_or_decommissioned'>;
 /** The series cache's view of node blocks with `metrics`: one per node. */
 const nodeBlocks = (metrics: readonly TNodeSeriesMetric[]) =>
   blockList<TNodeCols>((b) => String(b.node_id), ['t', ...metrics]);
@@ -232,6 +245,17 @@ export function toCgroupSeries(blocks: readonly TCgroupCols[]) {
 
 type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number };
 
+/**
+ * A node's values of `m` with the points where it was DEAD or DECOMMISSIONED left out (NaN): a dead node's
+ * last report repeats its old counts, and cluster charts count only current nodes (as the DB Console does).
+ */
+export function countedValues(b: TNodeCols, m: Exclude<TNodeSeriesMetric, 'dead_or_decommissioned'>) {
+  const v = b[m] as number[];
+  const out = b.dead_or_decommissioned;
+  if (!out || !out.some((x) => x === 1)) return v;
+  return v.map((x, i) => (out[i] === 1 ? NaN : x));
+}
+
 /** Charts of a cluster row (already authorised) or one of its nodes. */
 async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindowIn): Promise<TColCharts> {
   const resolution = input.resolution ?? pickResolution(input.from, input.to);
@@ -260,13 +284,16 @@ async function loadCharts(deps: TDeps, orgId: string, c: TCluster, input: TWindo
       fetch: (from, to) => getCgroupSeries(deps.ch, { ...q, from, to }),
     }),
   ]);
+  // A node's own page keeps its last-known values; cluster charts count current nodes only.
+  const values = (b: TNodeCols, m: TChartMetric) =>
+    input.nodeId === undefined ? countedValues(b, m) : (b[m] as number[]);
   const perNode = (m: TChartMetric) =>
-    nodes.map(
-      (b): TColSeries => ({ name: `n${b.node_id}`, node_id: b.node_id, t: b.t, v: b[m] as number[] }),
-    );
+    nodes
+      .map((b): TColSeries => ({ name: `n${b.node_id}`, node_id: b.node_id, t: b.t, v: values(b, m) }))
+      .filter((s) => s.v.some((x) => !Number.isNaN(x)));
   const sum = (m: TChartMetric) =>
     sumAcrossNodes(
-      nodes.map((b) => ({ t: b.t, v: b[m] as number[] })),
+      nodes.map((b) => ({ t: b.t, v: values(b, m) })),
       step,
     );
   const cgBlocks = input.nodeId === undefined ? cg : cg.filter((b) => b.node_id === input.nodeId);
@@ -413,18 +440,19 @@ export async function getClusterView(
 ): Promise<TClusterView> {
   const cluster = getClusterById(deps, caller, input.clusterId);
   // The org-scoped ClickHouse reads start with the cluster check (one round trip less); a failed check drops them.
-  const [c, [latest, cg], events, all] = await Promise.all([
+  const [c, [latest, cg], events, all, extras] = await Promise.all([
     cluster,
     readLatest(deps, caller.orgId, input.clusterId),
     loadEvents(deps, caller.orgId, input),
     input.charts === false ? null : cluster.then((c) => loadAllCharts(deps, caller.orgId, c, input)),
+    cluster.then((c) => loadStatusExtras(deps, caller, c.id, now)),
   ]);
   const nodes = toNodeViews(latest, cg, now, c.intervalS);
   const counts = countHealth(nodes);
   return {
     cluster: clusterInfo(c),
     counts,
-    status: clusterStatus(counts),
+    status: clusterStatus(counts, extras(c.id)),
     now,
     nodes,
     window: chartWindow(c, input),
@@ -526,9 +554,10 @@ export async function getOncall(
   now: number = Date.now(),
 ): Promise<TOncallView> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
-  const [clusters, latest] = await Promise.all([
+  const [clusters, latest, extras] = await Promise.all([
     findClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
+    loadStatusExtras(deps, caller, undefined, now),
   ]);
   const out = clusters.map((c) => {
     const nodes = sortWorstFirst(
@@ -542,13 +571,15 @@ export async function getOncall(
       })),
     );
     const counts = countHealth(nodes);
+    const status = clusterStatus(counts, extras(c.id));
     return {
       name: c.name,
+      level: status.level,
       states: nodes.map((n) => n.state),
       ranges_unavailable: counts.ranges_unavailable,
       ranges_underreplicated: counts.ranges_underreplicated,
       last_ts: counts.last_ts,
-      view: { cluster: clusterInfo(c), counts, status: clusterStatus(counts), nodes },
+      view: { cluster: clusterInfo(c), counts, status, nodes },
     };
   });
   const ordered = orderOncall(out, now);

@@ -73,6 +73,70 @@ describe('countHealth + clusterStatus', () => {
   });
 });
 
+describe('clusterStatus with alerts and inputs', () => {
+  const live = countHealth([node('LIVE'), node('LIVE'), node('LIVE')]);
+  const alert = (
+    id: string,
+    severity: 'critical' | 'warning' | 'info',
+    summary: string,
+    silenced = false,
+    firedAt = NOW - 60_000,
+  ) => ({ id, severity, summary, silenced, firedAt });
+
+  it('is at least the worst firing severity, and the headline names the alert', () => {
+    const one = clusterStatus(live, {
+      now: NOW,
+      alerts: [alert('a', 'warning', 'node 4 memory 95 % of limit')],
+    });
+    expect(one).toMatchObject({ level: 'warn', headline: 'node 4 memory 95 % of limit' });
+    expect(one.details).toContain('All 3 live');
+    const two = clusterStatus(live, {
+      now: NOW,
+      alerts: [alert('a', 'warning', 'disk 81 %'), alert('b', 'critical', 'node 4 memory 95 % of limit')],
+    });
+    expect(two).toMatchObject({
+      level: 'bad',
+      headline: '2 alerts firing · worst: node 4 memory 95 % of limit',
+      alerts: { firing: 2, silenced: 0, worst: { id: 'b', severity: 'critical' } },
+    });
+  });
+  it('lists silenced alerts without raising the level', () => {
+    const s = clusterStatus(live, { now: NOW, alerts: [alert('a', 'critical', 'x', true)] });
+    expect(s).toMatchObject({
+      level: 'ok',
+      headline: 'All 3 live',
+      alerts: { firing: 0, silenced: 1, worst: null },
+    });
+    expect(s.details).toEqual(['1 silenced alert']);
+  });
+  it('keeps a worse node headline and adds the alert as a detail', () => {
+    const c = countHealth([node('DEAD'), node('LIVE')]);
+    const s = clusterStatus(c, { now: NOW, alerts: [alert('a', 'warning', 'disk 81 %')] });
+    expect(s).toMatchObject({ level: 'bad', headline: '1 dead' });
+    expect(s.details).toContain('disk 81 %');
+  });
+  it('an info alert never raises the level', () => {
+    expect(clusterStatus(live, { now: NOW, alerts: [alert('a', 'info', 'n2 draining')] })).toMatchObject({
+      level: 'ok',
+      details: ['n2 draining'],
+    });
+  });
+  it('names a failing input, for how long and why', () => {
+    const input = {
+      agent: 'db1',
+      input: 'cockroachdb',
+      error: 'connection refused (http://…:8080)',
+      since: NOW - 6 * 60_000,
+      failures: 72,
+    };
+    expect(clusterStatus(countHealth([]), { now: NOW, inputs: [input] })).toMatchObject({
+      level: 'warn',
+      headline: 'cockroachdb input failing for 6 min: connection refused (http://…:8080)',
+    });
+    expect(clusterStatus(live, { now: NOW, inputs: [input] }).level).toBe('warn');
+  });
+});
+
 describe('sortWorstFirst', () => {
   it('orders by severity, then longest silence, then id', () => {
     const sorted = sortWorstFirst([

@@ -1,9 +1,14 @@
 import {
+  countsTowardTotals,
   countStates,
+  describeFailingInput,
   stateRank,
   stateWord,
   type TClusterStatus,
   type TCols,
+  type TFailingInput,
+  type TSeverity,
+  type TStatusAlerts,
   type THealthCounts,
   type TLiveness,
   type TNodeState,
@@ -15,6 +20,7 @@ export {
   STATE_TONE,
   STALE_INTERVALS,
   deriveNodeState,
+  describeFailingInput,
   staleAfterMs,
   stateRank,
 } from '@clusterscope/schema';
@@ -27,7 +33,7 @@ export interface TNodeLike {
   ranges_unavailable: number | null;
 }
 
-/** Counts for a cluster's headline; range counts include only nodes that are not STALE. */
+/** Counts for a cluster's headline; range counts include only nodes whose counts are current (`countsTowardTotals`). */
 export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
   const c: THealthCounts = {
     total: 0, live: 0, dead: 0, draining: 0, stale: 0, states: countStates(nodes.map((n) => n.state)),
@@ -41,7 +47,7 @@ export function countHealth(nodes: readonly TNodeLike[]): THealthCounts {
     else if (n.state === 'DEAD') c.dead++;
     else if (n.state === 'DRAINING' || n.state === 'DECOMMISSIONING') c.draining++;
     if (n.state === 'STALE') c.stale++;
-    else {
+    if (countsTowardTotals(n.state)) {
       c.ranges_underreplicated += n.ranges_underreplicated ?? 0;
       c.ranges_unavailable += n.ranges_unavailable ?? 0;
     }
@@ -59,11 +65,53 @@ function nodesIn(c: THealthCounts, states: readonly TNodeState[]): string {
     .join(' · ');
 }
 
-/**
- * The one big status per cluster, worst condition first, with the severity groups of on-call
- * (`clusterSeverity`): bad = critical, warn = warning, stale = silent, empty = never reported.
- */
-export function clusterStatus(c: THealthCounts): TClusterStatus {
+/** An alert as the status counts it: firing instances of the cluster, silenced or not. */
+export interface TStatusAlert {
+  id: string;
+  severity: TSeverity;
+  summary: string;
+  silenced: boolean;
+  /** When it started firing (older first among equals). */
+  firedAt: number | null;
+}
+
+/** Badness of a level; a firing alert or failing input raises the level to at least its own. */
+const LEVEL_RANK: Record<TClusterStatus['level'], number> = { empty: 0, ok: 1, stale: 2, warn: 3, bad: 4 };
+/** Info alerts are shown and counted but never raise the level. */
+const ALERT_LEVEL: Record<TSeverity, TClusterStatus['level'] | null> = {
+  critical: 'bad',
+  warning: 'warn',
+  info: null,
+};
+const SEVERITY_ORDER: Record<TSeverity, number> = { critical: 0, warning: 1, info: 2 };
+
+function summarizeAlerts(alerts: readonly TStatusAlert[]): TStatusAlerts {
+  const firing = alerts
+    .filter((a) => !a.silenced)
+    .sort(
+      (a, b) =>
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+        (a.firedAt ?? Infinity) - (b.firedAt ?? Infinity),
+    );
+  const w = firing[0];
+  return {
+    firing: firing.length,
+    silenced: alerts.length - firing.length,
+    worst: w ? { id: w.id, severity: w.severity, summary: w.summary } : null,
+  };
+}
+
+/** What besides node data decides a cluster's status. */
+export interface TStatusExtras {
+  /** The cluster's firing alert instances (silenced ones too). */
+  alerts?: readonly TStatusAlert[];
+  /** Its agents' failing inputs. */
+  inputs?: readonly TFailingInput[];
+  now?: number;
+}
+
+/** Node-data status: worst condition first, with the on-call severity groups (`severityOf`). */
+function nodeStatus(c: THealthCounts): Pick<TClusterStatus, 'level' | 'headline' | 'details'> {
   const details: string[] = [];
   if (c.ranges_unavailable > 0) details.push(`${plural(c.ranges_unavailable, 'unavailable range')}`);
   if (c.ranges_underreplicated > 0)
@@ -86,6 +134,45 @@ export function clusterStatus(c: THealthCounts): TClusterStatus {
   if (c.live < c.total || c.ranges_underreplicated > 0)
     return { level: 'warn', headline: `${c.live}/${c.total} live`, details };
   return { level: 'ok', headline: `All ${c.total} live`, details };
+}
+
+/**
+ * The one status per cluster: the worst active problem among node liveness and ranges, failing agent
+ * inputs and firing alerts. Its level is at least the worst unsilenced firing severity (critical = bad,
+ * warning = warn); silenced alerts are listed and never raise it. The headline is the worst problem's;
+ * the others follow in `details`. On-call, the clusters list, the cluster header, the navigation badge
+ * and REST all show this object, so no page can read green while an alert fires.
+ */
+export function clusterStatus(c: THealthCounts, extras: TStatusExtras = {}): TClusterStatus {
+  const now = extras.now ?? Date.now();
+  const alerts = summarizeAlerts(extras.alerts ?? []);
+  const inputs = [...(extras.inputs ?? [])];
+  const base = nodeStatus(c);
+  let { level, headline } = base;
+  const details = [...base.details];
+  const raise = (to: TClusterStatus['level'], line: string) => {
+    if (LEVEL_RANK[to] > LEVEL_RANK[level]) {
+      // The replaced headline stays as the first detail ("All 3 live": the nodes are fine).
+      details.unshift(headline);
+      level = to;
+      headline = line;
+    } else details.push(line);
+  };
+  if (inputs.length) {
+    const first = describeFailingInput(inputs[0], now);
+    raise('warn', inputs.length === 1 ? first : `${inputs.length} inputs failing · ${first}`);
+  }
+  if (alerts.worst) {
+    const line =
+      alerts.firing === 1
+        ? alerts.worst.summary
+        : `${alerts.firing} alerts firing · worst: ${alerts.worst.summary}`;
+    const to = ALERT_LEVEL[alerts.worst.severity];
+    if (to) raise(to, line);
+    else details.push(line);
+  }
+  if (alerts.silenced > 0) details.push(`${plural(alerts.silenced, 'silenced alert')}`);
+  return { level, headline, details, alerts, inputs };
 }
 
 /** Worst state first, then longest silence, then node id. */

@@ -28,6 +28,7 @@ export * from './regression-alerts';
 export * from './export';
 export * from './health-views';
 export * from './dashboard';
+export * from './cluster-status';
 export * from './db-metrics';
 export * from './demo';
 export * from './workloads';

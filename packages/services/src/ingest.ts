@@ -138,6 +138,7 @@ async function recordHeartbeat(
           maxFileBytes: hb.job_limits.max_file_bytes,
         }
       : null,
+    ...(hb.inputs ? { inputs: hb.inputs } : {}),
   };
   try {
     if (caller.kind === 'token' && caller.agentId) await updateAgentHeartbeat(deps.db, caller.agentId, data);

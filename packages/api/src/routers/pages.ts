@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  countFiringAlerts,
   getAgentsPage,
   getAlertPage,
   getAlertsPage,
@@ -43,10 +44,11 @@ export const pagesRouter = router({
   /** The org layout: the org in the URL with the caller's role, and the org switcher. */
   nav: orgProcedure.output(ZOrgNavView).query(async ({ ctx }) => {
     const c = ctx.caller;
-    return {
-      org: { id: c.orgId, slug: c.orgSlug, role: c.kind === 'user' ? c.role : null },
-      orgs: c.kind === 'user' ? await myOrgs(ctx, c.userId) : [],
-    };
+    const [orgs, alerts] = await Promise.all([
+      c.kind === 'user' ? myOrgs(ctx, c.userId) : [],
+      countFiringAlerts(ctx.deps, c),
+    ]);
+    return { org: { id: c.orgId, slug: c.orgSlug, role: c.kind === 'user' ? c.role : null }, orgs, alerts };
   }),
   /** The cluster page (charts come after, from `dashboard.chartsView`) and its alert timeline. */
   cluster: orgProcedure

@@ -10,12 +10,15 @@ type THeartbeat = {
   seenAt: Date;
   /** Advertised job limits; null clears them (jobs off), undefined leaves them. */
   jobLimits?: { allowedDirs: string[]; allowedHosts: string[]; maxFileBytes: number } | null;
+  /** Each input's collection state; undefined leaves the stored one (an agent that does not report it). */
+  inputs?: Prisma.InputJsonValue;
 };
 
 const heartbeatData = (input: THeartbeat) => ({
   ...(input.jobLimits === undefined
     ? {}
     : { jobLimits: input.jobLimits === null ? Prisma.DbNull : input.jobLimits }),
+  ...(input.inputs === undefined ? {} : { inputs: input.inputs }),
   version: input.version,
   capabilities: input.capabilities,
   outboxBytes: BigInt(Math.round(input.outboxBytes)),
@@ -64,6 +67,19 @@ export async function listAgents(db: TDb, orgId: string) {
     where: { organizationId: orgId },
     orderBy: { name: 'asc' },
     include: { cluster: { select: { id: true, name: true } }, credential: credentialSelect },
+  });
+}
+
+/** Agents of an org heard from since `since`, with their reported input states (cluster status). */
+export async function listAgentInputs(db: TDb, orgId: string, since: Date, clusterId?: string) {
+  return db.agent.findMany({
+    where: {
+      organizationId: orgId,
+      lastSeenAt: { gte: since },
+      NOT: { inputs: { equals: Prisma.DbNull } },
+      ...(clusterId ? { clusterId } : {}),
+    },
+    select: { name: true, clusterId: true, lastSeenAt: true, inputs: true },
   });
 }
 

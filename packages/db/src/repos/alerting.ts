@@ -79,7 +79,15 @@ export async function listLiveInstances(db: TDb) {
 export async function listAllAgentsForAlerting(db: TDb) {
   return db.agent.findMany({
     where: { clusterId: { not: null } },
-    select: { id: true, organizationId: true, clusterId: true, name: true, outboxEvictions: true },
+    select: {
+      id: true,
+      organizationId: true,
+      clusterId: true,
+      name: true,
+      outboxEvictions: true,
+      lastSeenAt: true,
+      inputs: true,
+    },
   });
 }
 

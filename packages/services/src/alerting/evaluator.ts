@@ -23,6 +23,7 @@ import {
 } from '@clusterscope/tsdb';
 import type { TAlertMetric } from '@clusterscope/schema';
 import type { TDeps } from '../deps';
+import { toInputStates } from '../cluster-status';
 import { metricFetchKey, metricNames, parseMetric } from './metric-values';
 import { planEvaluation, type TPlanCluster } from './plan';
 import { BUILTIN_RULE_DEFS, ensureBuiltinRules } from './rules';
@@ -112,7 +113,13 @@ export async function evaluateAlerts(
     if (prev !== a.outboxEvictions) evictionsSeen.push({ agentId: a.id, evictions: a.outboxEvictions });
     const delta = prev === undefined ? null : Math.max(0, a.outboxEvictions - prev);
     if (a.clusterId)
-      readings.get(a.clusterId)?.agents.push({ id: a.id, name: a.name, evictionsDelta: delta });
+      readings.get(a.clusterId)?.agents.push({
+        id: a.id,
+        name: a.name,
+        evictionsDelta: delta,
+        seenAt: a.lastSeenAt?.getTime() ?? null,
+        inputs: toInputStates(a.inputs),
+      });
   }
   const fetched = performance.now();
 

@@ -197,6 +197,18 @@ export const BUILTIN_RULE_DEFS: TRuleDef[] = [
     severity: 'warning',
     summary: 'Agent {{agent}} in {{cluster}} evicted {{value}} outbox batches (data lost)',
   },
+  {
+    // The agent reports consecutive failures per input: 3 is three collection intervals in a row.
+    builtin: 'input_failing',
+    name: 'Agent input failing',
+    series: 'agent.input_failures',
+    aggregation: 'node',
+    comparison: 'gte',
+    threshold: 3,
+    forS: 0,
+    severity: 'warning',
+    summary: '{{input}} input of agent {{agent}} in {{cluster}} failing: {{error}}',
+  },
 ];
 
 export function toAlertRule(r: TAlertRuleRow): TAlertRule {

@@ -1,6 +1,6 @@
 /** Turns the latest node, cgroup and agent readings into per-subject series values (pure). */
 import type { TAlertCgroup, TAlertNode } from '@clusterscope/tsdb';
-import { ALERT_SERIES, type TAggregation, type TAlertSeries } from '@clusterscope/schema';
+import { ALERT_SERIES, type TAggregation, type TAlertSeries, type TInputState } from '@clusterscope/schema';
 
 /** One subject's reading: `stale` = its data is older than 3 agent intervals. */
 export interface TSample {
@@ -15,7 +15,15 @@ export interface TSample {
 export interface TClusterReadings {
   nodes: TAlertNode[];
   cgroups: TAlertCgroup[];
-  agents: { id: string; name: string; evictionsDelta: number | null }[];
+  agents: {
+    id: string;
+    name: string;
+    evictionsDelta: number | null;
+    /** Epoch ms of its latest heartbeat (null: never). */
+    seenAt?: number | null;
+    /** Its inputs' collection states from that heartbeat. */
+    inputs?: readonly TInputState[];
+  }[];
   intervalS: number;
 }
 
@@ -106,6 +114,17 @@ export function samplesOf(series: TAlertSeries, r: TClusterReadings, now: number
       value: cgroupValue(series, c),
       stale: (now - c.ts) / 1000 >= staleAfterS,
     }));
+  if (series === 'agent.input_failures')
+    // One subject per input; an agent that stopped sending heartbeats says nothing current about them.
+    return r.agents.flatMap((a) =>
+      (a.inputs ?? []).map((i) => ({
+        key: `agent=${a.name},input=${i.input}`,
+        labels: { agent: a.name, input: i.input },
+        vars: { error: i.error ?? '' },
+        value: i.state === 'failing' ? i.failures : 0,
+        stale: a.seenAt == null || (now - a.seenAt) / 1000 >= staleAfterS,
+      })),
+    );
   return r.agents.map((a) => ({
     key: `agent=${a.name}`,
     labels: { agent: a.name },

@@ -21,6 +21,11 @@ export const NODE_SERIES_METRICS = {
   ...rolled('min', ['capacity_available']),
   ...rolled('avg', ['replicas', 'replicas_leaders', 'replicas_leaseholders', 'ranges']),
   not_live: { raw: "toUInt8(liveness != 'LIVE')", rollup: 'sum(not_live) / sum(samples)' },
+  /** 1 while the node is DEAD or DECOMMISSIONED (its counts are then old and leave cluster totals). */
+  dead_or_decommissioned: {
+    raw: "toUInt8(toString(liveness) IN ('DEAD', 'DECOMMISSIONED'))",
+    rollup: "toUInt8(argMaxMerge(last_liveness) IN ('DEAD', 'DECOMMISSIONED'))",
+  },
 };
 export type TNodeSeriesMetric = keyof typeof NODE_SERIES_METRICS;
 export const NODE_SERIES_METRIC_NAMES = Object.keys(NODE_SERIES_METRICS) as TNodeSeriesMetric[];

@@ -2,6 +2,7 @@
 export {
   NODE_STATES,
   STATE_TONE as TONE,
+  countsTowardTotals,
   deriveNodeState as displayState,
   stateWord,
   type TNodeState,
