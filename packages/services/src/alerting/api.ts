@@ -35,6 +35,7 @@ import {
   ZPushSubscribe,
   ZRoutingSet,
   ZSilenceCreate,
+  ZSilencePreview,
   type TAlertDetail,
   type TAlertEvent,
   type TAlertInstance,
@@ -53,7 +54,7 @@ import { boundClusterOf } from '../access';
 import { AppError, notFound } from '../errors';
 import { outboundOf } from '../outbound';
 import { openSecret, sealSecret, secretKeysOf } from '../secrets';
-import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
+import { isSilenceActive, isSilencedSpan, matchersMatch, type TSilenceMatcher } from './silences-match';
 import { toFixedReason } from './channels';
 
 export const toDelivery = (d: Omit<TDeliveryRow, 'payload'>): TDelivery => ({
@@ -104,7 +105,19 @@ export function toAlertInstance(
     resolvedAt: i.resolvedAt,
     ackedBy: i.ackedBy,
     ackedAt: i.ackedAt,
-    silenced: isSilenced(silences, { clusterId: i.clusterId, ruleId: i.ruleId, labels }, now),
+    silenced: isSilencedSpan(
+      silences,
+      {
+        clusterId: i.clusterId,
+        ruleId: i.ruleId,
+        labels,
+        state: i.state,
+        activeAt: i.activeAt,
+        firedAt: i.firedAt,
+        resolvedAt: i.resolvedAt,
+      },
+      now,
+    ),
     updatedAt: i.updatedAt,
   };
 }
@@ -133,7 +146,7 @@ export async function findAlertInstances(deps: TDeps, caller: TCaller, input: un
       to: q.to === undefined ? undefined : new Date(q.to),
       limit: q.limit,
     }),
-    listSilences(deps.db, caller.orgId, { activeAt: now }),
+    listSilences(deps.db, caller.orgId),
   ]);
   return rows.map((r) => toAlertInstance(r, silences, now)).sort(compareAlerts);
 }
@@ -151,7 +164,7 @@ export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): 
   const now = new Date();
   const [events, silences] = await Promise.all([
     listInstanceEvents(deps.db, caller.orgId, id),
-    listSilences(deps.db, caller.orgId, { activeAt: now }),
+    listSilences(deps.db, caller.orgId),
   ]);
   return {
     ...toAlertInstance(i, silences, now),
@@ -176,7 +189,7 @@ export async function ackAlertInstances(deps: TDeps, caller: TCaller, ids: strin
   const rows = await Promise.all(ids.map((id) => loadInstance(deps, caller, id)));
   await ackInstances(deps.db, caller.orgId, ids, actorName(caller), boundClusterOf(caller));
   const now = new Date();
-  const silences = await listSilences(deps.db, caller.orgId, { activeAt: now });
+  const silences = await listSilences(deps.db, caller.orgId);
   const fresh = await Promise.all(rows.map((r) => loadInstance(deps, caller, r.id)));
   return fresh.map((r) => toAlertInstance(r, silences, now));
 }
@@ -224,6 +237,31 @@ export async function addSilence(deps: TDeps, caller: TCaller, input: unknown) {
     createdBy: actorName(caller),
   });
   return toSilence(s);
+}
+
+/** The alerts (pending or firing) that a silence with these matchers would mute now, worst first. */
+export async function previewSilence(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['read'] });
+  const m = parseInput(ZSilencePreview, input);
+  const bound = boundClusterOf(caller);
+  if (bound && m.clusterId !== bound)
+    throw new AppError('FORBIDDEN', 'a cluster-bound token may only silence its cluster');
+  if (m.clusterId && !(await getCluster(deps.db, caller.orgId, m.clusterId)))
+    throw notFound(`cluster '${m.clusterId}'`);
+  const matcher = { clusterId: m.clusterId ?? null, nodeId: m.nodeId ?? null, ruleId: m.ruleId ?? null };
+  const now = new Date();
+  const [rows, silences] = await Promise.all([
+    listInstances(deps.db, caller.orgId, {
+      states: ['pending', 'firing'],
+      clusterId: matcher.clusterId ?? undefined,
+      limit: 500,
+    }),
+    listSilences(deps.db, caller.orgId, { activeAt: now }),
+  ]);
+  return rows
+    .map((r) => toAlertInstance(r, silences, now))
+    .filter((a) => matchersMatch(matcher, a))
+    .sort(compareAlerts);
 }
 
 export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
@@ -310,6 +348,11 @@ async function assertDestinations(
 export async function findChannels(deps: TDeps, caller: TCaller) {
   assertCan(caller, { alert: ['read'] });
   return (await listChannels(deps.db, caller.orgId)).map((c) => toChannel(c, caller));
+}
+
+export async function getChannelById(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['read'] });
+  return toChannel(await loadChannel(deps, caller, id));
 }
 
 export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
