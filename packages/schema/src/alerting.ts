@@ -477,6 +477,13 @@ export const ZRoutingSet = z.object({
 });
 export type TRoutingSet = z.input<typeof ZRoutingSet>;
 
+/**
+ * Severities whose firing alerts reach nobody: no route (org-wide or of any cluster) names an enabled
+ * channel for them. `channels` = enabled channels in the org (0: nothing is configured at all).
+ */
+export const ZRoutingGap = z.object({ severities: z.array(ZSeverity), channels: z.number() });
+export type TRoutingGap = z.infer<typeof ZRoutingGap>;
+
 // ---- push ----
 
 export const ZPushSubscribe = z.object({

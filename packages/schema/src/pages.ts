@@ -7,6 +7,7 @@ import {
   ZChannel,
   ZDelivery,
   ZRouting,
+  ZRoutingGap,
   ZSilence,
 } from './alerting';
 import { ZRunListMeta, ZRunListRow, ZRunVerdict } from './compare';
@@ -33,7 +34,9 @@ export type TClusterPageView = z.infer<typeof ZClusterPageView>;
 /** What the on-call list shows of an alert (100 firing alerts are 100 of these), times as epoch ms. */
 export const ZOncallAlert = ZAlertInstance.pick({
   id: true,
+  ruleId: true,
   ruleName: true,
+  clusterId: true,
   clusterName: true,
   key: true,
   labels: true,
@@ -51,7 +54,11 @@ export const ZOncallAlert = ZAlertInstance.pick({
 export type TOncallAlert = z.infer<typeof ZOncallAlert>;
 
 /** Firing and pending alerts, and the members who acknowledged one of them. */
-export const ZOncallAlerts = z.object({ alerts: z.array(ZOncallAlert), members: ZPeople });
+export const ZOncallAlerts = z.object({
+  alerts: z.array(ZOncallAlert),
+  members: ZPeople,
+  unrouted: ZRoutingGap,
+});
 export type TOncallAlerts = z.infer<typeof ZOncallAlerts>;
 
 /** The phone page: cluster health, and the alert list (null when alerting failed: it never breaks the page). */
@@ -62,6 +69,7 @@ export const ZAlertsPageView = z.object({
   alerts: z.array(ZAlertInstance),
   clusters: z.array(ZName),
   members: ZPeople,
+  unrouted: ZRoutingGap,
 });
 export type TAlertsPageView = z.infer<typeof ZAlertsPageView>;
 
@@ -89,7 +97,11 @@ export const ZRoutingPageView = z.object({
 });
 export type TRoutingPageView = z.infer<typeof ZRoutingPageView>;
 
-export const ZRulesPageView = z.object({ rules: z.array(ZAlertRule), clusters: z.array(ZName) });
+export const ZRulesPageView = z.object({
+  rules: z.array(ZAlertRule),
+  clusters: z.array(ZName),
+  unrouted: ZRoutingGap,
+});
 export type TRulesPageView = z.infer<typeof ZRulesPageView>;
 
 export const ZMembersPageView = z.object({

@@ -28,6 +28,7 @@ import {
 import {
   DEFAULT_GROUPING,
   SECRET_MASK,
+  SEVERITIES,
   ZAlertListInput,
   ZChannelCreate,
   ZChannelSettings,
@@ -44,6 +45,7 @@ import {
   type TChannelKind,
   type TDelivery,
   type TRouting,
+  type TRoutingGap,
   type TSeverity,
   type TSilence,
 } from '@clusterscope/schema';
@@ -461,6 +463,20 @@ export async function setRouting(deps: TDeps, caller: TCaller, input: unknown): 
   await replaceRoutes(deps.db, caller.orgId, v.clusterId, v.routes);
   if (v.grouping && !v.clusterId) await saveAlertSettings(deps.db, caller.orgId, v.grouping);
   return getRouting(deps, caller, v.clusterId);
+}
+
+/** Where firing alerts reach nobody (the pages say so, with a link to set up a channel). */
+export async function findRoutingGap(deps: TDeps, caller: TCaller): Promise<TRoutingGap> {
+  assertCan(caller, { alert: ['read'] });
+  const [channels, routes] = await Promise.all([
+    listChannels(deps.db, caller.orgId),
+    listRoutes(deps.db, caller.orgId),
+  ]);
+  const enabled = new Set(channels.filter((c) => c.enabled).map((c) => c.id));
+  const routed = new Set(
+    routes.filter((r) => r.channelIds.some((id) => enabled.has(id))).map((r) => r.severity),
+  );
+  return { severities: SEVERITIES.filter((s) => !routed.has(s)), channels: enabled.size };
 }
 
 // ---- push ----
