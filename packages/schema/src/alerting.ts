@@ -251,7 +251,24 @@ export const ZAlertEvent = z.object({
 });
 export type TAlertEvent = z.infer<typeof ZAlertEvent>;
 
-export const ZAlertDetail = ZAlertInstance.extend({ history: z.array(ZAlertEvent) });
+/** The rule as the alert page shows it: the expression, the threshold with its unit, `for`. */
+export const ZAlertDetailRule = z.object({
+  series: z.string(),
+  aggregation: ZAggregation,
+  comparison: ZAlertComparison,
+  threshold: z.number(),
+  forS: z.number(),
+  keepFiringForS: z.number(),
+  /** The series' unit ('%', 's', 'B', …; '' = a count). */
+  unit: z.string(),
+  metric: ZAlertMetric.nullable(),
+});
+export type TAlertDetailRule = z.infer<typeof ZAlertDetailRule>;
+
+export const ZAlertDetail = ZAlertInstance.extend({
+  history: z.array(ZAlertEvent),
+  rule: ZAlertDetailRule.nullable(),
+});
 export type TAlertDetail = z.infer<typeof ZAlertDetail>;
 
 const csv = <T extends z.ZodType>(item: T) =>

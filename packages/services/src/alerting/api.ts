@@ -27,7 +27,11 @@ import {
 } from '@clusterscope/db';
 import {
   DEFAULT_GROUPING,
+  ALERT_SERIES,
   SECRET_MASK,
+  ZAlertMetric,
+  type TAggregation,
+  type TAlertComparison,
   SEVERITIES,
   ZAlertListInput,
   ZChannelCreate,
@@ -164,12 +168,24 @@ export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): 
   assertCan(caller, { alert: ['read'] });
   const i = await loadInstance(deps, caller, id);
   const now = new Date();
-  const [events, silences] = await Promise.all([
+  const [events, silences, rule] = await Promise.all([
     listInstanceEvents(deps.db, caller.orgId, id),
     listSilences(deps.db, caller.orgId),
+    getAlertRule(deps.db, caller.orgId, i.ruleId),
   ]);
+  const metric = rule?.metric ? ZAlertMetric.safeParse(rule.metric) : null;
   return {
     ...toAlertInstance(i, silences, now),
+    rule: rule && {
+      series: rule.series,
+      aggregation: rule.aggregation as TAggregation,
+      comparison: rule.comparison as TAlertComparison,
+      threshold: rule.threshold,
+      forS: rule.forS,
+      keepFiringForS: rule.keepFiringForS,
+      unit: (ALERT_SERIES as Record<string, { unit: string }>)[rule.series]?.unit ?? '',
+      metric: metric?.success ? metric.data : null,
+    },
     history: events.map(
       (e): TAlertEvent => ({
         id: e.id,
