@@ -2,6 +2,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { signInPatiently } from '../../fixtures/auth';
+import { makeFiringCluster } from '../../fixtures/alerting';
+import { cliToken } from '../../fixtures/launch';
+import { bearer, uid } from '../../fixtures/ux';
 
 /**
  * Every page at 360 × 780 with touch (WCAG 2.2 AA 2.5.8 and a thumb): no page-level horizontal scrolling,
@@ -90,6 +93,13 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
   const routes = pageRoutes();
   expect(routes).toContain('/[org]/alerts');
   await signInPatiently(page);
+  // What the lists link to: a finished run (and so a workload) and a firing alert with an Ack.
+  const run = await page.request.post('/api/v1/runs', {
+    headers: bearer(cliToken('runs:write', 'phone')),
+    data: { cluster: 'demo-cockroach', workload: `phone-${uid()}`, tool: 'pgbench' },
+  });
+  expect(run.status(), await run.text()).toBe(200);
+  await makeFiringCluster(page.request, 'phone', 3, [1, 2]);
 
   const ids: Record<string, string> = {};
   const cluster = await firstIdOn(page, '/demo/clusters');
