@@ -53,6 +53,49 @@ test('a node reported DEAD fires: alerts page with URL filters, detail with hist
   ).toHaveCount(0);
 });
 
+test('a silence needs a matcher and a comment, and lists what it mutes before it is saved', async ({
+  page,
+}) => {
+  await signInPatiently(page);
+  const { c, alert } = await makeFiringCluster(page.request, 'silence-preview', 4, [1]);
+  await page.goto('/demo/settings/alerting/silences');
+  const form = page.getByTestId('silence-form');
+  const create = form.getByRole('button', { name: 'Create silence' });
+  const preview = page.getByTestId('silence-preview');
+
+  // No matcher: refused, even with a comment (and the server refuses it too).
+  await expect(preview).toContainText('Choose at least one of cluster, node or rule');
+  await form.getByLabel('Comment').fill('swap the disks');
+  await expect(create).toBeDisabled();
+  const res = await page.request.post('/api/trpc/alerting.createSilence', {
+    headers: { 'x-org': 'demo' },
+    data: { endsAt: new Date(Date.now() + 3_600_000).toISOString(), comment: 'all of it' },
+  });
+  expect(res.status()).toBe(400);
+  expect(await res.text()).toContain('at least one of cluster, node or rule');
+
+  // A cluster: the preview lists its firing alert before anything is saved.
+  await form.getByLabel('Cluster').selectOption(c.id);
+  await expect(preview).toContainText('Mutes 1 alert now');
+  await expect(preview.locator(`li[data-alert="${alert.id}"]`)).toContainText('firing');
+  expect((await getAlert(page.request, alert.id)).silenced).toBe(false);
+  // A node that has no alert: matches nothing now.
+  await form.getByLabel('Node id').fill('9');
+  await expect(preview).toContainText('Matches no alert now');
+  await form.getByLabel('Node id').fill('4');
+  await expect(preview).toContainText('Mutes 1 alert now');
+
+  // A comment is required.
+  await form.getByLabel('Comment').fill('   ');
+  await expect(create).toBeDisabled();
+  await form.getByLabel('Comment').fill('swap the disks of n4');
+  await create.click();
+  await expect(
+    page.locator('tr[data-active="true"]').filter({ hasText: 'swap the disks of n4' }),
+  ).toBeVisible();
+  expect((await getAlert(page.request, alert.id)).silenced).toBe(true);
+});
+
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 360, height: 780 } });
 

@@ -133,9 +133,15 @@ const CASES: Record<string, TCase> = {
   'alerting.get': denied((a) => ({ id: a.instance })),
   'alerting.ack': denied((a) => ({ ids: [a.instance] })),
   'alerting.silences': own(() => ({})),
-  'alerting.createSilence': denied((a) => ({ clusterId: a.cluster, endsAt: new Date(now + 3_600_000) })),
+  'alerting.createSilence': denied((a) => ({
+    clusterId: a.cluster,
+    endsAt: new Date(now + 3_600_000),
+    comment: 'c',
+  })),
+  'alerting.previewSilence': denied((a) => ({ clusterId: a.cluster })),
   'alerting.expireSilence': denied((a) => ({ id: a.silence })),
   'alerting.channels': own(() => ({})),
+  'alerting.channel': denied((a) => ({ id: a.channel })),
   'alerting.createChannel': own(() => ({
     name: `b-${randomUUID().slice(0, 8)}`,
     kind: 'webhook',
@@ -182,6 +188,7 @@ const BOUND: Record<string, TCase['kind']> = {
   'workloads.get': 'own',
   // Channels are org-wide: a bound token may read their delivery logs (never their secrets).
   'pages.channels': 'own',
+  'alerting.channel': 'own',
 };
 /** Ids of cluster A's rows, which a token bound to another cluster must never see. */
 const CLUSTER_SCOPED = [
@@ -331,6 +338,7 @@ beforeAll(async () => {
   const silence = (await asA('alerting.createSilence', {
     clusterId: cluster.id,
     endsAt: new Date(Date.now() + 3_600_000),
+    comment: 'c',
   })) as { id: string };
   await asA('alerting.subscribePush', {
     endpoint: 'https://push.example.com/a',

@@ -253,7 +253,24 @@ export const ZAlertEvent = z.object({
 });
 export type TAlertEvent = z.infer<typeof ZAlertEvent>;
 
-export const ZAlertDetail = ZAlertInstance.extend({ history: z.array(ZAlertEvent) });
+/** The rule as the alert page shows it: the expression, the threshold with its unit, `for`. */
+export const ZAlertDetailRule = z.object({
+  series: z.string(),
+  aggregation: ZAggregation,
+  comparison: ZAlertComparison,
+  threshold: z.number(),
+  forS: z.number(),
+  keepFiringForS: z.number(),
+  /** The series' unit ('%', 's', 'B', …; '' = a count). */
+  unit: z.string(),
+  metric: ZAlertMetric.nullable(),
+});
+export type TAlertDetailRule = z.infer<typeof ZAlertDetailRule>;
+
+export const ZAlertDetail = ZAlertInstance.extend({
+  history: z.array(ZAlertEvent),
+  rule: ZAlertDetailRule.nullable(),
+});
 export type TAlertDetail = z.infer<typeof ZAlertDetail>;
 
 const csv = <T extends z.ZodType>(item: T) =>
@@ -290,15 +307,32 @@ const ZDate = z.coerce
   .date<unknown>()
   .refine((d) => d.getTime() >= MIN_DATE_MS && d.getTime() <= MAX_DATE_MS, DATE_RANGE_MESSAGE);
 
-export const ZSilenceCreate = z
-  .object({
-    clusterId: ZId.nullable().optional(),
-    nodeId: z.int().min(0).max(1_000_000).nullable().optional(),
-    ruleId: ZId.nullable().optional(),
-    startsAt: ZDate.optional(),
-    endsAt: ZDate,
-    comment: ZText(500).default(''),
-  })
+/** What a silence matches: every set matcher must match (null/absent = any). */
+export const ZSilenceMatchers = z.object({
+  clusterId: ZId.nullable().optional(),
+  nodeId: z.int().min(0).max(1_000_000).nullable().optional(),
+  ruleId: ZId.nullable().optional(),
+});
+export type TSilenceMatchers = z.input<typeof ZSilenceMatchers>;
+
+/** A silence must name at least one matcher: one that matches everything mutes every page of the org. */
+export const hasSilenceMatcher = (m: TSilenceMatchers) =>
+  m.clusterId != null || m.nodeId != null || m.ruleId != null;
+export const SILENCE_MATCHER_MESSAGE = 'choose at least one of cluster, node or rule';
+
+/** Alerts a silence with these matchers would mute now (Alertmanager's preview before saving). */
+export const ZSilencePreview = ZSilenceMatchers.refine(hasSilenceMatcher, {
+  message: SILENCE_MATCHER_MESSAGE,
+  path: ['clusterId'],
+});
+
+export const ZSilenceCreate = ZSilenceMatchers.extend({
+  startsAt: ZDate.optional(),
+  endsAt: ZDate,
+  /** Why it is muted, for whoever finds the silence later: required. */
+  comment: ZText(500).trim().min(1, 'required: say why these alerts are muted'),
+})
+  .refine(hasSilenceMatcher, { message: SILENCE_MATCHER_MESSAGE, path: ['clusterId'] })
   .refine((s) => (s.startsAt ?? new Date()).getTime() < s.endsAt.getTime(), {
     message: 'endsAt must be after startsAt',
     path: ['endsAt'],
@@ -366,6 +400,23 @@ export const ZChannelCreate = z.intersection(
   ZChannelSettings,
 );
 export type TChannelCreate = z.input<typeof ZChannelCreate>;
+/**
+ * ZChannelCreate as one object (what the REST adapter needs for a body): the same fields, checked per kind by
+ * ZChannelSettings so an issue names its field (`config.url`).
+ */
+export const ZChannelCreateBody = z
+  .object({
+    name: ZName,
+    enabled: z.boolean().default(true),
+    kind: ZChannelKind,
+    config: z.record(z.string(), z.unknown()).default({}),
+    secret: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((v, ctx) => {
+    const r = ZChannelSettings.safeParse(v);
+    if (!r.success)
+      for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
+  });
 /** name/enabled alone, or also kind (must stay the same) + config + secret (`***` keeps a stored secret). */
 export const ZChannelUpdate = z.object({
   id: ZId,
@@ -444,6 +495,13 @@ export const ZRoutingSet = z.object({
   grouping: ZGrouping.optional(),
 });
 export type TRoutingSet = z.input<typeof ZRoutingSet>;
+
+/**
+ * Severities whose firing alerts reach nobody: no route (org-wide or of any cluster) names an enabled
+ * channel for them. `channels` = enabled channels in the org (0: nothing is configured at all).
+ */
+export const ZRoutingGap = z.object({ severities: z.array(ZSeverity), channels: z.number() });
+export type TRoutingGap = z.infer<typeof ZRoutingGap>;
 
 // ---- push ----
 

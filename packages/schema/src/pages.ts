@@ -7,6 +7,7 @@ import {
   ZChannel,
   ZDelivery,
   ZRouting,
+  ZRoutingGap,
   ZSilence,
 } from './alerting';
 import { ZRunListMeta, ZRunListRow, ZRunVerdict } from './compare';
@@ -38,7 +39,9 @@ export type TClusterPageView = z.infer<typeof ZClusterPageView>;
 /** What the on-call list shows of an alert (100 firing alerts are 100 of these), times as epoch ms. */
 export const ZOncallAlert = ZAlertInstance.pick({
   id: true,
+  ruleId: true,
   ruleName: true,
+  clusterId: true,
   clusterName: true,
   key: true,
   labels: true,
@@ -56,7 +59,11 @@ export const ZOncallAlert = ZAlertInstance.pick({
 export type TOncallAlert = z.infer<typeof ZOncallAlert>;
 
 /** Firing and pending alerts, and the members who acknowledged one of them. */
-export const ZOncallAlerts = z.object({ alerts: z.array(ZOncallAlert), members: ZPeople });
+export const ZOncallAlerts = z.object({
+  alerts: z.array(ZOncallAlert),
+  members: ZPeople,
+  unrouted: ZRoutingGap,
+});
 export type TOncallAlerts = z.infer<typeof ZOncallAlerts>;
 
 /** The phone page: cluster health, and the alert list (null when alerting failed: it never breaks the page). */
@@ -67,6 +74,7 @@ export const ZAlertsPageView = z.object({
   alerts: z.array(ZAlertInstance),
   clusters: z.array(ZName),
   members: ZPeople,
+  unrouted: ZRoutingGap,
 });
 export type TAlertsPageView = z.infer<typeof ZAlertsPageView>;
 
@@ -94,7 +102,11 @@ export const ZRoutingPageView = z.object({
 });
 export type TRoutingPageView = z.infer<typeof ZRoutingPageView>;
 
-export const ZRulesPageView = z.object({ rules: z.array(ZAlertRule), clusters: z.array(ZName) });
+export const ZRulesPageView = z.object({
+  rules: z.array(ZAlertRule),
+  clusters: z.array(ZName),
+  unrouted: ZRoutingGap,
+});
 export type TRulesPageView = z.infer<typeof ZRulesPageView>;
 
 export const ZMembersPageView = z.object({

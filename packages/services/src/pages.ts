@@ -32,6 +32,7 @@ import {
   findAlertInstances,
   findAlertRules,
   findChannels,
+  findRoutingGap,
   findSilences,
   getAlertDetail,
   getRouting,
@@ -85,14 +86,19 @@ export async function getClusterPage(
 const ms = (d: Date | null) => (d ? d.getTime() : null);
 
 async function listOncallAlerts(deps: TDeps, caller: TCaller): Promise<TOncallAlerts> {
-  const list = await findAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 });
+  const [list, unrouted] = await Promise.all([
+    findAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 }),
+    findRoutingGap(deps, caller),
+  ]);
   const ackers = new Set(list.flatMap((a) => (a.ackedBy?.startsWith('user:') ? [a.ackedBy.slice(5)] : [])));
   // Names only for who acknowledged: no member read while nothing is acknowledged (the usual page).
   const people = ackers.size ? await listPeople(deps, caller) : [];
   return {
     alerts: list.map((a) => ({
       id: a.id,
+      ruleId: a.ruleId,
       ruleName: a.ruleName,
+      clusterId: a.clusterId,
       clusterName: a.clusterName,
       key: a.key,
       labels: a.labels,
@@ -107,6 +113,7 @@ async function listOncallAlerts(deps: TDeps, caller: TCaller): Promise<TOncallAl
       silenced: a.silenced,
     })),
     members: people.filter((m) => ackers.has(m.user.id)),
+    unrouted,
   };
 }
 
@@ -120,12 +127,13 @@ export async function getOncallPage(deps: TDeps, caller: TCaller): Promise<TOnca
 }
 
 export async function getAlertsPage(deps: TDeps, caller: TCaller, input: unknown): Promise<TAlertsPageView> {
-  const [alerts, clusters, members] = await Promise.all([
+  const [alerts, clusters, members, unrouted] = await Promise.all([
     findAlertInstances(deps, caller, input),
     clusterNames(deps, caller),
     listPeople(deps, caller),
+    findRoutingGap(deps, caller),
   ]);
-  return { alerts, clusters, members };
+  return { alerts, clusters, members, unrouted };
 }
 
 export async function getAlertPage(deps: TDeps, caller: TCaller, id: string): Promise<TAlertPageView> {
@@ -173,8 +181,12 @@ export async function getRoutingPage(
 }
 
 export async function getRulesPage(deps: TDeps, caller: TCaller): Promise<TRulesPageView> {
-  const [rules, clusters] = await Promise.all([findAlertRules(deps, caller, {}), clusterNames(deps, caller)]);
-  return { rules, clusters };
+  const [rules, clusters, unrouted] = await Promise.all([
+    findAlertRules(deps, caller, {}),
+    clusterNames(deps, caller),
+    findRoutingGap(deps, caller),
+  ]);
+  return { rules, clusters, unrouted };
 }
 
 /** Members, and the pending invitations when the caller may invite (owners and admins). */

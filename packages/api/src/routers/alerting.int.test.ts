@@ -165,10 +165,10 @@ describe('alerting roles and secrets', () => {
   it('viewers read, members silence but do not configure, admins configure; secrets stay ***', async () => {
     await expect(as('viewer').rules({})).resolves.toBeInstanceOf(Array);
     await expect(
-      as('viewer').createSilence({ clusterId, endsAt: new Date(Date.now() + 60_000) }),
+      as('viewer').createSilence({ clusterId, endsAt: new Date(Date.now() + 60_000), comment: 'c' }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(
-      as('member').createSilence({ clusterId, endsAt: new Date(Date.now() + 60_000) }),
+      as('member').createSilence({ clusterId, endsAt: new Date(Date.now() + 60_000), comment: 'c' }),
     ).resolves.toMatchObject({ active: true });
     const hook = {
       name: 'h',
@@ -191,5 +191,223 @@ describe('alerting roles and secrets', () => {
     expect(row.secret).toMatch(/^v1\./);
     expect(row.secret).not.toContain('s3cret');
     expect(row.config).toEqual({ url: 'https://8.8.4.4/hook' });
+  });
+});
+
+describe('silences', () => {
+  const soon = () => new Date(Date.now() + 3_600_000).toISOString();
+  let ruleId: string;
+  let otherClusterId: string;
+  const instance = (
+    cluster: string,
+    node: number,
+    state: string,
+    at: { active: number; resolved?: number },
+  ) =>
+    db.alertInstance.create({
+      data: {
+        organizationId: orgId,
+        ruleId,
+        clusterId: cluster,
+        key: `node=${node}`,
+        labels: { node: String(node) },
+        state,
+        severity: 'critical',
+        activeAt: new Date(at.active),
+        firedAt: new Date(at.active),
+        resolvedAt: at.resolved === undefined ? null : new Date(at.resolved),
+      },
+    });
+
+  beforeAll(async () => {
+    otherClusterId = (await db.cluster.create({ data: { organizationId: orgId, name: 'staging' } })).id;
+    const r = await rest('POST', '/alerting/rules', {
+      name: 'down',
+      series: 'node.down',
+      comparison: 'gt',
+      threshold: 0,
+      severity: 'critical',
+    });
+    ruleId = r.body.id as string;
+  });
+
+  it('need at least one matcher and a comment (400 naming the field)', async () => {
+    const none = await rest('POST', '/alerting/silences', { endsAt: soon(), comment: 'maintenance' });
+    expect(none.status).toBe(400);
+    expect(JSON.stringify(none.body)).toContain('at least one of cluster, node or rule');
+    const nulls = await rest('POST', '/alerting/silences', {
+      clusterId: null,
+      nodeId: null,
+      ruleId: null,
+      endsAt: soon(),
+      comment: 'maintenance',
+    });
+    expect(nulls.status).toBe(400);
+    for (const comment of [undefined, '', '   ']) {
+      const r = await rest('POST', '/alerting/silences', { clusterId, endsAt: soon(), comment });
+      expect([comment, r.status]).toEqual([comment, 400]);
+      expect(JSON.stringify(r.body)).toContain('comment');
+    }
+    const ok = await rest('POST', '/alerting/silences', { nodeId: 99, endsAt: soon(), comment: 'disk swap' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ nodeId: 99, comment: 'disk swap', active: true });
+  });
+
+  it('preview lists the pending and firing alerts the matchers would mute now, nothing else', async () => {
+    const now = Date.now();
+    const firing2 = await instance(clusterId, 2, 'firing', { active: now - 60_000 });
+    const pending3 = await instance(clusterId, 3, 'pending', { active: now - 10_000 });
+    await instance(clusterId, 4, 'resolved', { active: now - 600_000, resolved: now - 300_000 });
+    const elsewhere = await instance(otherClusterId, 2, 'firing', { active: now - 60_000 });
+
+    const ids = async (m: object) => {
+      const r = await rest('POST', '/alerting/silences/preview', m);
+      expect(r.status).toBe(200);
+      return (r.body as unknown as { id: string }[]).map((a) => a.id).sort();
+    };
+    expect(await ids({ clusterId })).toEqual([firing2.id, pending3.id].sort());
+    expect(await ids({ nodeId: 2 })).toEqual([firing2.id, elsewhere.id].sort());
+    expect(await ids({ clusterId, nodeId: 2, ruleId })).toEqual([firing2.id]);
+    expect(await ids({ clusterId, nodeId: 4 })).toEqual([]);
+    const none = await rest('POST', '/alerting/silences/preview', {});
+    expect(none.status).toBe(400);
+    expect(JSON.stringify(none.body)).toContain('at least one of cluster, node or rule');
+    // Preview saves nothing.
+    expect(await db.silence.count({ where: { organizationId: orgId, clusterId: otherClusterId } })).toBe(0);
+    await db.alertInstance.deleteMany({ where: { organizationId: orgId } });
+  });
+
+  it('marks silenced only alerts that were active while the silence was', async () => {
+    const now = Date.now();
+    // Resolved 5 min before the silence was made: it muted nothing of this one.
+    const before = await instance(otherClusterId, 5, 'resolved', {
+      active: now - 900_000,
+      resolved: now - 300_000,
+    });
+    const firing = await instance(otherClusterId, 6, 'firing', { active: now - 900_000 });
+    // Resolved while an earlier silence (now ended) was on: it was silenced.
+    const during = await instance(otherClusterId, 7, 'resolved', {
+      active: now - 900_000,
+      resolved: now - 400_000,
+    });
+    await db.silence.create({
+      data: {
+        organizationId: orgId,
+        clusterId: otherClusterId,
+        nodeId: 7,
+        startsAt: new Date(now - 800_000),
+        endsAt: new Date(now - 200_000),
+        createdBy: 'user:x',
+        comment: 'earlier',
+      },
+    });
+    const made = await rest('POST', '/alerting/silences', {
+      clusterId: otherClusterId,
+      endsAt: soon(),
+      comment: 'staging rebuild',
+    });
+    expect(made.status).toBe(200);
+
+    const list = await rest('GET', `/alerting/alerts?clusterId=${otherClusterId}`);
+    const silenced = Object.fromEntries(
+      (list.body as unknown as { id: string; silenced: boolean }[]).map((a) => [a.id, a.silenced]),
+    );
+    expect(silenced).toEqual({ [before.id]: false, [firing.id]: true, [during.id]: true });
+    expect((await rest('GET', `/alerting/alerts/${before.id}`)).body.silenced).toBe(false);
+    expect((await rest('GET', `/alerting/alerts/${firing.id}`)).body.silenced).toBe(true);
+  });
+});
+
+describe('channels and routing over REST', () => {
+  it('CRUD with secrets write-only: never returned, answered as ***, kept on *** edits', async () => {
+    const secret = 'hmac-Very-Secret-42';
+    const created = await rest('POST', '/alerting/channels', {
+      name: 'ops-hook',
+      kind: 'webhook',
+      config: { url: 'https://hooks.example.com/ops' },
+      secret: { hmacSecret: secret },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      name: 'ops-hook',
+      kind: 'webhook',
+      config: { url: 'https://hooks.example.com/ops' },
+      secret: { hmacSecret: '***' },
+      enabled: true,
+    });
+    const id = created.body.id as string;
+    const got = await rest('GET', `/alerting/channels/${id}`);
+    expect(got.body).toMatchObject({ id, secret: { hmacSecret: '***' } });
+    const list = await rest('GET', '/alerting/channels');
+    expect((list.body as unknown as { id: string }[]).map((c) => c.id)).toContain(id);
+    for (const r of [created, got, list]) expect(JSON.stringify(r.body)).not.toContain(secret);
+
+    const renamed = await rest('PATCH', `/alerting/channels/${id}`, { name: 'ops', enabled: false });
+    expect(renamed.body).toMatchObject({ name: 'ops', enabled: false, secret: { hmacSecret: '***' } });
+    const kept = await rest('PATCH', `/alerting/channels/${id}`, {
+      kind: 'webhook',
+      config: { url: 'https://hooks.example.com/ops2' },
+      secret: { hmacSecret: '***' },
+    });
+    expect(kept.status).toBe(200);
+    const row = await db.notificationChannel.findUniqueOrThrow({ where: { id } });
+    expect(row.secret).not.toContain(secret);
+    const { openChannelSecret } = await import('@clusterscope/services');
+    expect(openChannelSecret(deps, row)).toEqual({ hmacSecret: secret });
+    await rest('PATCH', `/alerting/channels/${id}`, {
+      kind: 'webhook',
+      config: { url: 'https://hooks.example.com/ops2' },
+      secret: { hmacSecret: 'rotated-secret' },
+    });
+    const rotated = await db.notificationChannel.findUniqueOrThrow({ where: { id } });
+    expect(openChannelSecret(deps, rotated)).toEqual({ hmacSecret: 'rotated-secret' });
+
+    // Bad input names the field; unknown ids are 404.
+    const bad = await rest('POST', '/alerting/channels', {
+      name: 'x',
+      kind: 'webhook',
+      config: { url: 'ftp://x' },
+      secret: { hmacSecret: 's' },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('url');
+    const masked = await rest('POST', '/alerting/channels', {
+      name: 'y',
+      kind: 'webhook',
+      config: { url: 'https://hooks.example.com/y' },
+      secret: { hmacSecret: '***' },
+    });
+    expect(masked.status).toBe(400);
+    expect((await rest('PATCH', `/alerting/channels/${id}`, { kind: 'slack' })).status).toBe(400);
+    expect((await rest('GET', '/alerting/channels/nope')).status).toBe(404);
+
+    // Routing: read and replace; unknown channels are refused.
+    const put = await rest('PUT', '/alerting/routing', {
+      routes: [{ severity: 'critical', channelIds: [id] }],
+      grouping: { groupWaitS: 10, groupIntervalS: 60, repeatIntervalS: 3600 },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ clusterId: null, routes: [{ severity: 'critical', channelIds: [id] }] });
+    expect((await rest('GET', '/alerting/routing')).body).toMatchObject({
+      routes: [{ severity: 'critical', channelIds: [id] }],
+      grouping: { groupWaitS: 10 },
+    });
+    const cluster = await rest('PUT', '/alerting/routing', {
+      clusterId,
+      routes: [{ severity: 'warning', channelIds: [id] }],
+    });
+    expect(cluster.body).toMatchObject({ clusterId, routes: [{ severity: 'warning' }] });
+    expect((await rest('GET', `/alerting/routing?clusterId=${clusterId}`)).body).toMatchObject({
+      clusterId,
+      routes: [{ severity: 'warning', channelIds: [id] }],
+    });
+    const unknown = await rest('PUT', '/alerting/routing', {
+      routes: [{ severity: 'critical', channelIds: ['nope'] }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain('routes.0');
+
+    expect((await rest('DELETE', `/alerting/channels/${id}`)).body).toEqual({ id, deleted: true });
+    expect((await rest('GET', `/alerting/channels/${id}`)).status).toBe(404);
   });
 });

@@ -4,6 +4,7 @@ import {
   addAlertRule,
   addChannel,
   addSilence,
+  previewSilence,
   editAlertRule,
   editChannel,
   endSilence,
@@ -13,6 +14,7 @@ import {
   findSilences,
   getAlertDetail,
   getAlertRuleById,
+  getChannelById,
   getRouting,
   getVapidPublicKey,
   removeAlertRule,
@@ -31,7 +33,7 @@ import {
   ZAlertRuleCreate,
   ZAlertRuleUpdate,
   ZChannel,
-  ZChannelCreate,
+  ZChannelCreateBody,
   ZChannelUpdate,
   ZDeleted,
   ZDelivery,
@@ -41,6 +43,7 @@ import {
   ZRuleListInput,
   ZSilence,
   ZSilenceCreate,
+  ZSilencePreview,
 } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
@@ -118,24 +121,91 @@ export const alertingRouter = router({
     .input(ZSilenceCreate)
     .output(ZSilence)
     .mutation(svc(addSilence)),
+  previewSilence: orgProcedure
+    .meta(
+      rest(
+        'POST',
+        '/alerting/silences/preview',
+        'The alerts a silence would mute now',
+        'Same matchers as creating a silence (at least one); answers the pending and firing alerts they match.',
+      ),
+    )
+    .input(ZSilencePreview)
+    .output(z.array(ZAlertInstance))
+    .mutation(svc(previewSilence)),
   expireSilence: byId
     .meta(rest('POST', '/alerting/silences/{id}/expire', 'End a silence now'))
     .output(ZSilence)
     .mutation(svc(endSilence, 'id')),
 
-  // ---- channels (secrets are never returned: shown as ***) ----
-  channels: orgProcedure.input(z.object({}).optional()).output(z.array(ZChannel)).query(svc(findChannels)),
-  createChannel: orgProcedure.input(ZChannelCreate).output(ZChannel).mutation(svc(addChannel)),
-  updateChannel: orgProcedure.input(ZChannelUpdate).output(ZChannel).mutation(svc(editChannel)),
-  deleteChannel: byId.output(ZDeleted).mutation(svc(removeChannel, 'id')),
-  testChannel: byId.output(ZDelivery).mutation(svc(sendTestNotification, 'id')),
+  // ---- channels (REST CRUD; secrets are write-only: answered as ***) ----
+  channels: orgProcedure
+    .meta(rest('GET', '/alerting/channels', 'List notification channels (secrets shown as ***)'))
+    .input(z.object({}).optional())
+    .output(z.array(ZChannel))
+    .query(svc(findChannels)),
+  channel: byId
+    .meta(rest('GET', '/alerting/channels/{id}', 'Get a notification channel (secrets shown as ***)'))
+    .output(ZChannel)
+    .query(svc(getChannelById, 'id')),
+  createChannel: orgProcedure
+    .meta(
+      rest(
+        'POST',
+        '/alerting/channels',
+        'Create a notification channel',
+        'kind webhook|slack|email|push|ntfy with its config (stored in clear) and secret (write-only: never returned, answered as ***).',
+      ),
+    )
+    .input(ZChannelCreateBody)
+    .output(ZChannel)
+    .mutation(svc(addChannel)),
+  updateChannel: orgProcedure
+    .meta(
+      rest(
+        'PATCH',
+        '/alerting/channels/{id}',
+        'Edit a notification channel',
+        'name/enabled alone, or kind (unchanged) + config + secret; a secret field sent as *** keeps the stored value.',
+      ),
+    )
+    .input(ZChannelUpdate)
+    .output(ZChannel)
+    .mutation(svc(editChannel)),
+  deleteChannel: byId
+    .meta(rest('DELETE', '/alerting/channels/{id}', 'Delete a notification channel'))
+    .output(ZDeleted)
+    .mutation(svc(removeChannel, 'id')),
+  testChannel: byId
+    .meta(rest('POST', '/alerting/channels/{id}/test', 'Send a test notification through a channel'))
+    .output(ZDelivery)
+    .mutation(svc(sendTestNotification, 'id')),
 
-  // ---- routing ----
+  // ---- routing (REST: read and replace) ----
   routing: orgProcedure
+    .meta(
+      rest(
+        'GET',
+        '/alerting/routing',
+        'Routing: channels per severity',
+        "No clusterId = the org defaults; a clusterId = that cluster's overrides.",
+      ),
+    )
     .input(z.object({ clusterId: ZId.nullable().default(null) }))
     .output(ZRouting)
     .query(svc(getRouting, 'clusterId')),
-  setRouting: orgProcedure.input(ZRoutingSet).output(ZRouting).mutation(svc(setRouting)),
+  setRouting: orgProcedure
+    .meta(
+      rest(
+        'PUT',
+        '/alerting/routing',
+        'Replace the routes (of the org, or of one cluster with clusterId)',
+        'One route per severity; grouping applies org-wide only.',
+      ),
+    )
+    .input(ZRoutingSet)
+    .output(ZRouting)
+    .mutation(svc(setRouting)),
 
   // ---- web push ----
   vapidPublicKey: orgProcedure

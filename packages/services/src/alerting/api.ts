@@ -27,7 +27,12 @@ import {
 } from '@clusterscope/db';
 import {
   DEFAULT_GROUPING,
+  ALERT_SERIES,
   SECRET_MASK,
+  ZAlertMetric,
+  type TAggregation,
+  type TAlertComparison,
+  SEVERITIES,
   ZAlertListInput,
   ZChannelCreate,
   ZChannelSettings,
@@ -35,6 +40,7 @@ import {
   ZPushSubscribe,
   ZRoutingSet,
   ZSilenceCreate,
+  ZSilencePreview,
   type TAlertDetail,
   type TAlertEvent,
   type TAlertInstance,
@@ -43,6 +49,7 @@ import {
   type TChannelKind,
   type TDelivery,
   type TRouting,
+  type TRoutingGap,
   type TSeverity,
   type TSilence,
 } from '@clusterscope/schema';
@@ -53,7 +60,7 @@ import { boundClusterOf } from '../access';
 import { AppError, notFound } from '../errors';
 import { outboundOf } from '../outbound';
 import { openSecret, sealSecret, secretKeysOf } from '../secrets';
-import { isSilenceActive, isSilenced, type TSilenceMatcher } from './silences-match';
+import { isSilenceActive, isSilencedSpan, matchersMatch, type TSilenceMatcher } from './silences-match';
 import { toFixedReason } from './channels';
 
 export const toDelivery = (d: Omit<TDeliveryRow, 'payload'>): TDelivery => ({
@@ -104,7 +111,19 @@ export function toAlertInstance(
     resolvedAt: i.resolvedAt,
     ackedBy: i.ackedBy,
     ackedAt: i.ackedAt,
-    silenced: isSilenced(silences, { clusterId: i.clusterId, ruleId: i.ruleId, labels }, now),
+    silenced: isSilencedSpan(
+      silences,
+      {
+        clusterId: i.clusterId,
+        ruleId: i.ruleId,
+        labels,
+        state: i.state,
+        activeAt: i.activeAt,
+        firedAt: i.firedAt,
+        resolvedAt: i.resolvedAt,
+      },
+      now,
+    ),
     updatedAt: i.updatedAt,
   };
 }
@@ -133,7 +152,7 @@ export async function findAlertInstances(deps: TDeps, caller: TCaller, input: un
       to: q.to === undefined ? undefined : new Date(q.to),
       limit: q.limit,
     }),
-    listSilences(deps.db, caller.orgId, { activeAt: now }),
+    listSilences(deps.db, caller.orgId),
   ]);
   return rows.map((r) => toAlertInstance(r, silences, now)).sort(compareAlerts);
 }
@@ -149,12 +168,24 @@ export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): 
   assertCan(caller, { alert: ['read'] });
   const i = await loadInstance(deps, caller, id);
   const now = new Date();
-  const [events, silences] = await Promise.all([
+  const [events, silences, rule] = await Promise.all([
     listInstanceEvents(deps.db, caller.orgId, id),
-    listSilences(deps.db, caller.orgId, { activeAt: now }),
+    listSilences(deps.db, caller.orgId),
+    getAlertRule(deps.db, caller.orgId, i.ruleId),
   ]);
+  const metric = rule?.metric ? ZAlertMetric.safeParse(rule.metric) : null;
   return {
     ...toAlertInstance(i, silences, now),
+    rule: rule && {
+      series: rule.series,
+      aggregation: rule.aggregation as TAggregation,
+      comparison: rule.comparison as TAlertComparison,
+      threshold: rule.threshold,
+      forS: rule.forS,
+      keepFiringForS: rule.keepFiringForS,
+      unit: (ALERT_SERIES as Record<string, { unit: string }>)[rule.series]?.unit ?? '',
+      metric: metric?.success ? metric.data : null,
+    },
     history: events.map(
       (e): TAlertEvent => ({
         id: e.id,
@@ -176,7 +207,7 @@ export async function ackAlertInstances(deps: TDeps, caller: TCaller, ids: strin
   const rows = await Promise.all(ids.map((id) => loadInstance(deps, caller, id)));
   await ackInstances(deps.db, caller.orgId, ids, actorName(caller), boundClusterOf(caller));
   const now = new Date();
-  const silences = await listSilences(deps.db, caller.orgId, { activeAt: now });
+  const silences = await listSilences(deps.db, caller.orgId);
   const fresh = await Promise.all(rows.map((r) => loadInstance(deps, caller, r.id)));
   return fresh.map((r) => toAlertInstance(r, silences, now));
 }
@@ -224,6 +255,31 @@ export async function addSilence(deps: TDeps, caller: TCaller, input: unknown) {
     createdBy: actorName(caller),
   });
   return toSilence(s);
+}
+
+/** The alerts (pending or firing) that a silence with these matchers would mute now, worst first. */
+export async function previewSilence(deps: TDeps, caller: TCaller, input: unknown) {
+  assertCan(caller, { alert: ['read'] });
+  const m = parseInput(ZSilencePreview, input);
+  const bound = boundClusterOf(caller);
+  if (bound && m.clusterId !== bound)
+    throw new AppError('FORBIDDEN', 'a cluster-bound token may only silence its cluster');
+  if (m.clusterId && !(await getCluster(deps.db, caller.orgId, m.clusterId)))
+    throw notFound(`cluster '${m.clusterId}'`);
+  const matcher = { clusterId: m.clusterId ?? null, nodeId: m.nodeId ?? null, ruleId: m.ruleId ?? null };
+  const now = new Date();
+  const [rows, silences] = await Promise.all([
+    listInstances(deps.db, caller.orgId, {
+      states: ['pending', 'firing'],
+      clusterId: matcher.clusterId ?? undefined,
+      limit: 500,
+    }),
+    listSilences(deps.db, caller.orgId, { activeAt: now }),
+  ]);
+  return rows
+    .map((r) => toAlertInstance(r, silences, now))
+    .filter((a) => matchersMatch(matcher, a))
+    .sort(compareAlerts);
 }
 
 export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
@@ -310,6 +366,11 @@ async function assertDestinations(
 export async function findChannels(deps: TDeps, caller: TCaller) {
   assertCan(caller, { alert: ['read'] });
   return (await listChannels(deps.db, caller.orgId)).map((c) => toChannel(c, caller));
+}
+
+export async function getChannelById(deps: TDeps, caller: TCaller, id: string) {
+  assertCan(caller, { alert: ['read'] });
+  return toChannel(await loadChannel(deps, caller, id));
 }
 
 export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
@@ -418,6 +479,20 @@ export async function setRouting(deps: TDeps, caller: TCaller, input: unknown): 
   await replaceRoutes(deps.db, caller.orgId, v.clusterId, v.routes);
   if (v.grouping && !v.clusterId) await saveAlertSettings(deps.db, caller.orgId, v.grouping);
   return getRouting(deps, caller, v.clusterId);
+}
+
+/** Where firing alerts reach nobody (the pages say so, with a link to set up a channel). */
+export async function findRoutingGap(deps: TDeps, caller: TCaller): Promise<TRoutingGap> {
+  assertCan(caller, { alert: ['read'] });
+  const [channels, routes] = await Promise.all([
+    listChannels(deps.db, caller.orgId),
+    listRoutes(deps.db, caller.orgId),
+  ]);
+  const enabled = new Set(channels.filter((c) => c.enabled).map((c) => c.id));
+  const routed = new Set(
+    routes.filter((r) => r.channelIds.some((id) => enabled.has(id))).map((r) => r.severity),
+  );
+  return { severities: SEVERITIES.filter((s) => !routed.has(s)), channels: enabled.size };
 }
 
 // ---- push ----

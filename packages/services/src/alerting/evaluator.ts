@@ -59,6 +59,8 @@ export async function evaluateAlerts(
   deps: TDeps,
   opts: {
     now?: Date;
+    /** When this server started (see TPlanInput.upSince); absent: data age alone. */
+    upSince?: Date;
     memo?: TEvaluatorMemo;
     clusterIds?: ReadonlySet<string>;
   } = {},
@@ -125,6 +127,7 @@ export async function evaluateAlerts(
 
   const out = planEvaluation({
     now,
+    upSince: opts.upSince,
     rules: memo.rules?.rows ?? rules,
     clusters,
     readings: [...readings],

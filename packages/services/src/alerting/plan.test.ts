@@ -61,3 +61,32 @@ describe('subjects that disappear', () => {
     expect(planEvaluation(input(stored, [])).changes).toEqual([]);
   });
 });
+
+describe('after a server restart', () => {
+  const stale = rule('stale', { series: 'node.stale', threshold: 0, summary: 'node {{node}} stale' });
+  const old = (id: number): TAlertNode => ({ ...node(id, 'LIVE'), ts: NOW.getTime() - 300_000 });
+  const at = (upForS: number | undefined) =>
+    planEvaluation({
+      ...input([], [old(1), old(2), node(3, 'LIVE')]),
+      rules: [stale],
+      upSince: upForS === undefined ? undefined : new Date(NOW.getTime() - upForS * 1000),
+    }).changes.map((c) => `${c.instance.key}:${c.instance.state}`);
+
+  it('judges staleness from the server uptime too: nothing fires within the stale window', () => {
+    // Stale window = 3 × 10 s. Samples are 5 min old because the server was down, not the agents.
+    expect(at(5)).toEqual([]);
+    expect(at(29)).toEqual([]);
+    expect(at(30).sort()).toEqual(['node=1:firing', 'node=2:firing']);
+    expect(at(undefined).sort()).toEqual(['node=1:firing', 'node=2:firing']);
+  });
+
+  it('other rules do not read silent nodes as healthy meanwhile (their samples are not stale yet)', () => {
+    const out = planEvaluation({
+      ...input([], [{ ...old(1), liveness: 'DEAD' }]),
+      upSince: new Date(NOW.getTime() - 5000),
+    });
+    expect(out.changes.map((c) => `${c.instance.ruleId}/${c.instance.key}:${c.instance.state}`)).toContain(
+      'down/node=1:firing',
+    );
+  });
+});

@@ -30,6 +30,8 @@ export interface TPlanCluster {
 
 export interface TPlanInput {
   now: Date;
+  /** When this server started: staleness is judged from its uptime as well as the data's age. */
+  upSince?: Date;
   /** Every rule (out-of-scope ones find no target cluster). */
   rules: TAlertRuleRow[];
   clusters: TPlanCluster[];
@@ -116,7 +118,7 @@ export function planEvaluation(input: TPlanInput): TPlanOutput {
           ({ samples, merged } = metricSamples(metric, rows, rule.aggregation as TAggregation));
         } else {
           const sk = `${c.id}|${series.data}`;
-          samples = sampleCache.get(sk) ?? samplesOf(series.data, r, t);
+          samples = sampleCache.get(sk) ?? samplesOf(series.data, r, t, input.upSince?.getTime());
           sampleCache.set(sk, samples);
         }
         if (rule.aggregation !== 'node' && !merged) {

@@ -52,6 +52,8 @@ export function startAlerting(
   let memo = createEvaluatorMemo();
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  /** The process's start: a restart is not an agent silence (staleness waits for the stale window). */
+  const upSince = new Date(Date.now() - process.uptime() * 1000);
   let running: Promise<void> = Promise.resolve();
   let notifiedAt = -Infinity;
   /** Cycles run one after another, timer and nudged alike. */
@@ -68,7 +70,7 @@ export function startAlerting(
         notifiedAt = -Infinity;
         return;
       }
-      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope });
+      const stats = await evaluateAlerts(deps, { memo, clusterIds: scope, upSince });
       // A leader that lost its lock mid-cycle must not notify (the new leader will).
       if (!opts.lock.isLeader()) return;
       const due = stats.transitions > 0 || performance.now() - notifiedAt >= NOTIFY_GAP_MS;

@@ -84,9 +84,21 @@ function cgroupValue(series: TAlertSeries, c: TAlertCgroup): number | null {
   }
 }
 
-/** The samples of one series in one cluster, one per subject. */
-export function samplesOf(series: TAlertSeries, r: TClusterReadings, now: number): TSample[] {
+/**
+ * The samples of one series in one cluster, one per subject. `upSince`: when this server started. Data
+ * counts as stale only for as long as the server has been up to receive newer data: after a restart the
+ * agents' next batches are still on their way, which is not an agent going silent.
+ */
+export function samplesOf(
+  series: TAlertSeries,
+  r: TClusterReadings,
+  now: number,
+  upSince?: number,
+): TSample[] {
   const staleAfterS = 3 * r.intervalS;
+  const upS = upSince === undefined ? Infinity : Math.max(0, (now - upSince) / 1000);
+  /** How long a subject has been silent as far as this server can tell. */
+  const silentS = (ts: number) => Math.min(Math.max(0, (now - ts) / 1000), upS);
   const subject = ALERT_SERIES[series].subject;
   if (subject === 'metric') return []; // metric rules: metricSamples over their own rows
   if (subject === 'node')
@@ -94,13 +106,14 @@ export function samplesOf(series: TAlertSeries, r: TClusterReadings, now: number
       .filter((n) => n.liveness !== 'DECOMMISSIONED')
       .map((n) => {
         const ageS = Math.max(0, (now - n.ts) / 1000);
+        const silent = silentS(n.ts) >= staleAfterS;
         return {
           key: `node=${n.node_id}`,
           labels: { node: String(n.node_id) },
           vars: { liveness: n.liveness },
-          value: nodeValue(series, n, ageS, staleAfterS),
+          value: series === 'node.stale' ? (silent ? 1 : 0) : nodeValue(series, n, ageS, staleAfterS),
           // The staleness series itself is never stale.
-          stale: series !== 'node.stale' && series !== 'node.age_s' && ageS >= staleAfterS,
+          stale: series !== 'node.stale' && series !== 'node.age_s' && silent,
         };
       });
   if (subject === 'cgroup')
@@ -112,7 +125,7 @@ export function samplesOf(series: TAlertSeries, r: TClusterReadings, now: number
         ...(c.node_id !== null ? { node: String(c.node_id) } : {}),
       },
       value: cgroupValue(series, c),
-      stale: (now - c.ts) / 1000 >= staleAfterS,
+      stale: silentS(c.ts) >= staleAfterS,
     }));
   if (series === 'agent.input_failures')
     // One subject per input; an agent that stopped sending heartbeats says nothing current about them.

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { actorLabel, describeSeries, filterQuery, parseFilters, sortAlerts, subject } from './format';
+import {
+  actorLabel,
+  describeSeries,
+  filterQuery,
+  formatAlertValue,
+  parseFilters,
+  round3,
+  sortAlerts,
+  subject,
+} from './format';
 
 const t = (m: number) => new Date(Date.UTC(2026, 10, 23, 10, m));
 
@@ -78,5 +87,19 @@ describe('describeSeries', () => {
         metric: { name: 'req', fn: 'rate', matchers: { code: '500' }, windowS: 60 },
       }),
     ).toBe('sum(rate(req{code="500"}[60s]))');
+  });
+});
+
+describe('formatAlertValue', () => {
+  it('rounds sanely and names the unit', () => {
+    expect(formatAlertValue(94.67335414374247, '%')).toBe('94.7 %');
+    expect(formatAlertValue(3, '')).toBe('3');
+    expect(formatAlertValue(0.012345, '')).toBe('0.0123');
+    expect(formatAlertValue(1.5 * 1024 ** 3, 'B')).toBe('1.5 GiB');
+    expect(formatAlertValue(12 * 1024 ** 2, 'B/s')).toBe('12 MiB/s');
+    expect(formatAlertValue(2.3456, 'cores')).toBe('2.35 cores');
+    expect(formatAlertValue(null, '%')).toBe('—');
+    expect(round3(1234.5)).toBe('1235');
+    expect(round3(-0.5)).toBe('-0.5');
   });
 });

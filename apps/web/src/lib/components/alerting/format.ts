@@ -129,3 +129,38 @@ export function describeSeries(r: TRuleSeries): string {
   }
   return r.aggregation === 'node' ? s : `${r.aggregation}(${s})`;
 }
+
+/** Three significant digits at most, no trailing zeros: 94.67335 → "94.7", 0.012345 → "0.0123", 1234.5 → "1235". */
+export function round3(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v)) return String(v);
+  const abs = Math.abs(v);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : Math.min(6, 2 - Math.floor(Math.log10(abs)));
+  return String(Number(v.toFixed(digits)));
+}
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+/** A series value with its unit for people: "94.7 %", "1.5 GiB", "12 MiB/s", "2.35 cores", "90 s". */
+export function formatAlertValue(v: number | null | undefined, unit: string): string {
+  if (v == null) return '—';
+  if (unit === 'B' || unit === 'B/s') {
+    let x = v;
+    let i = 0;
+    while (Math.abs(x) >= 1024 && i < BYTE_UNITS.length - 1) {
+      x /= 1024;
+      i++;
+    }
+    return `${round3(x)} ${BYTE_UNITS[i]}${unit === 'B/s' ? '/s' : ''}`;
+  }
+  return unit ? `${round3(v)} ${unit}` : round3(v);
+}
+
+export const COMPARISON_SIGNS: Record<string, string> = {
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  eq: '=',
+  ne: '≠',
+};
