@@ -11,7 +11,7 @@ import { checkHostEntry, type TJobLimits, type TSample } from '@clusterscope/sch
 import { detectTools } from '../inputs/heartbeat/index';
 import { httpRequest } from '../lib/http';
 import { errorMessage, type Logger } from '../lib/log';
-import { buildPlan, JobError, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
+import { buildPlan, JobError, moveWorkDir, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
 import type { TJobsSettings } from './config';
 import { confineDir } from './confine';
 
@@ -188,13 +188,16 @@ export class JobLoop {
     try {
       mkdirSync(config.work_dir, { recursive: true, mode: 0o700 });
       secretDir = join(config.work_dir, `.secret-${job.id.replace(/[^A-Za-z0-9_-]/g, '')}`);
-      const plan = buildPlan(job, {
+      const checked = buildPlan(job, {
         secrets: config.secrets,
         workDir: config.work_dir,
         limits: this.limits,
         secretDir,
       });
-      if (plan.workDir) confineDir(plan.workDir, config.allowed_dirs);
+      // The tool gets the real path confinement checked: a symlink swapped after the check cannot redirect it.
+      const plan = checked.workDir
+        ? moveWorkDir(checked, confineDir(checked.workDir, config.allowed_dirs))
+        : checked;
       if (plan.files?.length) {
         mkdirSync(secretDir, { recursive: true, mode: 0o700 });
         for (const f of plan.files) writeFileSync(f.path, f.content, { mode: 0o600, flag: 'w' });
