@@ -9,7 +9,6 @@ import type { CheckResult } from '../inputs/types';
 import { httpRequest } from '../lib/http';
 import { createLogger, errorMessage } from '../lib/log';
 import { serveMetrics } from '../metrics';
-import { existsSync } from 'node:fs';
 import { AGENT_VERSION } from '../version';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
@@ -88,15 +87,8 @@ async function runCheck(config: TAgentConfig, agent: Agent): Promise<boolean> {
   return failed === 0;
 }
 
-type TJobsModule = typeof import('../jobs/runner');
-
-/** The job loop lives in dist/jobs.js (loaded only when enabled); from source, the TypeScript module. */
-async function loadJobs(): Promise<TJobsModule> {
-  const built = new URL('./jobs.js', import.meta.url);
-  if (existsSync(built)) return (await import(built.href)) as TJobsModule;
-  const source = '../jobs/runner.ts';
-  return (await import(source)) as TJobsModule;
-}
+/** The job loop and the bench parsers, evaluated only when jobs are enabled (bundled into this file). */
+const loadJobs = () => import('../jobs/runner');
 
 async function main(): Promise<number> {
   let args;
