@@ -3,6 +3,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Agent } from '../agent';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, redactConfig, type TAgentConfig } from '../config';
+import { systemdDropin } from '../systemd';
 import { ingestUrl } from '../delivery';
 import { readEnv } from '../env';
 import type { CheckResult } from '../inputs/types';
@@ -15,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 
 const HELP = `clusterscope-agent ${AGENT_VERSION} — collects CockroachDB, cgroup, host and heartbeat samples and ships them to Clusterscope.
 
-Usage: clusterscope-agent [--config FILE] [--once | --check | --print-config]
+Usage: clusterscope-agent [--config FILE] [--once | --check | --print-config | --systemd-dropin]
 
 Options:
   -c, --config FILE   YAML or TOML config (default: $CLUSTERSCOPE_CONFIG, then ${DEFAULT_CONFIG_PATH} if present)
@@ -23,6 +24,7 @@ Options:
                       every enabled input produced samples)
       --check         validate config, reach the server and every source, print a report (exit 1 on failure)
       --print-config  print the effective config (token redacted) and exit
+      --systemd-dropin  print the systemd drop-in making the jobs' directories writable (ReadWritePaths)
   -v, --version       print the version
   -h, --help          this help
 
@@ -99,6 +101,7 @@ async function main(): Promise<number> {
         once: { type: 'boolean' },
         check: { type: 'boolean' },
         'print-config': { type: 'boolean' },
+        'systemd-dropin': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -126,6 +129,10 @@ async function main(): Promise<number> {
       return 2;
     }
     throw e;
+  }
+  if (args['systemd-dropin']) {
+    console.log(systemdDropin(config));
+    return 0;
   }
   if (args['print-config']) {
     console.log(JSON.stringify(redactConfig(config), null, 2));

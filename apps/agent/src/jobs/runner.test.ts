@@ -70,3 +70,38 @@ it('a target through a symlink inside allowed_dirs reaches the tool as its real 
   expect(output).toContain(`arg --directory=${join(work, 'real')}\n`);
   expect(output).not.toContain('/link');
 });
+
+it('runs the tool under jobs.exec_prefix (e.g. systemd-run --scope, outside the agent cgroup)', async () => {
+  const root = tempDir('cs-runner-prefix');
+  const bin = join(root, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'fio'), '#!/bin/sh\necho "fio ran"\n');
+  writeFileSync(join(root, 'wrap'), '#!/bin/sh\necho "wrapped: $1"\nexec "$@"\n');
+  chmodSync(join(bin, 'fio'), 0o755);
+  chmodSync(join(root, 'wrap'), 0o755);
+  const config = resolveJobsConfig({
+    jobs: ZJobsConfig.parse({
+      enabled: true,
+      work_dir: join(root, 'work'),
+      exec_prefix: [join(root, 'wrap')],
+    }),
+    outbox: { dir: join(root, 'outbox') },
+    inputs: {},
+  });
+  received.length = 0;
+  const loop = new JobLoop({
+    url,
+    token: 't',
+    agentName: 'a1',
+    config,
+    logger: silentLogger,
+    pathEnv: bin,
+    enqueueSamples: () => undefined,
+    drain: async () => true,
+  });
+  const job = { id: 'r2', tool: 'fio' as const, params: {}, target: '', durationS: 1, warmupS: 0 };
+  expect(await loop.runJob({ ...job, workload: 'w', timeoutS: 30, leaseS: 30 })).toBe('succeeded');
+  const output = String(received.find((r) => r.path.endsWith('/output'))?.body.output);
+  expect(output).toBe(`wrapped: ${join(bin, 'fio')}\nfio ran\n`);
+  expect(() => ZJobsConfig.parse({ exec_prefix: ['systemd-run'] })).toThrow(/absolute path/);
+});

@@ -275,7 +275,8 @@ export class JobLoop {
       const t0 = Date.now();
       let output = '';
       let posted = 0;
-      const child = spawn(bin, s.argv.slice(1), {
+      const [cmd, ...pre] = [...config.exec_prefix, bin];
+      const child = spawn(cmd, [...pre, ...s.argv.slice(1)], {
         shell: false,
         cwd: s.cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
