@@ -8,7 +8,7 @@ import { freePort, launch, waitHealthy } from '../../fixtures/launch';
  * only ORIGIN is a trusted origin (no http://localhost:*), and no demo organization or admin is seeded.
  */
 test('NODE_ENV=production with embedded databases: no open sign-up, no localhost origins, no demo', async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const port = await freePort();
   const app = await waitHealthy(launch({ NODE_ENV: 'production', DEMO: '' }, { port }));
   try {
