@@ -10,12 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './lib/env';
 
-// The package's schema predates the top-level project `name`; it is added as the current specification
-// defines it. Its `$schema` (draft 2019-09, spelled with a trailing '#') is Ajv2019's own meta-schema.
+// The package's schema predates the top-level project `name` and `x-` extension fields; they are added as
+// the current specification defines them. Its `$schema` (draft 2019-09, spelled with a trailing '#') is Ajv2019's own meta-schema.
 const { $schema: _meta, ...rest } = schema as typeof schema & { $schema?: string };
 const spec = {
   ...rest,
   properties: { ...rest.properties, name: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' } },
+  patternProperties: { '^x-': {} },
 };
 /** Drops the draft-04 `id` keyword the file still carries (a schema id, not a property named `id`). */
 const dropIds = (node: unknown, inProperties = false): unknown => {
@@ -33,7 +34,8 @@ const files = readdirSync(dockerDir).filter((f) => /^compose.*\.ya?ml$/.test(f))
 
 describe('compose files follow the Compose Specification', () => {
   it.each(files)('%s', (f) => {
-    const doc = parse(readFileSync(path.join(dockerDir, f), 'utf8'));
+    // YAML merge keys (`<<: *web`) resolved as Compose resolves them.
+    const doc = parse(readFileSync(path.join(dockerDir, f), 'utf8'), { merge: true });
     expect(validate(doc), JSON.stringify(validate.errors, null, 1)).toBe(true);
   });
 
