@@ -1,4 +1,4 @@
-// Bundles the daemon and the CLI into single files: dist/agent.js, dist/clusterscope.js.
+// Bundles the daemon (job loop included) and the CLI into single files: dist/agent.js, dist/clusterscope.js.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,9 @@ const dropZodLocales = {
  * The daemon needs only constants from @clusterscope/schema (LIVENESS, INGEST_MAX_SAMPLES…); loading
  * the package would construct every zod schema (≈4 MB RSS). Evaluate the schema package at build time
  * and give the daemon a module with its plain-data exports only. Importing a schema from the daemon
- * then fails the build ("No matching export"), loudly.
+ * then fails the build ("No matching export"), loudly. The job loop (src/jobs, and the bench parsers it
+ * uses) gets the real package: it is reached only through a dynamic import, which esbuild keeps in the
+ * same file and evaluates on first use, so collector-only agents never construct those schemas.
  */
 async function schemaConstantsPlugin() {
   const dir = mkdtempSync(join(tmpdir(), 'cs-schema-'));
@@ -49,10 +51,11 @@ async function schemaConstantsPlugin() {
   return {
     name: 'schema-constants',
     setup(b) {
-      b.onResolve({ filter: /^@clusterscope\/schema$/ }, () => ({
-        path: 'schema-constants',
-        namespace: 'schema-constants',
-      }));
+      b.onResolve({ filter: /^@clusterscope\/schema$/ }, (args) =>
+        /[\\/](src[\\/]jobs|packages[\\/]bench|bench[\\/]src)[\\/]/.test(args.importer)
+          ? undefined
+          : { path: 'schema-constants', namespace: 'schema-constants' },
+      );
       b.onLoad({ filter: /.*/, namespace: 'schema-constants' }, () => ({ contents, loader: 'js' }));
     },
   };
@@ -83,7 +86,4 @@ await Promise.all([
     outfile: `${outdir}/agent.js`,
   }),
   build({ ...common, entryPoints: ['src/bin/clusterscope.ts'], outfile: `${outdir}/clusterscope.js` }),
-  // The job loop needs the bench parsers (full zod schemas): a separate module the daemon imports only
-  // when `jobs.enabled`, so collector-only agents keep their small footprint.
-  build({ ...common, entryPoints: ['src/jobs/runner.ts'], outfile: `${outdir}/jobs.js` }),
 ]);

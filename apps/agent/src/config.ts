@@ -113,9 +113,47 @@ function applyEnv(raw: Record<string, unknown>, env: TEnv): Record<string, unkno
   return out;
 }
 
-export function formatZodError(err: z.core.$ZodError, source: string): string {
-  return err.issues
-    .map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(top level)'} ${i.message}`)
+type TIssue = z.core.$ZodIssue;
+
+/**
+ * One line per problem, each naming the key (`inputs.cgroup.root`). The bundled agent carries no zod locale
+ * (its messages would all read "Invalid input"), so the common issues are worded here from their codes; a
+ * union (`false` or an input's settings) reports the branch that is not `false`.
+ */
+function describeIssues(issues: readonly TIssue[], base: PropertyKey[], raw: unknown): string[] {
+  return issues.flatMap((i): string[] => {
+    const path = [...base, ...i.path];
+    const at = (p: PropertyKey[]) => (p.length ? p.map(String).join('.') : '(top level)');
+    switch (i.code) {
+      case 'unrecognized_keys':
+        return i.keys.map((k) => `${at([...path, k])}: unknown key`);
+      case 'invalid_union': {
+        const branches = i.errors.filter((e) => !e.every((x) => x.code === 'invalid_value'));
+        if (branches.length === 1) return describeIssues(branches[0], path, raw);
+        return [`${at(path)}: ${i.message}`];
+      }
+      case 'invalid_type':
+        return [
+          `${at(path)}: ${valueAt(raw, path) === undefined ? 'is required' : `must be a ${i.expected}`}`,
+        ];
+      case 'invalid_value':
+        return [`${at(path)}: must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`];
+      default:
+        return [`${at(path)}: ${i.message}`];
+    }
+  });
+}
+
+const valueAt = (raw: unknown, path: PropertyKey[]): unknown =>
+  path.reduce<unknown>(
+    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    raw,
+  );
+
+/** `raw` is the parsed input (to tell a missing key from a wrong value). */
+export function formatZodError(err: z.core.$ZodError, source: string, raw?: unknown): string {
+  return describeIssues(err.issues, [], raw)
+    .map((line) => `${source}: ${line}`)
     .join('\n');
 }
 
@@ -135,7 +173,7 @@ export function loadConfig(env: TEnv, path?: string): { config: TAgentConfig; pa
   }
   const merged = applyEnv(raw, env);
   const res = ZAgentConfig.safeParse(merged);
-  if (!res.success) throw new ConfigError(formatZodError(res.error, file ?? 'config (env only)'));
+  if (!res.success) throw new ConfigError(formatZodError(res.error, file ?? 'config (env only)', merged));
   return { config: res.data, path: file };
 }
 

@@ -1,17 +1,29 @@
 /** `npm run admin -- <command>`: scripted setup (CI runners, users, orgs) through the same services as the app. */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { addMember, createDb, findOrgBySlug, findUserByEmail, type TDb } from '@clusterscope/db';
+import {
+  addMember,
+  createDb,
+  findApiToken,
+  findClusterByName,
+  findOrgBySlug,
+  findUserByEmail,
+  getCluster,
+  type TDb,
+} from '@clusterscope/db';
 import {
   AppError,
   createAuth,
+  createCluster,
   createOrg,
+  findClusters,
+  listTokens,
+  revokeToken,
   agentConfigSnippet,
   createToken,
   createUserWithPassword,
   enrollAgent,
   MIN_PASSWORD_LENGTH,
-  resolveCluster,
   ZOrgCreate,
   type TDeps,
 } from '@clusterscope/services';
@@ -25,9 +37,16 @@ import { openPostgres } from './lib/pg';
 const HELP = `Usage: npm run admin -- <command> [options]
 
 Commands:
+  cluster create --org <slug> --name <name> [--description <text>]
+        Creates a cluster (agents and CI runs name it); prints its id.
+  cluster list --org <slug>
   token create --org <slug> --name <name> --scopes <s1,s2> [--cluster <id|name>] [--expires-days <n>]
         Creates an API token; prints it as the last line of stdout (shown once).
         Scopes: ingest, runs:write, read, admin.
+  token list --org <slug>
+        API tokens (prefix, name, scopes, cluster, last use, state); agent credentials are under agents.
+  token revoke --org <slug> --token <id|cs_xxxxxxxx prefix>
+        The token is refused from its next request on.
   agent enroll --org <slug> --cluster <id|name> --name <agent> [--from-token <cs_…|token id|cs_xxxxxxxx prefix>]
         Enrolls an agent (its name is the agent config's \`host\`) and prints its credential as the last line
         of stdout (shown once), with the agent config on stderr. Only this credential may heartbeat as the
@@ -45,6 +64,12 @@ Uses DATABASE_URL when set, otherwise the embedded PostgreSQL under DATA_DIR (de
 which must have been initialised by \`npm start\`.`;
 
 class UsageError extends Error {}
+
+/** The server's own ORIGIN (what agents must reach), as the launcher computes it. */
+function serverOrigin(): string {
+  const env = readLaunchEnv();
+  return env.ORIGIN ?? `http://${env.HOST}:${env.PORT}`;
+}
 
 function need(v: string | undefined, flag: string): string {
   if (!v) throw new UsageError(`missing --${flag}`);
@@ -67,6 +92,8 @@ async function run(db: TDb, argv: string[]) {
       password: { type: 'string' },
       role: { type: 'string' },
       'from-token': { type: 'string' },
+      description: { type: 'string' },
+      token: { type: 'string' },
     },
     strict: true,
   });
@@ -74,9 +101,76 @@ async function run(db: TDb, argv: string[]) {
   const auth = () => createAuth(db, { secret: randomBytes(32).toString('hex'), baseURL: 'http://127.0.0.1' });
   const orgBySlug = async (slug: string) => {
     const org = await findOrgBySlug(db, slug);
-    if (!org) throw new UsageError(`no organization with slug '${slug}'`);
+    if (!org)
+      throw new UsageError(
+        `no organization with slug '${slug}': create it with \`npm run admin -- org create --name <name> --slug ${slug} --owner <email>\``,
+      );
     return org;
   };
+  /** The CLI acts as an owner of the org it names. */
+  const ownerOf = (org: { id: string; slug: string }) =>
+    ({ kind: 'user', userId: 'admin-cli', orgId: org.id, orgSlug: org.slug, role: 'owner' }) as const;
+  /** A cluster by id or name; when missing, says how to create it. */
+  const clusterOf = async (org: { id: string; slug: string }, idOrName: string) => {
+    const c = (await getCluster(db, org.id, idOrName)) ?? (await findClusterByName(db, org.id, idOrName));
+    if (!c)
+      throw new UsageError(
+        `cluster '${idOrName}' not found in '${org.slug}': create it with \`npm run admin -- cluster create --org ${org.slug} --name ${idOrName}\``,
+      );
+    return c;
+  };
+
+  if (group === 'cluster' && action === 'create') {
+    const org = await orgBySlug(need(values.org, 'org'));
+    const c = await createCluster(deps, ownerOf(org), {
+      name: need(values.name, 'name'),
+      description: values.description,
+    });
+    console.error(`created cluster '${c.name}' in '${org.slug}'`);
+    console.log(c.id);
+    return;
+  }
+  if (group === 'cluster' && action === 'list') {
+    const org = await orgBySlug(need(values.org, 'org'));
+    const rows = await findClusters(deps, ownerOf(org));
+    if (!rows.length) console.error(`no clusters in '${org.slug}' yet`);
+    for (const c of rows) console.log(`${c.id}\t${c.name}${c.description ? `\t${c.description}` : ''}`);
+    return;
+  }
+  if (group === 'token' && action === 'list') {
+    const org = await orgBySlug(need(values.org, 'org'));
+    const rows = await listTokens(deps, ownerOf(org));
+    if (!rows.length) console.error(`no API tokens in '${org.slug}'`);
+    const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '-');
+    const state = (t: (typeof rows)[number]) =>
+      t.revokedAt ? 'revoked' : t.expiresAt && t.expiresAt < new Date() ? 'expired' : 'active';
+    for (const t of rows)
+      console.log(
+        [
+          t.id,
+          `${t.prefix}…`,
+          t.name,
+          t.scopes.join(','),
+          t.clusterId ?? '(all clusters)',
+          `used ${day(t.lastUsedAt)}`,
+          state(t),
+        ].join('\t'),
+      );
+    return;
+  }
+  if (group === 'token' && action === 'revoke') {
+    const org = await orgBySlug(need(values.org, 'org'));
+    const ref = need(values.token, 'token').replace(/…$/, '');
+    const t =
+      (await findApiToken(db, org.id, { id: ref })) ?? (await findApiToken(db, org.id, { prefix: ref }));
+    if (!t)
+      throw new UsageError(
+        `no token '${ref}' in '${org.slug}' (see \`npm run admin -- token list --org ${org.slug}\`)`,
+      );
+    await revokeToken(deps, ownerOf(org), t.id);
+    console.error(`revoked token '${t.name}' (${t.prefix}…) of '${org.slug}'`);
+    return;
+  }
 
   if (group === 'token' && action === 'create') {
     const org = await orgBySlug(need(values.org, 'org'));
@@ -90,17 +184,7 @@ async function run(db: TDb, argv: string[]) {
     });
     if (!input.success)
       throw new UsageError(input.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; '));
-    let clusterId: string | null = null;
-    if (values.cluster) {
-      const sys = {
-        kind: 'user',
-        userId: 'admin-cli',
-        orgId: org.id,
-        orgSlug: org.slug,
-        role: 'owner',
-      } as const;
-      clusterId = (await resolveCluster(deps, sys, values.cluster)).id;
-    }
+    const clusterId = values.cluster ? (await clusterOf(org, values.cluster)).id : null;
     const t = await createToken(deps, org.id, { ...input.data, clusterId });
     console.error(`created token '${t.name}' (${t.scopes.join(', ')}) for org '${org.slug}'`);
     console.log(t.token);
@@ -108,8 +192,9 @@ async function run(db: TDb, argv: string[]) {
   }
   if (group === 'agent' && action === 'enroll') {
     const org = await orgBySlug(need(values.org, 'org'));
+    const cluster = await clusterOf(org, need(values.cluster, 'cluster'));
     const r = await enrollAgent(deps, org.id, {
-      cluster: need(values.cluster, 'cluster'),
+      cluster: cluster.id,
       name: need(values.name, 'name'),
       fromToken: values['from-token'],
     });
@@ -119,7 +204,7 @@ async function run(db: TDb, argv: string[]) {
     );
     if (r.token) {
       console.error(
-        `agent config:\n${agentConfigSnippet({ cluster: r.agent.cluster, name: r.agent.name, token: r.token })}`,
+        `agent config:\n${agentConfigSnippet({ url: serverOrigin(), cluster: r.agent.cluster, name: r.agent.name, token: r.token })}`,
       );
       console.log(r.token);
     }

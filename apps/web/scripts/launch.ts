@@ -5,12 +5,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { createDb } from '@clusterscope/db';
 import { deployMigrations } from '@clusterscope/db/migrate';
-import { createAuth, generateSecretKey, seedDemo } from '@clusterscope/services';
-import { isEmbedded, readLaunchEnv, REPO_ROOT } from './lib/env';
-import { openPostgres } from './lib/pg';
+import { createAuth, DEMO_ADMIN_EMAIL, generateSecretKey, seedDemo } from '@clusterscope/services';
+import { isEmbedded, readLaunchEnv, REPO_ROOT, startDefaults } from './lib/env';
+import { openPostgres, redact } from './lib/pg';
 
 const dev = process.argv.includes('--dev');
 const env = readLaunchEnv();
@@ -49,6 +50,24 @@ function readSecretsKey(): string {
   return fs.readFileSync(file, 'utf8').trim();
 }
 
+/**
+ * Fails at once when another process listens on the port: the health check would otherwise reach that
+ * server and report a start that did not happen.
+ */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', (err: NodeJS.ErrnoException) =>
+      die(
+        err.code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is already in use by another process; stop it or set PORT to a free port`
+          : `cannot listen on ${host}:${port}: ${err.message}`,
+      ),
+    );
+    srv.listen(port, host, () => srv.close(() => resolve()));
+  });
+}
+
 async function waitHealthy(child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -67,9 +86,16 @@ async function waitHealthy(child: ChildProcess, timeoutMs = 120_000): Promise<vo
 async function main() {
   const t0 = Date.now();
   const embedded = isEmbedded(env);
+  const defaults = startDefaults(env, dev);
   const secret = readSecret(embedded || dev);
-  // Before anything starts: a missing key stops here, with nothing to clean up.
+  // Before anything starts: a missing key or a taken port stops here, with nothing to clean up.
   const secretsKey = readSecretsKey();
+  await assertPortFree(env.HOST, env.PORT);
+  log(
+    env.DATABASE_URL
+      ? `connecting to PostgreSQL at ${redact(env.DATABASE_URL)}…`
+      : `starting the embedded PostgreSQL in ${path.relative(REPO_ROOT, path.join(env.DATA_DIR, 'postgres')) || '.'}…`,
+  );
   const pg = await openPostgres(env).catch((err: Error) => die(err.message));
   let stopping = false;
   const stopPg = async () => {
@@ -79,6 +105,7 @@ async function main() {
   };
 
   try {
+    log('applying PostgreSQL migrations…');
     const { applied } = await deployMigrations(pg.url);
     if (applied.length) log(`applied ${applied.length} PostgreSQL migration(s): ${applied.join(', ')}`);
   } catch (err) {
@@ -86,7 +113,8 @@ async function main() {
     die(`PostgreSQL migration failed, start aborted: ${(err as Error).message}`);
   }
 
-  if (env.SEED ?? embedded) {
+  let signInAs = '';
+  if (defaults.seed) {
     const db = createDb(pg.url);
     // Seeding only touches Postgres; ClickHouse stays owned by the web process.
     const login = await seedDemo({ db, ch: null as never }, createAuth(db, { secret, baseURL: origin }));
@@ -99,6 +127,8 @@ async function main() {
       log(`  email:    ${login.email}`);
       log(`  password: ${login.password}`);
     }
+    const file = path.relative(REPO_ROOT, path.join(env.DATA_DIR, 'admin-login.txt'));
+    signInAs = ` and sign in as ${DEMO_ADMIN_EMAIL} (password in ${file})`;
   }
 
   const childEnv: NodeJS.ProcessEnv = {
@@ -109,17 +139,24 @@ async function main() {
     BETTER_AUTH_SECRET: secret,
     SECRETS_KEY: secretsKey,
     ORIGIN: origin,
-    LOCAL_ORIGINS: embedded || dev ? '1' : '0',
+    LOCAL_ORIGINS: defaults.localOrigins ? '1' : '0',
     PORT: String(env.PORT),
     HOST: env.HOST,
-    DEMO: (env.DEMO ?? embedded) ? '1' : '0',
-    SIGNUP: env.SIGNUP ?? (embedded ? 'open' : 'invite'),
+    DEMO: defaults.demo ? '1' : '0',
+    SIGNUP: defaults.signup,
     BODY_SIZE_LIMIT: String(16 * 1024 * 1024),
     MALLOC_ARENA_MAX: String(env.MALLOC_ARENA_MAX),
     // adapter-node waits for idle keep-alive connections on SIGTERM; don't let that hold up Ctrl-C.
     SHUTDOWN_TIMEOUT: '2',
   };
   const webDir = path.join(REPO_ROOT, 'apps/web');
+  log(
+    `starting the web server on ${env.HOST}:${env.PORT} (ClickHouse: ${
+      env.CLICKHOUSE_URL
+        ? 'CLICKHOUSE_URL'
+        : `embedded chDB in ${path.relative(REPO_ROOT, childEnv.CLICKHOUSE_PATH!) || '.'}`
+    }; it applies its migrations${defaults.demo ? ' and starts the demo cluster' : ''})…`,
+  );
   const child = dev
     ? spawn(
         process.execPath,
@@ -169,7 +206,12 @@ async function main() {
 
   try {
     await waitHealthy(child);
-    if (!signalled) log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${origin}  (Ctrl-C to stop)`);
+    if (!signalled) {
+      log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s (Ctrl-C to stop)`);
+      log(
+        `open ${origin}${signInAs || ' and sign in (create the first user with `npm run admin -- user create`)'}`,
+      );
+    }
   } catch (err) {
     if (child.exitCode === null) {
       console.error(`clusterscope: ${(err as Error).message}`);

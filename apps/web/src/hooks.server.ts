@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Handle, HandleServerError, RequestEvent, ServerInit } from '@sveltejs/kit';
 import { isAuthPath } from 'better-auth/svelte-kit';
 import { building } from '$app/environment';
+import { isAllowedAuthRoute } from '$lib/server/auth-routes';
 import { crossSiteFormResponse, isCrossSiteForm } from '$lib/server/csrf';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer, shutdown } from '$lib/server/deps';
@@ -124,9 +125,11 @@ const serve: Handle = async ({ event, resolve }) => {
       event.locals.user = { id: session.user.id, email: session.user.email, name: session.user.name };
   }
   const authenticated = !!event.locals.user || event.request.headers.has('authorization');
-  const res = isAuthPath(event.url.toString(), auth.options)
-    ? await handleAuth(event, auth, ip)
-    : await resolve(event);
+  const res = !isAuthPath(event.url.toString(), auth.options)
+    ? await resolve(event)
+    : isAllowedAuthRoute(event.request.method, pathname)
+      ? await handleAuth(event, auth, ip)
+      : json(404, { message: `not found: ${event.request.method} ${pathname}`, code: 'NOT_FOUND' });
   return secure(res, authenticated || event.request.headers.has('cookie'));
 };
 

@@ -70,7 +70,9 @@ export function createAuth(db: TDb, opts: TAuthOptions) {
         },
       },
     },
-    session: { expiresIn: 60 * 60 * 24 * 14, cookieCache: { enabled: true, maxAge: 60 } },
+    // No cookie cache: a signed session copy in a cookie stays valid after sign-out until it expires; every
+    // request looks the session up so that sign-out (or a revoked session) ends it at once.
+    session: { expiresIn: 60 * 60 * 24 * 14, cookieCache: { enabled: false } },
     telemetry: { enabled: false },
     rateLimit: { enabled: true, window: 60, max: 100 },
     advanced: {

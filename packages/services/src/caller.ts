@@ -1,4 +1,4 @@
-import type { TRole, TScope } from '@clusterscope/schema';
+import { ROLES, type TRole, type TScope } from '@clusterscope/schema';
 import { AppError } from './errors';
 import { roleCan, type TPermission } from './permissions';
 
@@ -61,12 +61,26 @@ export function assertCan(caller: TCaller, permission: TPermission): void {
     const need = Object.entries(permission)
       .map(([r, a]) => `${r}:${(a as string[]).join('|')}`)
       .join(', ');
-    const who =
-      caller.kind === 'user'
-        ? `role '${caller.role}'`
-        : `${caller.clusterId ? 'cluster-bound ' : ''}token scopes [${caller.scopes.join(', ')}]`;
-    throw new AppError('FORBIDDEN', `${who} cannot ${need}`);
+    throw new AppError('FORBIDDEN', `${whoCannot(caller)} cannot ${need}: ${whatToAdd(caller, permission)}`);
   }
+}
+
+const whoCannot = (caller: TCaller) =>
+  caller.kind === 'user'
+    ? `role '${caller.role}'`
+    : `${caller.clusterId ? 'a token bound to one cluster' : 'a token'} with scopes [${caller.scopes.join(', ')}]`;
+
+/** The fix in the caller's terms: the scope a token needs added, or the role a member needs. */
+function whatToAdd(caller: TCaller, permission: TPermission): string {
+  if (caller.kind === 'user') {
+    const role = [...ROLES].reverse().find((r) => roleCan(r, permission));
+    return role ? `ask an organization admin for the '${role}' role` : 'no role may do this';
+  }
+  if (caller.clusterId && isOrgWideWrite(permission))
+    return "this reaches every cluster: use a token that is not bound to a cluster, with the 'admin' scope";
+  const order: TScope[] = ['read', 'ingest', 'runs:write', 'admin'];
+  const scope = order.find((s) => tokenCan([...caller.scopes, s], permission)) ?? 'admin';
+  return `use a token with the '${scope}' scope (Settings → API tokens, or \`npm run admin -- token create --scopes ${scope}\`)`;
 }
 
 export function hasScope(caller: TCaller, scope: TScope): boolean {

@@ -51,17 +51,21 @@ const HOW_TO_CREATE =
   'create it in Settings → Clusters or with POST /api/v1/clusters (admin token), or let an admin turn on "CI may create clusters" in Settings → Clusters';
 
 /**
- * The cluster a CI run names (id or name). A name that does not exist yet is created when the org allows it
- * (Settings → Clusters, on by default) and the caller is not bound to one cluster; the creation is audited.
- * Otherwise the 404 says how to create it.
+ * The cluster a CI run names (id or name), and whether this call created it. A name that does not exist yet
+ * is created when the org allows it (Settings → Clusters; on only for the embedded demo org) and the caller
+ * is not bound to one cluster; the creation is audited. Otherwise the 404 says how to create it.
  */
-export async function resolveOrCreateRunCluster(deps: TDeps, caller: TCaller, idOrName: string) {
+export async function resolveOrCreateRunCluster(
+  deps: TDeps,
+  caller: TCaller,
+  idOrName: string,
+): Promise<{ cluster: Awaited<ReturnType<typeof insertCluster>>; created: boolean }> {
   const c =
     (await getCluster(deps.db, caller.orgId, idOrName)) ??
     (await findClusterByName(deps.db, caller.orgId, idOrName));
   if (c) {
     if (!canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
-    return c;
+    return { cluster: c, created: false };
   }
   if (caller.kind === 'token' && caller.clusterId)
     throw new AppError(
@@ -81,14 +85,14 @@ export async function resolveOrCreateRunCluster(deps: TDeps, caller: TCaller, id
     // A concurrent run created it first (unique name per org): use that one.
     const again = await findClusterByName(deps.db, caller.orgId, name.data);
     if (!again) throw err;
-    return again;
+    return { cluster: again, created: false };
   }
   await audit(deps, caller, {
     action: 'cluster.create',
     targetId: created.id,
     data: { name: created.name, auto: true, via: 'run.create' },
   });
-  return created;
+  return { cluster: created, created: true };
 }
 
 /** The org's "CI may create clusters" setting. */

@@ -8,8 +8,11 @@ import { AppError } from './errors';
 
 export type TExportFormat = 'csv' | 'json';
 
-/** A string a spreadsheet would run as a formula gets a leading quote (CSV injection). */
-const defuse = (s: string) => (/^[=+\-@]/.test(s) ? `'${s}` : s);
+/**
+ * A string a spreadsheet would run as a formula gets a leading quote (CSV injection, OWASP): = + - @ and a
+ * leading tab, carriage return or line feed, which spreadsheets skip before reading the formula.
+ */
+const defuse = (s: string) => (/^[=+\-@\t\r\n]/.test(s) ? `'${s}` : s);
 
 const CSV_OPTIONS: CsvOptions = {
   record_delimiter: 'windows',

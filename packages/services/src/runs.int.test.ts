@@ -178,16 +178,22 @@ describe('runs service', () => {
     );
   });
 
-  it('creates a cluster CI names when the org allows it (audited), else 404 says how to create it', async () => {
+  it('creates a cluster CI names when the org allows it (audited, said in the answer), else 404 says how to create it', async () => {
     const name = `ci-new-${Date.now()}`;
-    const { id } = await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' });
+    // Off for a new organization: a typo must not make a cluster.
+    expect(await errorReason(createRun(deps, ci, { cluster: name, workload: 'oltp-ro' }))).toMatch(
+      /^NOT_FOUND: cluster '.*' not found in this organization/,
+    );
+    await setAutoCreateClusters(db, ci.orgId, true);
+    const { id, notice } = await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' });
+    expect(notice).toBe(`created cluster '${name}'`);
     const made = await findClusterByName(db, ci.orgId, name);
     expect(made).not.toBeNull();
     expect((await getRunById(deps, ci, id)).clusterId).toBe(made!.id);
     const audit = await listAudit(db, ci.orgId, { limit: 10, action: 'cluster.create' });
     expect(audit.find((a) => a.targetId === made!.id)?.data).toMatchObject({ name, auto: true });
-    // A second run reuses it; a token bound to another cluster never creates one.
-    await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' });
+    // A second run reuses it (no notice); a token bound to another cluster never creates one.
+    expect((await createRun(deps, ci, { cluster: name, workload: 'oltp-ro' })).notice).toBeUndefined();
     expect((await listAudit(db, ci.orgId, { limit: 50, action: 'cluster.create' })).length).toBe(
       audit.length,
     );

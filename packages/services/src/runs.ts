@@ -38,9 +38,11 @@ export async function createRun(
   deps: TDeps,
   caller: TCaller,
   input: TRunCreate,
-): Promise<{ id: string; parsed?: TRunOutputResult }> {
+): Promise<{ id: string; parsed?: TRunOutputResult; notice?: string }> {
   assertCan(caller, { run: ['write'] });
-  const cluster = await resolveOrCreateRunCluster(deps, caller, input.cluster);
+  const { cluster, created } = await resolveOrCreateRunCluster(deps, caller, input.cluster);
+  // A typo in `cluster` makes a new cluster when the org lets CI create them: say so in the answer.
+  const notice = created ? `created cluster '${cluster.name}'` : undefined;
   // Without `tool`, the posted output names it (a new workload needs one).
   const detected =
     input.tool ?? (input.output !== undefined ? await parseOff(deps, (p) => p.detect(input.output!)) : null);
@@ -70,13 +72,13 @@ export async function createRun(
     targetId: run.id,
     data: { workload: workload.name, cluster: cluster.name },
   });
-  if (input.output === undefined) return { id: run.id };
+  if (input.output === undefined) return { id: run.id, notice };
   const parsed = await addRunOutput(deps, caller, {
     id: run.id,
     output: input.output,
     tool: detected ?? undefined,
   });
-  return { id: run.id, parsed };
+  return { id: run.id, parsed, notice };
 }
 
 export async function getRunById(deps: TDeps, caller: TCaller, id: string): Promise<TRunDetail> {

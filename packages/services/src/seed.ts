@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addMember, findOrgBySlug, findUserByEmail } from '@clusterscope/db';
+import { addMember, findOrgBySlug, findUserByEmail, setAutoCreateClusters } from '@clusterscope/db';
 import type { TDeps } from './deps';
 import { createUserWithPassword, type TAuth } from './auth';
 import { createOrg } from './orgs';
@@ -13,7 +13,11 @@ export async function seedDemo(
   auth: TAuth,
 ): Promise<{ email: string; password: string } | null> {
   let org = await findOrgBySlug(deps.db, DEMO_ORG.slug);
-  org ??= await createOrg(deps, DEMO_ORG);
+  if (!org) {
+    org = await createOrg(deps, DEMO_ORG);
+    // The demo lets CI name new clusters; other orgs opt in under Settings → Clusters.
+    await setAutoCreateClusters(deps.db, org.id, true);
+  }
   if (await findUserByEmail(deps.db, DEMO_ADMIN_EMAIL)) return null;
   const password = randomBytes(12).toString('base64url');
   const user = await createUserWithPassword(auth, { email: DEMO_ADMIN_EMAIL, password, name: 'Admin' });

@@ -1,7 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import {
+  ClickHouseLogLevel,
+  createClient,
+  type ClickHouseClient,
+  type ClickHouseClientConfigOptions,
+} from '@clickhouse/client';
 import { chdbPool } from './chdb-pool';
 
 export type TChClient = ClickHouseClient;
@@ -131,7 +136,13 @@ function openHttp(url: string): TTsdb {
   }
   const db = parsed.pathname.replace(/^\//, '');
   const address = `${parsed.protocol}//${parsed.host}${db ? `/${db}` : ''}`;
-  const client = createClient({ url, clickhouse_settings: { ...CLICKHOUSE_SETTINGS } });
+  // The client's own log prints a multi-line stack per failed request; every error reaches our caller, which
+  // reports it in one line (e.g. the start-up failure naming ClickHouse and the address).
+  const client = createClient({
+    url,
+    clickhouse_settings: { ...CLICKHOUSE_SETTINGS },
+    log: { level: ClickHouseLogLevel.OFF },
+  });
   return wrap(
     {
       client,

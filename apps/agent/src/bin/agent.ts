@@ -3,20 +3,20 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Agent } from '../agent';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, redactConfig, type TAgentConfig } from '../config';
+import { systemdDropin } from '../systemd';
 import { ingestUrl } from '../delivery';
 import { readEnv } from '../env';
 import type { CheckResult } from '../inputs/types';
 import { httpRequest } from '../lib/http';
 import { createLogger, errorMessage } from '../lib/log';
 import { serveMetrics } from '../metrics';
-import { existsSync } from 'node:fs';
 import { AGENT_VERSION } from '../version';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 
 const HELP = `clusterscope-agent ${AGENT_VERSION} — collects CockroachDB, cgroup, host and heartbeat samples and ships them to Clusterscope.
 
-Usage: clusterscope-agent [--config FILE] [--once | --check | --print-config]
+Usage: clusterscope-agent [--config FILE] [--once | --check | --print-config | --systemd-dropin]
 
 Options:
   -c, --config FILE   YAML or TOML config (default: $CLUSTERSCOPE_CONFIG, then ${DEFAULT_CONFIG_PATH} if present)
@@ -24,6 +24,7 @@ Options:
                       every enabled input produced samples)
       --check         validate config, reach the server and every source, print a report (exit 1 on failure)
       --print-config  print the effective config (token redacted) and exit
+      --systemd-dropin  print the systemd drop-in making the jobs' directories writable (ReadWritePaths)
   -v, --version       print the version
   -h, --help          this help
 
@@ -88,15 +89,8 @@ async function runCheck(config: TAgentConfig, agent: Agent): Promise<boolean> {
   return failed === 0;
 }
 
-type TJobsModule = typeof import('../jobs/runner');
-
-/** The job loop lives in dist/jobs.js (loaded only when enabled); from source, the TypeScript module. */
-async function loadJobs(): Promise<TJobsModule> {
-  const built = new URL('./jobs.js', import.meta.url);
-  if (existsSync(built)) return (await import(built.href)) as TJobsModule;
-  const source = '../jobs/runner.ts';
-  return (await import(source)) as TJobsModule;
-}
+/** The job loop and the bench parsers, evaluated only when jobs are enabled (bundled into this file). */
+const loadJobs = () => import('../jobs/runner');
 
 async function main(): Promise<number> {
   let args;
@@ -107,6 +101,7 @@ async function main(): Promise<number> {
         once: { type: 'boolean' },
         check: { type: 'boolean' },
         'print-config': { type: 'boolean' },
+        'systemd-dropin': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -134,6 +129,10 @@ async function main(): Promise<number> {
       return 2;
     }
     throw e;
+  }
+  if (args['systemd-dropin']) {
+    console.log(systemdDropin(config));
+    return 0;
   }
   if (args['print-config']) {
     console.log(JSON.stringify(redactConfig(config), null, 2));

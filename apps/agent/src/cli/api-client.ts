@@ -73,7 +73,7 @@ export class ApiClient {
     }
   }
 
-  createRun(run: TCreateRun): Promise<{ id: string }> {
+  createRun(run: TCreateRun): Promise<{ id: string; notice?: string }> {
     return this.call('POST', '/api/v1/runs', run);
   }
   /** `batchId` makes a retry idempotent (the server stores one id once). */

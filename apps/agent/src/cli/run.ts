@@ -24,7 +24,7 @@ const note = (io: RunIo, msg: string) => io.err(`clusterscope: ${msg}\n`);
 /** Returns the process exit code: the tool's, or 3 on a regression with --fail-on-regression. */
 export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo): Promise<number> {
   const startedAt = Date.now();
-  const { id } = await api.createRun({
+  const { id, notice } = await api.createRun({
     cluster: opts.cluster,
     workload: opts.workload,
     tool: opts.tool,
@@ -33,6 +33,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     labels: Object.keys(opts.labels).length ? opts.labels : undefined,
     startedAt: new Date(startedAt).toISOString(),
   });
+  if (notice) note(io, `${notice} (this organization lets CI create clusters)`);
   note(io, `run ${id} created (${opts.tool ?? 'tool auto-detected'}); running ${opts.argv.join(' ')}`);
 
   let output = '';

@@ -27,13 +27,14 @@ export async function submitOutput(
     io.err(`clusterscope: ${opts.source}: ${(e as Error).message}\n`);
     return 1;
   }
-  const { id } = await api.createRun({
+  const { id, notice } = await api.createRun({
     cluster: opts.cluster,
     workload: opts.workload,
     tool: local.tool,
     labels: Object.keys(opts.labels).length ? opts.labels : undefined,
     git: opts.git,
   });
+  if (notice) io.err(`clusterscope: ${notice} (this organization lets CI create clusters)\n`);
   let server: Partial<TOutputResult> | undefined;
   try {
     server = await api.postOutput(id, opts.output, local.tool);

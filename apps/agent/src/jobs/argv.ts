@@ -200,6 +200,19 @@ function sysbenchDb(
   return out;
 }
 
+/** The plan with its work directory replaced by `dir` (as cwd, as an argument, or as an `--opt=` value). */
+export function moveWorkDir(plan: TPlan, dir: string): TPlan {
+  const from = plan.workDir;
+  if (!from || from === dir) return plan;
+  const move = (a: string) =>
+    a === from ? dir : a.endsWith(`=${from}`) ? a.slice(0, -from.length) + dir : a;
+  return {
+    ...plan,
+    workDir: dir,
+    steps: plan.steps.map((s) => ({ ...s, argv: s.argv.map(move), cwd: s.cwd && move(s.cwd) })),
+  };
+}
+
 /** The steps of a job: optional pre-steps (init/prepare), an optional warm-up pass, the run, cleanup. */
 export function buildPlan(
   job: TJobSpec,

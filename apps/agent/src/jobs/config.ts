@@ -31,6 +31,17 @@ export const ZJobsConfig = z.strictObject({
   allowed_hosts: z.optional(z.array(ZHostEntry)),
   /** Most bytes one job may write (fio size × numjobs, sysbench --file-total-size). */
   max_file_bytes: z._default(ZSizeBytes, 2 * 1024 ** 3),
+  /**
+   * A command the tools run under (argv, absolute path first), e.g. `[/usr/bin/systemd-run, --scope, --quiet,
+   * --collect, --slice=clusterscope-jobs.slice]`: the tool then runs in its own cgroup, outside the agent's
+   * CPUQuota/MemoryMax, so a benchmark does not measure the agent's cap. Default: none (the tool is a child).
+   */
+  exec_prefix: z._default(
+    z
+      .array(z.string().check(z.minLength(1)))
+      .check(z.refine((a) => a.length === 0 || a[0].startsWith('/'), 'must start with an absolute path')),
+    [],
+  ),
   /** How often live interval samples are parsed and queued. */
   sample_every: z._default(ZDurationMs, 1_000),
 });

@@ -11,7 +11,15 @@ import { checkHostEntry, type TJobLimits, type TSample } from '@clusterscope/sch
 import { detectTools } from '../inputs/heartbeat/index';
 import { httpRequest } from '../lib/http';
 import { errorMessage, type Logger } from '../lib/log';
-import { buildPlan, JobError, resolveTarget, TOOL_BINARY, type TJobSpec, type TStep } from './argv';
+import {
+  buildPlan,
+  JobError,
+  moveWorkDir,
+  resolveTarget,
+  TOOL_BINARY,
+  type TJobSpec,
+  type TStep,
+} from './argv';
 import type { TJobsSettings } from './config';
 import { confineDir, confineHost } from './confine';
 
@@ -188,13 +196,16 @@ export class JobLoop {
     try {
       mkdirSync(config.work_dir, { recursive: true, mode: 0o700 });
       secretDir = join(config.work_dir, `.secret-${job.id.replace(/[^A-Za-z0-9_-]/g, '')}`);
-      const plan = buildPlan(job, {
+      const checked = buildPlan(job, {
         secrets: config.secrets,
         workDir: config.work_dir,
         limits: this.limits,
         secretDir,
       });
-      if (plan.workDir) confineDir(plan.workDir, config.allowed_dirs);
+      // The tool gets the real path confinement checked: a symlink swapped after the check cannot redirect it.
+      const plan = checked.workDir
+        ? moveWorkDir(checked, confineDir(checked.workDir, config.allowed_dirs))
+        : checked;
       await confineHost(resolveTarget(job.target ?? '', config.secrets), config.allowed_hosts);
       if (plan.files?.length) {
         mkdirSync(secretDir, { recursive: true, mode: 0o700 });
@@ -273,7 +284,8 @@ export class JobLoop {
       const t0 = Date.now();
       let output = '';
       let posted = 0;
-      const child = spawn(bin, s.argv.slice(1), {
+      const [cmd, ...pre] = [...config.exec_prefix, bin];
+      const child = spawn(cmd, [...pre, ...s.argv.slice(1)], {
         shell: false,
         cwd: s.cwd,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -41,6 +41,8 @@ const ZLaunchEnv = z.object({
    * glibc allows 8 per core, each keeping its own freed memory; README: ~15 MB less RSS under load with 2.
    */
   MALLOC_ARENA_MAX: z.coerce.number().int().min(1).default(2),
+  /** `production` means production defaults whatever the databases (no demo, no open sign-up). */
+  NODE_ENV: z.string().optional(),
 });
 export type TLaunchEnv = z.infer<typeof ZLaunchEnv>;
 
@@ -54,8 +56,24 @@ export function readLaunchEnv(): TLaunchEnv {
   return { ...res.data, DATA_DIR: path.resolve(res.data.DATA_DIR) };
 }
 
-/** True when both stores are the embedded defaults (seeding and the demo are on by default then). */
+/** True when both stores are the embedded defaults. */
 export const isEmbedded = (env: TLaunchEnv) => !env.DATABASE_URL && !env.CLICKHOUSE_URL;
+
+/**
+ * What a start turns on when not told: the embedded demo (embedded stores, not NODE_ENV=production) seeds
+ * the demo org, runs the demo cluster, opens sign-up and trusts http://localhost:* origins; anything else
+ * (an external database, or NODE_ENV=production) gets production defaults.
+ */
+export function startDefaults(env: TLaunchEnv, dev: boolean) {
+  const demoStart = isEmbedded(env) && env.NODE_ENV !== 'production';
+  const demo = env.DEMO ?? demoStart;
+  return {
+    demo,
+    seed: env.SEED ?? demo,
+    signup: env.SIGNUP ?? (demoStart ? 'open' : 'invite'),
+    localOrigins: demoStart || dev,
+  } as const;
+}
 
 /** An integer knob of a bench script (unset or empty = `def`); a bad value exits 2 naming the variable. */
 export function intEnv(name: string, def: number, min = 1): number {

@@ -41,7 +41,14 @@ export const runsRouter = router({
       ),
     )
     .input(ZRunCreate)
-    .output(z.object({ id: z.string(), parsed: ZRunOutputResult.optional() }))
+    .output(
+      z.object({
+        id: z.string(),
+        parsed: ZRunOutputResult.optional(),
+        /** "created cluster 'x'" when this request created the cluster (the org lets CI create them). */
+        notice: z.string().optional(),
+      }),
+    )
     .mutation(notifying(svc(createRun), (r) => [r.id, null])),
   addSamples: write
     .meta(

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organization" ALTER COLUMN "autoCreateClusters" SET DEFAULT false;
