@@ -101,6 +101,7 @@ const CASES: Record<string, TCase> = {
   'thresholds.delete': denied((a) => ({ id: a.threshold })),
   'regressionAlerts.list': own(() => ({})),
   'regressionAlerts.ack': denied((a) => ({ id: a.alert })),
+  'regressionAlerts.triage': denied((a) => ({ id: a.alert, status: 'invalid' })),
   'workloads.list': own(),
   'workloads.get': denied((a) => ({ id: a.workload })),
   'workloads.create': own(() => ({
