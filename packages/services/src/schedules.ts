@@ -170,11 +170,12 @@ export async function fireSchedules(deps: TDeps, now = new Date()): Promise<TFir
           clusterId: null,
         };
         try {
-          const run = await startWorkloadRun(deps, caller, {
-            id: s.workloadId,
-            cluster: clusterId,
-            labels: { trigger: 'schedule', schedule: s.id, slot: slot.toISOString() },
-          });
+          const run = await startWorkloadRun(
+            deps,
+            caller,
+            { id: s.workloadId, cluster: clusterId, labels: { schedule: s.id, slot: slot.toISOString() } },
+            'schedule',
+          );
           res = { runId: run.id };
         } catch (err) {
           res = { skipped: (err as Error).message };
