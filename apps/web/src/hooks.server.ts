@@ -12,6 +12,7 @@ import { startDemo } from '$lib/server/demo';
 import { kb, maxBodyBytes } from '$lib/server/json-body';
 import { startJobSweeperOnce } from '$lib/server/job-sweeper';
 import { startAlertingOnce } from '$lib/server/alerting';
+import { startSchedulerOnce } from '$lib/server/scheduler';
 import { getSignInLimiter, tooManySignIns } from '$lib/server/sign-in-limit';
 
 export const init: ServerInit = async () => {
@@ -33,6 +34,7 @@ export const init: ServerInit = async () => {
   startDemo();
   await startJobSweeperOnce();
   await startAlertingOnce();
+  await startSchedulerOnce();
 };
 
 const json = (status: number, body: unknown) =>

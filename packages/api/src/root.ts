@@ -11,6 +11,7 @@ import { exportProcedures } from './routers/exports';
 import { thresholdsRouter } from './routers/thresholds';
 import { regressionAlertsRouter } from './routers/regression-alerts';
 import { workloadsRouter } from './routers/workloads';
+import { schedulesRouter } from './routers/schedules';
 import { jobsRouter } from './routers/jobs';
 import { alertingRouter } from './routers/alerting';
 import { pagesRouter } from './routers/pages';
@@ -28,6 +29,7 @@ export const appRouter = router({
   thresholds: thresholdsRouter,
   regressionAlerts: regressionAlertsRouter,
   workloads: workloadsRouter,
+  schedules: schedulesRouter,
   jobs: jobsRouter,
   alerting: alertingRouter,
   pages: pagesRouter,

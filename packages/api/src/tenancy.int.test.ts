@@ -101,6 +101,10 @@ const CASES: Record<string, TCase> = {
   'thresholds.delete': denied((a) => ({ id: a.threshold })),
   'regressionAlerts.list': own(() => ({})),
   'regressionAlerts.ack': denied((a) => ({ id: a.alert })),
+  'regressionAlerts.triage': denied((a) => ({ id: a.alert, status: 'invalid' })),
+  'schedules.list': denied((a) => ({ workloadId: a.workload })),
+  'schedules.create': denied((a) => ({ workloadId: a.workload, cron: '0 3 * * *', clusters: ['prod'] })),
+  'schedules.delete': denied(() => ({ id: 'nope' })),
   'workloads.list': own(),
   'workloads.get': denied((a) => ({ id: a.workload })),
   'workloads.create': own(() => ({

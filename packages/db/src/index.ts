@@ -10,6 +10,7 @@ export type { RunStatus } from './generated/prisma/client';
 export * from './live';
 export * from './repos/thresholds';
 export * from './repos/regression-alerts';
+export * from './repos/schedules';
 export * from './repos/workloads';
 export * from './repos/jobs';
 export * from './repos/alerting';

@@ -197,6 +197,17 @@ export const ZThreshold = z.object({
 });
 export type TThreshold = z.infer<typeof ZThreshold>;
 
+/** Triage of a regression alert: invalid = a false positive, expected = an accepted change (new baseline). */
+export const ZRegressionAlertStatus = z.enum([
+  'untriaged',
+  'acknowledged',
+  'investigating',
+  'fixed',
+  'invalid',
+  'expected',
+]);
+export type TRegressionAlertStatus = z.infer<typeof ZRegressionAlertStatus>;
+
 export const ZRegressionAlert = z.object({
   id: z.string(),
   runId: z.string(),
@@ -209,10 +220,38 @@ export const ZRegressionAlert = z.object({
   createdAt: z.date(),
   acknowledgedAt: z.date().nullable(),
   acknowledgedBy: z.string().nullable(),
+  status: ZRegressionAlertStatus,
+  triagedAt: z.date().nullable(),
+  triagedBy: z.string().nullable(),
+  triageNote: z.string(),
+  issueUrl: z.string().nullable(),
   gitBranch: z.string().nullable(),
   gitSha: z.string().nullable(),
 });
 export type TRegressionAlert = z.infer<typeof ZRegressionAlert>;
+
+export const ZRegressionAlertTriage = z.object({
+  id: z.string().min(1).max(64),
+  status: ZRegressionAlertStatus,
+  note: z.string().max(2000).optional(),
+  /** A link to the issue tracking it (http/https only: it is shown as a link). */
+  issueUrl: z
+    .url({ protocol: /^https?$/, error: 'issueUrl: an http(s) URL' })
+    .max(2000)
+    .nullable()
+    .optional(),
+});
+export type TRegressionAlertTriage = z.infer<typeof ZRegressionAlertTriage>;
+
+/** A workload's alert precision over a window: counts by triage status and the share triaged invalid. */
+export const ZAlertPrecision = z.object({
+  days: z.number().int(),
+  total: z.number().int(),
+  byStatus: z.record(ZRegressionAlertStatus, z.number().int()),
+  /** invalid ÷ alerts in the window; null without alerts. */
+  falseAlertShare: z.number().nullable(),
+});
+export type TAlertPrecision = z.infer<typeof ZAlertPrecision>;
 
 /** A row of the run list page: the brief, key metrics with sparklines and the verdict vs its default baseline. */
 export const ZRunListRow = ZRunBrief.extend({
@@ -296,5 +335,8 @@ export const ZWorkloadHistory = z.object({
   ),
   thresholds: z.array(ZThreshold),
   alerts: z.array(ZRegressionAlert.extend({ runVerdict: ZRunJudged.nullable() })),
+  precision: ZAlertPrecision,
+  /** Threshold baselines start here (an alert triaged "expected"); null: no reset. */
+  baselineFrom: z.date().nullable(),
 });
 export type TWorkloadHistory = z.infer<typeof ZWorkloadHistory>;

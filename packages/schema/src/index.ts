@@ -14,3 +14,4 @@ export * from './access';
 export * from './environment';
 export * from './run-page';
 export * from './pages';
+export * from './schedules';

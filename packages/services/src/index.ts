@@ -25,6 +25,7 @@ export * from './verdict';
 export * from './environment';
 export * from './thresholds';
 export * from './regression-alerts';
+export * from './schedules';
 export * from './export';
 export * from './health-views';
 export * from './dashboard';

@@ -25,7 +25,7 @@ import { assertCan, type TCaller } from './caller';
 import { getRunValues, judgeRunsByDefault, loadRunData } from './compare';
 import { formatAlertText } from './verdict';
 import { refreshRunEnvironment } from './environment';
-import { toRegressionAlert } from './regression-alerts';
+import { getAlertPrecision, toRegressionAlert } from './regression-alerts';
 import { notFound } from './errors';
 import { boundClusterOf, loadRuns, toRunBrief, type TRunRow } from './access';
 
@@ -93,7 +93,10 @@ export async function evaluateRunThresholds(
 ): Promise<TThresholdEvaluation[]> {
   const [run] = await findRunsByIds(deps.db, orgId, [runId]);
   if (!run || run.status !== 'succeeded' || !run.workloadId) return [];
-  const thresholds = await listThresholds(deps.db, orgId, run.workloadId);
+  const [thresholds, workload] = await Promise.all([
+    listThresholds(deps.db, orgId, run.workloadId),
+    getWorkload(deps.db, orgId, run.workloadId),
+  ]);
   const out: TThresholdEvaluation[] = [];
   const own = (await getMetricValues(deps, orgId, [run])).get(run.id)!;
   for (const t of thresholds) {
@@ -114,6 +117,7 @@ export async function evaluateRunThresholds(
       toolWorkload: run.toolWorkload,
       branch: t.branch,
       before: run.startedAt,
+      after: workload?.baselineFrom,
       excludeId: run.id,
       limit: t.windowSize,
     });
@@ -185,7 +189,7 @@ export async function getWorkloadHistory(
   const workload = await getWorkload(deps.db, caller.orgId, workloadId);
   if (!workload) throw notFound('workload');
   const id = workload.id;
-  const [runs, thresholds, alerts] = await Promise.all([
+  const [runs, thresholds, alerts, precision] = await Promise.all([
     findWorkloadHistory(deps.db, caller.orgId, id, limit, boundClusterOf(caller)),
     listThresholds(deps.db, caller.orgId, id),
     listRegressionAlerts(deps.db, caller.orgId, {
@@ -193,6 +197,7 @@ export async function getWorkloadHistory(
       limit: 100,
       clusterId: boundClusterOf(caller),
     }),
+    getAlertPrecision(deps, caller, id),
   ]);
   const values = await getMetricValues(deps, caller.orgId, runs);
   const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();
@@ -217,7 +222,12 @@ export async function getWorkloadHistory(
     let band: { lo: number; hi: number; mean: number; branch: string; runs: number } | null = null;
     if (threshold) {
       const window = points
-        .filter((p) => p.branch === threshold.branch && p.envHealthy !== false)
+        .filter(
+          (p) =>
+            p.branch === threshold.branch &&
+            p.envHealthy !== false &&
+            (!workload.baselineFrom || p.t >= workload.baselineFrom.getTime()),
+        )
         .slice(-threshold.windowSize)
         .map((p) => p.value);
       const r = evaluateThreshold(
@@ -253,6 +263,8 @@ export async function getWorkloadHistory(
     metrics,
     thresholds: thresholds.map(toThreshold),
     alerts: await withRunVerdicts(deps, caller, alerts.map(toRegressionAlert), runs),
+    precision,
+    baselineFrom: workload.baselineFrom,
   };
 }
 

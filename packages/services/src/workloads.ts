@@ -326,6 +326,8 @@ export async function startWorkloadRun(
   deps: TDeps,
   caller: TCaller,
   input: TWorkloadStart,
+  /** What started it when not a person or a client of the API (a schedule). */
+  trigger?: 'schedule',
 ): Promise<TRunStarted> {
   assertCan(caller, { run: ['start'] });
   const q = ZWorkloadStart.parse(input);
@@ -365,7 +367,7 @@ export async function startWorkloadRun(
     params: { ...params, target: redactTarget(w.target), durationS: w.durationS, warmupS: w.warmupS },
     labels: {
       ...q.labels,
-      trigger: caller.kind === 'user' ? 'ui' : 'api',
+      trigger: trigger ?? (caller.kind === 'user' ? 'ui' : 'api'),
       ...(forced ? { forced: 'true' } : {}),
     },
     forced,

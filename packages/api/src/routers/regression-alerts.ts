@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ackRegressionAlert, findRegressionAlerts } from '@clusterscope/services';
-import { ZRegressionAlert } from '@clusterscope/schema';
+import { ackRegressionAlert, findRegressionAlerts, triageAlert } from '@clusterscope/services';
+import { ZRegressionAlert, ZRegressionAlertTriage } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 
@@ -29,4 +29,15 @@ export const regressionAlertsRouter = router({
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(ZRegressionAlert)
     .mutation(svc(ackRegressionAlert, 'id')),
+  triage: orgProcedure
+    .meta(
+      rest(
+        'PATCH',
+        '/alerts/{id}',
+        'Triage a regression alert: status (invalid = false positive, expected = accepted change, the new baseline), note, issue link',
+      ),
+    )
+    .input(ZRegressionAlertTriage)
+    .output(ZRegressionAlert)
+    .mutation(svc(triageAlert)),
 });

@@ -16,7 +16,7 @@ export async function createRegressionAlert(
 }
 
 const withRun = {
-  include: { run: { select: { workloadId: true, gitBranch: true, gitSha: true } } },
+  include: { run: { select: { workloadId: true, gitBranch: true, gitSha: true, startedAt: true } } },
 } as const;
 
 export async function listRegressionAlerts(
@@ -64,5 +64,70 @@ export async function acknowledgeRegressionAlert(
     where: { id, organizationId: orgId, acknowledgedAt: null, ...(clusterId ? { run: { clusterId } } : {}) },
     data: { acknowledgedAt: new Date(), acknowledgedBy: by },
   });
+  // An untriaged alert that is acknowledged is triaged "acknowledged" (a later status is kept).
+  await db.regressionAlert.updateMany({
+    where: { id, organizationId: orgId, status: 'untriaged', ...(clusterId ? { run: { clusterId } } : {}) },
+    data: { status: 'acknowledged', triagedAt: new Date(), triagedBy: by },
+  });
   return getRegressionAlert(db, orgId, id, clusterId);
+}
+
+/**
+ * Sets an alert's triage status with who/when/note/link; "acknowledged" also fills the acknowledgement
+ * when the alert had none. Null when the alert is not the org's (or not of `clusterId`).
+ */
+export async function triageRegressionAlert(
+  db: TDb,
+  orgId: string,
+  id: string,
+  input: { status: string; by: string; note?: string; issueUrl?: string | null },
+  clusterId?: string,
+) {
+  const where = { id, organizationId: orgId, ...(clusterId ? { run: { clusterId } } : {}) };
+  const now = new Date();
+  const res = await db.regressionAlert.updateMany({
+    where,
+    data: {
+      status: input.status,
+      triagedAt: now,
+      triagedBy: input.by,
+      ...(input.note !== undefined ? { triageNote: input.note } : {}),
+      ...(input.issueUrl !== undefined ? { issueUrl: input.issueUrl } : {}),
+    },
+  });
+  if (res.count === 0) return null;
+  if (input.status === 'acknowledged')
+    await db.regressionAlert.updateMany({
+      where: { ...where, acknowledgedAt: null },
+      data: { acknowledgedAt: now, acknowledgedBy: input.by },
+    });
+  return getRegressionAlert(db, orgId, id, clusterId);
+}
+
+/** Alerts of a workload since `since` by triage status (precision counts). */
+export async function countRegressionAlertsByStatus(
+  db: TDb,
+  orgId: string,
+  workloadId: string,
+  since: Date,
+  clusterId?: string,
+) {
+  const rows = await db.regressionAlert.groupBy({
+    by: ['status'],
+    where: {
+      organizationId: orgId,
+      createdAt: { gte: since },
+      run: { workloadId, ...(clusterId ? { clusterId } : {}) },
+    },
+    _count: { _all: true },
+  });
+  return new Map(rows.map((r) => [r.status, r._count._all]));
+}
+
+/** Makes threshold baselines of a workload start at `from` (an alert triaged "expected"). */
+export async function setWorkloadBaselineFrom(db: TDb, orgId: string, workloadId: string, from: Date) {
+  await db.workload.updateMany({
+    where: { id: workloadId, organizationId: orgId },
+    data: { baselineFrom: from },
+  });
 }

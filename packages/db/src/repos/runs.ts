@@ -154,6 +154,8 @@ export async function findBaselineRuns(
     toolWorkload: string;
     branch: string;
     before: Date;
+    /** Only runs started at or after this (the workload's baseline reset). */
+    after?: Date | null;
     excludeId?: string;
     limit: number;
     /** A token's bound cluster: baselines only from it. */
@@ -167,7 +169,7 @@ export async function findBaselineRuns(
       ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
       gitBranch: q.branch,
       status: 'succeeded',
-      startedAt: { lt: q.before },
+      startedAt: { lt: q.before, ...(q.after ? { gte: q.after } : {}) },
       // envHealthy IS DISTINCT FROM false (NOT (x = false) drops NULLs in SQL).
       OR: [{ envHealthy: null }, { envHealthy: true }],
       ...(q.excludeId ? { NOT: { id: q.excludeId } } : {}),
