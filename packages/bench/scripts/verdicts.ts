@@ -16,6 +16,9 @@
  * cgroups). A pair whose two runs saw other load differing by more than VERDICT_ENV_LIMIT cores is
  * "environment unhealthy" and is re-run (up to VERDICT_ENV_RETRIES times, then counted as is), the way
  * the app never counts an env-unhealthy run as a regression.
+ * Then (verdicts-ci.ts) the CLI as CI runs it, `clusterscope run … --fail-on-regression -- pgbench …`, 20
+ * times on identical settings against a real app: the share of false failures (exit 3) and which test
+ * judged each metric. VERDICT_CI=0 skips that part, VERDICT_CI=only runs only it.
  * Prints one JSON line. Options (env): VERDICT_SECONDS (run length, default 8), VERDICT_PAIRS (20),
  * VERDICT_CLIENTS (2), VERDICT_QUOTA_SHARE (0.85), VERDICT_ENV_LIMIT (0.25), VERDICT_ENV_RETRIES (4).
  */
@@ -26,6 +29,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
 import { compareSamples, parseOutput } from '../src/index';
+import { measureCli, type TCliResult } from './verdicts-ci';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.VERDICT_SECONDS ?? 8);
@@ -41,6 +45,7 @@ const CLIENT_ACCT = `/sys/fs/cgroup/cpuacct/${CG}-client`;
 const CPU_B = `${CPU}-b`;
 const ACCT_B = `${ACCT}-b`;
 const MODE = process.env.VERDICT_MODE ?? 'paired';
+const CI = process.env.VERDICT_CI ?? '1';
 const PERIOD_US = 100_000;
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -332,11 +337,21 @@ async function main() {
   try {
     pid = Number.parseInt(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0], 10);
     enterCgroups(pid);
+    let ci: TCliResult | Record<string, never> = {};
+    if (CI !== '0') {
+      await run('pgbench', ['-i', '-s', '1', '-q', pg.url], { maxBuffer: 16 << 20 });
+      ci = await measureCli(pg.url, PGBENCH_ARGS());
+      if (CI === 'only') {
+        console.log(JSON.stringify({ ...ci, seconds: Math.round((Date.now() - started) / 1000) }));
+        return;
+      }
+    }
     const rates = MODE === 'sequential' ? await measureSequential(pg.url) : await measurePaired(pg.url);
     const { falseRegressions, detected, slowdowns } = rates;
     const round = (x: number) => Math.round(x * 1000) / 1000;
     console.log(
       JSON.stringify({
+        ...ci,
         aa_pairs: PAIRS,
         false_regression_rate: round(falseRegressions / PAIRS),
         ab_pairs: PAIRS,

@@ -146,6 +146,8 @@ export const ZRunJudgement = z.object({
   run_id: z.string(),
   verdict: ZRunVerdict,
   reason: z.string(),
+  /** Which test judged each metric and how strong the evidence is (summarizeEvidence). */
+  evidence: z.string(),
   warning: z.string().nullable(),
 });
 export type TRunJudgement = z.infer<typeof ZRunJudgement>;
@@ -265,6 +267,8 @@ export const ZRunListRow = ZRunBrief.extend({
   ),
   verdict: ZRunVerdict.nullable(),
   verdictReason: z.string(),
+  /** Which test judged each metric and how strong the evidence is (summarizeEvidence). */
+  verdictEvidence: z.string(),
   /** The baseline the verdict is against ("main (last 3 runs)"); null without a verdict. */
   baselineName: z.string().nullable(),
 });
@@ -279,7 +283,7 @@ export const ZRunView = ZRunBrief.extend({
   warnings: z.array(z.string()),
   hasRawOutput: z.boolean(),
   rawOutputBytes: z.number(),
-  summary: z.array(ZMetric.extend({ label: z.string() })),
+  summary: z.array(ZMetric.extend({ label: z.string(), kind: ZMetricKind })),
   /** Metric → [elapsed_s, value] points. */
   series: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
   direction: z.record(z.string(), ZDirection),
@@ -301,6 +305,8 @@ export type TExportFile = z.infer<typeof ZExportFile>;
 export const ZRunJudged = z.object({
   verdict: ZRunVerdict,
   reason: z.string(),
+  /** Which test judged each metric and how strong the evidence is (summarizeEvidence). */
+  evidence: z.string(),
   warning: z.string().nullable(),
   baselineName: z.string(),
 });

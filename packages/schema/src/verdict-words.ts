@@ -126,6 +126,21 @@ export function describeEvidence(v: {
   return `${TEST_WORDS[v.test]}: ${EVIDENCE_WORDS[v.evidence]}${p}`;
 }
 
+/**
+ * One line naming, for each metric that made (or could have made) the run verdict, its test and evidence:
+ * "tps: Welch t, strong evidence; lat_p95_ms: Welch t, no evidence of a change". Metrics that were not
+ * judged are counted at the end. The runs list and workload history show it beside the verdict.
+ */
+export function summarizeEvidence(
+  verdicts: readonly { metric: string; test: TVerdictTest; evidence: TEvidence; judged: boolean }[],
+): string {
+  const judged = verdicts.filter((v) => v.judged);
+  const rest = verdicts.length - judged.length;
+  const parts = judged.map((v) => `${v.metric}: ${TEST_BADGE[v.test]}, ${EVIDENCE_WORDS[v.evidence]}`);
+  if (rest) parts.push(`${rest} metric${rest === 1 ? '' : 's'} shown, not judged`);
+  return parts.join('; ');
+}
+
 /** 0.58 / 0.012 / 0.0004 / < 0.0001. */
 export function formatP(p: number): string {
   if (p < 0.0001) return '< 0.0001';

@@ -1,5 +1,6 @@
 import {
   compareRuns,
+  getMetricKind,
   getSampleSummary,
   getMetricInfo,
   directionOf,
@@ -15,6 +16,7 @@ import {
   VERDICT_RULE,
   ZRunFilter,
   parseDay,
+  summarizeEvidence,
   type TBaselineRef,
   type TDirection,
   type TComparison,
@@ -425,7 +427,13 @@ export async function compareRunIds(
         );
       m.deltas.push({ ...v, run_id: r.id });
     }
-    return { run_id: r.id, verdict: j.verdict, reason: j.reason, warning: j.warning };
+    return {
+      run_id: r.id,
+      verdict: j.verdict,
+      reason: j.reason,
+      evidence: summarizeEvidence(j.verdicts),
+      warning: j.warning,
+    };
   });
   return {
     runs: runs.map(toRunBrief),
@@ -531,6 +539,7 @@ export async function judgeRunsByDefault(
     out.set(r.id, {
       verdict: j.verdict,
       reason: j.reason,
+      evidence: summarizeEvidence(j.verdicts),
       warning: j.warning,
       baselineName: nameBaseline(b.spec, b.runs.length),
     });
@@ -564,6 +573,7 @@ export async function toRunListRows(
       key,
       verdict: j?.verdict ?? null,
       verdictReason: j?.reason ?? '',
+      verdictEvidence: j?.evidence ?? '',
       baselineName: j?.baselineName ?? null,
     };
   });
@@ -620,7 +630,11 @@ function toRunView(run: TRunRow, all: Map<string, TRunData>): TRunView {
     warnings: run.warnings,
     hasRawOutput: !!run.rawOutput,
     rawOutputBytes: run.rawOutput ? Buffer.byteLength(run.rawOutput) : 0,
-    summary: data.summary.map((m) => ({ ...m, label: getMetricInfo(m.name)?.label ?? m.name })),
+    summary: data.summary.map((m) => ({
+      ...m,
+      label: getMetricInfo(m.name)?.label ?? m.name,
+      kind: getMetricKind(m.name),
+    })),
     series,
     direction: Object.fromEntries(Object.keys(series).map((k) => [k, directionOf(k)])),
     duration: getRunDuration(run, data),

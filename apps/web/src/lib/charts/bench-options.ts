@@ -6,6 +6,8 @@ import type { EChartsCoreOption } from 'echarts/core';
 import { html } from './escape';
 import { timeAxisLabels } from './axes';
 import { formatInstant } from './time';
+import { getMetricInfo, getMetricKind } from '@clusterscope/bench';
+import { formatValue, METRIC_KIND_WORDS } from '@clusterscope/schema';
 
 export const RUN_PALETTE = [
   '#2563eb',
@@ -18,15 +20,8 @@ export const RUN_PALETTE = [
   '#65a30d',
 ];
 
-/** A short, readable number: 12 345, 12.3, 0.0123. */
-export function formatNum(v: number | null | undefined): string {
-  if (v == null || !Number.isFinite(v)) return '—';
-  const a = Math.abs(v);
-  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
-  if (a >= 10) return v.toFixed(1);
-  if (a >= 0.1) return v.toFixed(2);
-  return a === 0 ? '0' : v.toPrecision(3);
-}
+/** The one value formatter of every page (formatValue of @clusterscope/schema). */
+export const formatNum = formatValue;
 
 export interface TElapsedLine {
   name: string;
@@ -55,6 +50,48 @@ export function legendRows(names: readonly string[], width = 420): number {
 }
 
 /** Interval chart with x = elapsed seconds: one run's metrics, or several runs overlaid (aligned by elapsed time). */
+/** Elapsed seconds on an x axis: 45s, 2min 5s, 6h 56min (never "25000s"). */
+export function formatElapsed(sec: number): string {
+  if (!Number.isFinite(sec)) return '';
+  const sign = sec < 0 ? '-' : '';
+  const t = Math.round(Math.abs(sec));
+  const h = Math.floor(t / 3600);
+  const m = Math.floor((t % 3600) / 60);
+  const s = t % 60;
+  if (h) return `${sign}${h}h${m ? ` ${m}min` : ''}`;
+  if (m) return `${sign}${m}min${s ? ` ${s}s` : ''}`;
+  return `${sign}${s}s`;
+}
+
+export type TUnitChart = { title: string; unit: string; lines: TElapsedLine[] };
+
+/**
+ * One chart per unit, so metrics of different scales never share an axis (tx/s and queries/s are two
+ * charts), with every sampled metric in one of them; charts in the order of the kinds (rates first).
+ */
+export function groupSeriesByUnit(
+  series: Record<string, [number, number][]>,
+  units: Record<string, string> = {},
+): TUnitChart[] {
+  const order = ['rate', 'latency', 'error_rate', 'count', 'setup', 'duration'];
+  const by = new Map<string, { kind: string; names: string[] }>();
+  for (const name of Object.keys(series).sort()) {
+    const unit = units[name] ?? getMetricInfo(name)?.unit ?? '';
+    const g = by.get(unit) ?? by.set(unit, { kind: getMetricKind(name), names: [] }).get(unit)!;
+    g.names.push(name);
+  }
+  return [...by]
+    .sort((a, b) => order.indexOf(a[1].kind) - order.indexOf(b[1].kind) || a[0].localeCompare(b[0]))
+    .map(([unit, g]) => ({
+      title:
+        g.names.length === 1
+          ? (getMetricInfo(g.names[0])?.label ?? g.names[0])
+          : `${METRIC_KIND_WORDS[g.kind as keyof typeof METRIC_KIND_WORDS] ?? g.kind}: ${g.names.join(', ')}`,
+      unit,
+      lines: g.names.map((n) => ({ name: n, data: series[n] })),
+    }));
+}
+
 export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): EChartsCoreOption {
   const unit = a.unit ? ` ${a.unit}` : '';
   const rows = legendRows(a.lines.map((l) => l.name));
@@ -69,10 +106,8 @@ export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): 
     },
     xAxis: {
       type: 'value',
-      name: 's',
-      nameGap: 4,
       min: 0,
-      axisLabel: { formatter: (v: number) => `${v}s` },
+      axisLabel: { formatter: (v: number) => formatElapsed(v) },
     },
     yAxis: { type: 'value', scale: true, axisLabel: { formatter: (v: number) => formatNum(v) } },
     series: a.lines.map((l, i) => ({
