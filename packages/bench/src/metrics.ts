@@ -1,4 +1,4 @@
-import { DEFAULT_VERDICT_KINDS, METRIC_KINDS, type TDirection, type TMetricKind } from '@clusterscope/schema';
+import { DEFAULT_VERDICT_KINDS, type TDirection, type TMetricKind } from '@clusterscope/schema';
 
 export type TMetricInfo = { unit: string; direction: TDirection; label: string; kind: TMetricKind };
 
