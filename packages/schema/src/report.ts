@@ -16,6 +16,11 @@ export const VERDICT_WORDS: Record<TRunVerdict, string> = {
 export const ZRunReportIn = ZRunBaselineIn.extend({
   /** `markdown`: the body is the markdown report itself (text/markdown); `json`: the structured report. */
   format: z.enum(['markdown', 'json']).default('json'),
+  /**
+   * A pull request's base branch (`--start-point`, GITHUB_BASE_REF, CI_MERGE_REQUEST_TARGET_BRANCH_NAME):
+   * without `baseline`, the run's own branch is the baseline once it has runs, this branch until then.
+   */
+  start_point: z.string().min(1).max(256).optional(),
 });
 
 /** One metric row of a report: judged (with its test) or shown with the reason it was not judged. */

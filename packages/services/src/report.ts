@@ -88,6 +88,8 @@ export type TReportFacts = {
   /** Public base URL and org slug for the run and compare links. */
   origin: string;
   org: string;
+  /** The run's own branch when it had no runs yet and its start point (base branch) was used instead. */
+  fellBackFrom?: string | null;
   /** Warnings every surface shows (cross-machine comparison, run without a branch…). */
   warnings?: string[];
 };
@@ -96,8 +98,9 @@ export type TReportFacts = {
 function describeBaseline(f: TReportFacts): string {
   const b = f.comparison.baseline;
   if (b.kind === 'run') return `Baseline: run ${b.ref.slice(-8)}.`;
+  const since = f.fellBackFrom ? ` (branch ${f.fellBackFrom} has no runs of its own yet)` : '';
   if (b.run_ids.length > 0)
-    return `Baseline: ${b.name}, the latest succeeded runs of this workload on branch ${b.branch}.`;
+    return `Baseline: ${b.name}, the latest succeeded runs of this workload on branch ${b.branch}${since}.`;
   if (!f.run.branch)
     return (
       `No baseline: this run has no branch, and branch ${b.branch} has no earlier runs of this workload. ` +
@@ -235,16 +238,26 @@ export async function getRunReport(
   caller: TCaller,
   id: string,
   baseline?: string,
+  startPoint?: string,
 ): Promise<TRunReport> {
   assertCan(caller, { run: ['read'] });
   const run = await loadRun(deps, caller, id);
-  const comparison = await compareRunWithBaseline(deps, caller, id, baseline);
   const warnings: string[] = [];
+  let comparison: TRunComparison;
+  let fellBack = false;
+  if (!baseline && startPoint && run.gitBranch && run.gitBranch !== startPoint) {
+    comparison = await compareRunWithBaseline(deps, caller, id, run.gitBranch);
+    if (comparison.baseline.run_ids.length === 0) {
+      comparison = await compareRunWithBaseline(deps, caller, id, startPoint);
+      fellBack = true;
+    }
+  } else comparison = await compareRunWithBaseline(deps, caller, id, baseline ?? startPoint);
   if (!run.gitBranch)
     warnings.push(
       'this run has no branch: pass --branch (or run in CI) so that later runs can use it as a baseline',
     );
   return renderRunReport({
+    fellBackFrom: fellBack ? run.gitBranch : null,
     run: {
       id: run.id,
       status: run.status,

@@ -45,12 +45,14 @@ export const compareProcedures = {
         'GET',
         '/runs/{id}/report',
         "A run's comparison report (markdown or JSON)",
-        'The comparison of the run with `baseline` (as for /runs/{id}/compare) rendered once: `markdown` is what the job summary, pull-request comment and merge-request note show, `text` what the CLI prints; `metrics` lists each metric with its test, or why it was not judged. `format=markdown` answers the markdown alone as text/markdown.',
+        "The comparison of the run with `baseline` (as for /runs/{id}/compare) rendered once: `markdown` is what the job summary, pull-request comment and merge-request note show, `text` what the CLI prints; `metrics` lists each metric with its test, or why it was not judged. `format=markdown` answers the markdown alone as text/markdown. `start_point` (a pull request's base branch): without `baseline`, the run's own branch once it has runs, else this branch; `baseline_note` says which.",
       ),
     )
     .input(ZRunReportIn)
     .output(ZRunReport)
-    .query(({ ctx, input }) => getRunReport(ctx.deps, ctx.caller, input.id, input.baseline)),
+    .query(({ ctx, input }) =>
+      getRunReport(ctx.deps, ctx.caller, input.id, input.baseline, input.start_point),
+    ),
   runs: orgProcedure
     .meta(
       rest(
