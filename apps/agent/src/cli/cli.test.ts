@@ -4,13 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from './api-client';
-import {
-  detectToolFromArgv,
-  gitInfo,
-  parseLabels,
-  requireServer,
-  UsageError,
-} from './common';
+import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from './common';
 import { runBenchmark } from './run';
 import { submitOutput } from './submit';
 import { readEnv } from '../env';
