@@ -1,7 +1,7 @@
 /** clusterscope: CI companion CLI (dist/clusterscope.js) — `run`, `submit` and `report`. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { METRIC_KINDS, ZTool, ZVerdictMetricsParam, TOOLS, type TTool } from '@clusterscope/schema';
+import { FORMATS, METRIC_KINDS, ZFormat, ZVerdictMetricsParam, type TFormat } from '@clusterscope/schema';
 import { ApiClient, ApiError, UnreachableError } from '../cli/api-client';
 import { CiPublisher, reportRun, type CiOptions } from '../cli/ci';
 import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from '../cli/common';
@@ -42,7 +42,7 @@ const REPORT_OPTS = `  --start-point BRANCH     compare with BRANCH until this r
 
 const COMMON_OPTS = `  --cluster C              cluster slug (required)
   --workload W             workload name, e.g. oltp_read_write, tpcc (required)
-  --tool T                 ${TOOLS.join(' | ')} (default: detected)
+  --tool T                 ${FORMATS.join(' | ')} (default: detected)
   --label k=v              label the run; repeatable
   --fail-on-regression     compare with the baseline and exit 3 on a regression
   --baseline ID|BRANCH     baseline run id or branch for the comparison (server default otherwise)
@@ -152,10 +152,10 @@ function parseCommon(args: string[], allowPositionals: boolean) {
   if (values.help) return { help: true as const };
   if (!values.cluster) throw new UsageError('--cluster is required');
   if (!values.workload) throw new UsageError('--workload is required');
-  let tool: TTool | undefined;
+  let tool: TFormat | undefined;
   if (values.tool !== undefined) {
-    const t = ZTool.safeParse(values.tool);
-    if (!t.success) throw new UsageError(`--tool "${values.tool}" must be one of ${TOOLS.join(', ')}`);
+    const t = ZFormat.safeParse(values.tool);
+    if (!t.success) throw new UsageError(`--tool "${values.tool}" must be one of ${FORMATS.join(', ')}`);
     tool = t.data;
   }
   let verdictMetrics: string[] | undefined;

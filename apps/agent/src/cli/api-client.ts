@@ -5,7 +5,7 @@ import type {
   TRunOutputResult,
   TRunReport,
   TRunSampleIn,
-  TTool,
+  TFormat,
 } from '@clusterscope/schema';
 import { httpRequest, UnreachableError } from '../lib/http';
 
@@ -68,7 +68,7 @@ export class ApiClient {
   postSamples(id: string, samples: TLiveSample[], batchId?: string): Promise<unknown> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/samples`, { samples, batchId });
   }
-  postOutput(id: string, output: string, tool?: TTool): Promise<Partial<TOutputResult>> {
+  postOutput(id: string, output: string, tool?: TFormat): Promise<Partial<TOutputResult>> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/output`, { output, tool });
   }
   postResults(id: string, metrics: TMetric[]): Promise<unknown> {

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { TTool } from '@clusterscope/schema';
+import type { TFormat, TTool } from '@clusterscope/schema';
 import type { TEnv } from '../env';
 
 export class UsageError extends Error {}
@@ -8,7 +8,7 @@ export class UsageError extends Error {}
 export interface RunTarget {
   cluster: string;
   workload: string;
-  tool?: TTool;
+  tool?: TFormat;
   labels: Record<string, string>;
   git?: { repo?: string; branch?: string; sha?: string };
   failOnRegression: boolean;
