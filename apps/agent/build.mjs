@@ -85,5 +85,11 @@ await Promise.all([
     entryPoints: ['src/bin/agent.ts'],
     outfile: `${outdir}/agent.js`,
   }),
-  build({ ...common, entryPoints: ['src/bin/clusterscope.ts'], outfile: `${outdir}/clusterscope.js` }),
+  // The server serves this file at /cli/clusterscope.mjs and reads its version from the second line.
+  build({
+    ...common,
+    banner: { js: common.banner.js.replace('\n', `\n// clusterscope ${pkg.version}\n`) },
+    entryPoints: ['src/bin/clusterscope.ts'],
+    outfile: `${outdir}/clusterscope.js`,
+  }),
 ]);

@@ -28,6 +28,23 @@ export const ZEnv = z.object({
   CI_PROJECT_URL: opt,
   CI_COMMIT_REF_NAME: opt,
   CI_COMMIT_SHA: opt,
+  // `--github-actions` (job summary, outputs, PR comment, check run).
+  GITHUB_TOKEN: opt,
+  GITHUB_API_URL: opt,
+  GITHUB_EVENT_NAME: opt,
+  GITHUB_EVENT_PATH: opt,
+  GITHUB_BASE_REF: opt,
+  GITHUB_RUN_ID: opt,
+  GITHUB_STEP_SUMMARY: opt,
+  GITHUB_OUTPUT: opt,
+  RUNNER_NAME: opt,
+  // `--gitlab` (merge-request note).
+  GITLAB_TOKEN: opt,
+  CI_API_V4_URL: opt,
+  CI_PROJECT_ID: opt,
+  CI_MERGE_REQUEST_IID: opt,
+  CI_MERGE_REQUEST_TARGET_BRANCH_NAME: opt,
+  CI_RUNNER_DESCRIPTION: opt,
 });
 export type TEnv = z.output<typeof ZEnv>;
 

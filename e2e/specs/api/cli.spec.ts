@@ -188,17 +188,24 @@ test('--fail-on-regression against a much faster baseline exits 3 with a verdict
     '--', 'sysbench', 'cpu', '--time=7', '--report-interval=1', 'run',
   ]); // prettier-ignore
   expect(r.code, r.stderr).toBe(3);
-  expect(r.stderr).toMatch(/^metric +change +95% CI +p +verdict$/m);
-  expect(r.stderr).toMatch(/^events_per_s +-(89|9\d)\.\d% +\[-?[\d.]+, -?[\d.]+\] +[\d.]+ +regression$/m);
+  // The server's report, as the run page words it.
+  expect(r.stderr).toMatch(/^metric +baseline +this run +change +95% CI +test +verdict$/m);
+  expect(r.stderr).toMatch(
+    /^events_per_s +[\d,.]+ events\/s +[\d,.]+ events\/s +-(89|9\d)\.\d% +\[[-+]?[\d.]+%, [-+]?[\d.]+%\] +(Welch's t|bootstrap) +regression$/m,
+  );
   expect(r.stderr).toMatch(new RegExp(`regression against ${baseline}: exiting with 3`));
-  expect(r.stderr).toMatch(new RegExp(`^clusterscope: baseline: run ${baseline}$`, 'm'));
+  expect(r.stderr).toMatch(new RegExp(`^Baseline: run ${baseline.slice(-8)}\\.$`, 'm'));
+  expect(r.stderr).toMatch(new RegExp(`^run: +${BASE_URL}/[\\w-]+/runs/\\w+$`, 'm'));
+  expect(r.stderr).toMatch(
+    new RegExp(`^compare: +${BASE_URL}/[\\w-]+/compare\\?runs=${baseline}%2C\\w+$`, 'm'),
+  );
 
   // The same baseline used for itself: no regression, exit 0.
   const same = await cli([
     'submit', '--cluster', cluster, '--workload', 'cpu-gate', '--fail-on-regression', '--baseline', baseline, file,
   ]); // prettier-ignore
   expect(same.code, same.stderr).toBe(0);
-  expect(same.stderr).toMatch(/^events_per_s +\+?0\.0% .* noise$/m);
+  expect(same.stderr).toMatch(/^events_per_s +.* 0\.0% .* no change$/m);
 });
 
 test('bad usage exits 2 with a clear message', async () => {

@@ -1,4 +1,4 @@
-import type { TTool } from '@clusterscope/schema';
+import type { TFormat } from '@clusterscope/schema';
 
 /**
  * Output that no parser can read. `recognised` says what was found (for an API 422 answer),
@@ -6,8 +6,8 @@ import type { TTool } from '@clusterscope/schema';
  */
 export class ParseError extends Error {
   readonly recognised: string;
-  readonly tool: TTool | null;
-  constructor(message: string, recognised: string, tool: TTool | null = null) {
+  readonly tool: TFormat | null;
+  constructor(message: string, recognised: string, tool: TFormat | null = null) {
     super(message);
     this.name = 'ParseError';
     this.recognised = recognised;

@@ -68,6 +68,24 @@ export const METRICS = {
   non_2xx: lo('count', 'Non-2xx/3xx responses', 'count'),
   audit_failures: lo('count', 'Failed audit checks', 'count'),
   duration_s: lo('s', 'Duration', 'duration'),
+  // Code benchmarks (go test -bench, Google Benchmark, pytest-benchmark) and Bencher's built-in measures.
+  ns_per_op: lo('ns', 'Time per operation', 'latency'),
+  bytes_per_op: lo('B', 'Bytes allocated per operation', 'count'),
+  allocs_per_op: lo('allocs', 'Allocations per operation', 'count'),
+  mb_per_s: hi('MB/s', 'Throughput', 'rate'),
+  real_time_ns: lo('ns', 'Real time', 'latency'),
+  cpu_time_ns: lo('ns', 'CPU time', 'latency'),
+  items_per_s: hi('items/s', 'Items/s', 'rate'),
+  bytes_per_s: hi('B/s', 'Bytes/s', 'rate'),
+  time_mean_s: lo('s', 'Time mean', 'latency'),
+  time_median_s: lo('s', 'Time median', 'latency'),
+  time_min_s: lo('s', 'Time min', 'latency'),
+  time_max_s: lo('s', 'Time max', 'latency'),
+  time_stddev_s: lo('s', 'Time stddev', 'latency'),
+  latency: lo('ns', 'Latency', 'latency'),
+  throughput: hi('ops/s', 'Throughput', 'rate'),
+  'build-time': lo('s', 'Build time', 'duration'),
+  'file-size': lo('B', 'File size', 'count'),
 } as const satisfies Record<string, TMetricInfo>;
 
 export type TMetricName = keyof typeof METRICS;

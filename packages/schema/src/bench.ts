@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZDirection, ZTool } from './common';
+import { ZDirection, ZFormat } from './common';
 
 // zod 4 numbers reject NaN and ±Infinity.
 const finite = z.number();
@@ -33,7 +33,7 @@ export const ZStatementLatency = z.object({
 export type TStatementLatency = z.infer<typeof ZStatementLatency>;
 
 export const ZParseResult = z.object({
-  tool: ZTool,
+  tool: ZFormat,
   workload: z.string().max(128),
   samples: z.array(ZIntervalSample),
   summary: z.array(ZMetric),

@@ -25,6 +25,14 @@ export type TRole = z.infer<typeof ZRole>;
 
 export const TOOLS = ['sysbench', 'cockroach-workload', 'pgbench', 'fio', 'wrk', 'hey'] as const;
 export const ZTool = z.enum(TOOLS);
+/**
+ * Every output format a run's output can be read as: the runnable tools above, and the formats CI already
+ * produces (Bencher Metric Format JSON, `go test -bench`, Google Benchmark JSON, pytest-benchmark JSON),
+ * which are submitted, never started from the dashboard.
+ */
+export const FORMATS = [...TOOLS, 'bmf', 'go-bench', 'google-benchmark', 'pytest-benchmark'] as const;
+export const ZFormat = z.enum(FORMATS);
+export type TFormat = z.infer<typeof ZFormat>;
 export type TTool = z.infer<typeof ZTool>;
 
 export const RUN_STATUSES = [

@@ -15,3 +15,4 @@ export * from './environment';
 export * from './run-page';
 export * from './pages';
 export * from './schedules';
+export * from './report';

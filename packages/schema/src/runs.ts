@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZVerdictMetricsParam } from './verdict-words';
-import { ZDirection, ZEpochMs, ZJsonObject, ZRunStatus, ZTimestamp, ZTool } from './common';
+import { ZDirection, ZEpochMs, ZFormat, ZJsonObject, ZRunStatus, ZTimestamp } from './common';
 import { ZMetric } from './bench';
 
 /** API I/O of benchmark runs (REST for CI + tRPC for the UI). */
@@ -20,7 +20,8 @@ export const ZRunCreate = z.object({
   cluster: z.string().min(1).max(128),
   /** Workload name; created (with `tool`, or the tool detected from `output`) when the org has none by that name. */
   workload: z.string().trim().min(1).max(128),
-  tool: ZTool.optional(),
+  /** The tool, or the output format (bmf, go-bench, google-benchmark, pytest-benchmark) of a submitted output. */
+  tool: ZFormat.optional(),
   /** The benchmark's output: when given, the tool is detected from it (if `tool` is omitted) and it is stored as by POST /runs/{id}/output. */
   output: z
     .string()
@@ -58,7 +59,7 @@ export type TRunSamplesIn = z.infer<typeof ZRunSamplesIn>;
 
 export const ZRunOutputIn = ZRunId.extend({
   output: z.string().max(8 * 1024 * 1024),
-  tool: ZTool.optional(),
+  tool: ZFormat.optional(),
 });
 export type TRunOutputIn = z.infer<typeof ZRunOutputIn>;
 
@@ -87,7 +88,7 @@ export const ZRunListIn = z.object({
   cluster: z.string().max(128).optional(),
   /** Workload name or id. */
   workload: z.string().max(128).optional(),
-  tool: ZTool.optional(),
+  tool: ZFormat.optional(),
   branch: z.string().max(256).optional(),
   status: ZRunStatus.optional(),
   /** `key=value`; several separated by commas (all must match). */
@@ -130,7 +131,7 @@ export const ZRunPage = z.object({ items: z.array(ZRun), nextCursor: z.string().
 export type TRunPage = z.infer<typeof ZRunPage>;
 
 export const ZRunOutputResult = z.object({
-  tool: ZTool,
+  tool: ZFormat,
   workload: z.string(),
   summary: z.array(ZMetric),
   warnings: z.array(z.string()),

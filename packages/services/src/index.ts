@@ -37,3 +37,4 @@ export * from './jobs';
 export * from './demo-runs';
 export * from './alerting';
 export * from './pages';
+export * from './report';

@@ -1,12 +1,13 @@
-/** clusterscope: CI companion CLI (dist/clusterscope.js) — `run` and `submit`. */
+/** clusterscope: CI companion CLI (dist/clusterscope.js) — `run`, `submit` and `report`. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { METRIC_KINDS, ZTool, ZVerdictMetricsParam, TOOLS, type TTool } from '@clusterscope/schema';
+import { FORMATS, METRIC_KINDS, ZFormat, ZVerdictMetricsParam, type TFormat } from '@clusterscope/schema';
 import { ApiClient, ApiError, UnreachableError } from '../cli/api-client';
+import { CiPublisher, reportRun, type CiOptions } from '../cli/ci';
 import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from '../cli/common';
 import { runBenchmark } from '../cli/run';
 import { submitOutput } from '../cli/submit';
-import { readEnv } from '../env';
+import { readEnv, type TEnv } from '../env';
 import { AGENT_VERSION } from '../version';
 
 const MAIN_HELP = `clusterscope ${AGENT_VERSION} — record benchmark runs in Clusterscope from CI.
@@ -14,23 +15,41 @@ const MAIN_HELP = `clusterscope ${AGENT_VERSION} — record benchmark runs in Cl
 Usage:
   clusterscope run    --cluster C --workload W [options] -- <tool> [tool args…]
   clusterscope submit --cluster C --workload W [options] <output.txt | ->
+  clusterscope report --run ID [options]
   clusterscope <command> --help
 
 Environment:
   CLUSTERSCOPE_URL     Clusterscope base URL, e.g. https://clusterscope.example.com
   CLUSTERSCOPE_TOKEN   API token with the runs:write scope
-Git metadata is taken from --repo/--branch/--sha or GitHub Actions / GitLab CI variables.`;
+Git metadata is taken from --repo/--branch/--sha or GitHub Actions / GitLab CI variables.
+Every command prints the run's report (the server's) with the run and compare URLs.`;
+
+const REPORT_OPTS = `  --start-point BRANCH     compare with BRANCH until this run's branch has runs of its own
+                           (default: GITHUB_BASE_REF or CI_MERGE_REQUEST_TARGET_BRANCH_NAME)
+  --json                   print the report as JSON on stdout (the tool's output goes to stderr)
+  --github-actions         job summary, outputs (run-id, run-url, verdict, regressions), one PR comment
+                           per pull request and workload (edited in place), check run
+                           "Clusterscope: <cluster>/<workload>" (GITHUB_TOKEN, needs pull-requests: write
+                           and checks: write)
+  --github-token T         token for comments and checks (default: GITHUB_TOKEN)
+  --pr N --head-sha S      the pull request and head commit to post for (fork PRs: a workflow_run job)
+  --ci-id ID               tells apart jobs running the same workload (one comment each)
+  --ci-only-on-alert       no PR comment / MR note while nothing regressed
+  --gitlab                 one merge-request note per workload, edited in place (GITLAB_TOKEN)
+  --junit FILE             JUnit XML: one test case per judged metric
+  --fail-on-ci-error       exit 1 when a comment, note or check cannot be written (default: warn)
+  -h, --help               this help`;
 
 const COMMON_OPTS = `  --cluster C              cluster slug (required)
   --workload W             workload name, e.g. oltp_read_write, tpcc (required)
-  --tool T                 ${TOOLS.join(' | ')} (default: detected)
+  --tool T                 ${FORMATS.join(' | ')} (default: detected)
   --label k=v              label the run; repeatable
   --fail-on-regression     compare with the baseline and exit 3 on a regression
   --baseline ID|BRANCH     baseline run id or branch for the comparison (server default otherwise)
   --verdict-metrics a,b    metrics and kinds (rate, latency, error_rate, count, setup, duration) that
                            can fail the run (default: the workload's, else rates, latencies, error rates)
   --repo URL --branch B --sha S   git metadata (default: from CI environment)
-  -h, --help               this help`;
+${REPORT_OPTS}`;
 
 const RUN_HELP = `Usage: clusterscope run --cluster C --workload W [options] -- <tool> [tool args…]
 
@@ -55,7 +74,66 @@ ${COMMON_OPTS}
 Example:
   pgbench -P 1 -T 60 bench 2>&1 | tee out.txt; clusterscope submit --cluster ci --workload tpcb out.txt`;
 
+const REPORT_HELP = `Usage: clusterscope report --run ID [options]
+
+Prints the report of a stored run and writes it where asked. For pull requests from forks, a
+workflow_run job (which has a write token) posts the result the benchmark job stored.
+
+Options:
+  --run ID                 the run (required)
+  --baseline ID|BRANCH     baseline run id or branch (server default otherwise)
+  --fail-on-regression     exit 3 when the run is a regression
+${REPORT_OPTS}
+
+Example (workflow_run job):
+  clusterscope report --run "$RUN_ID" --github-actions --pr "$PR" --head-sha "$HEAD_SHA"`;
+
+const CI_OPTIONS = {
+  'start-point': { type: 'string' },
+  json: { type: 'boolean' },
+  'github-actions': { type: 'boolean' },
+  'github-token': { type: 'string' },
+  pr: { type: 'string' },
+  'head-sha': { type: 'string' },
+  'ci-id': { type: 'string' },
+  'ci-only-on-alert': { type: 'boolean' },
+  gitlab: { type: 'boolean' },
+  junit: { type: 'string' },
+  'fail-on-ci-error': { type: 'boolean' },
+} as const;
+
+type TCiValues = {
+  [K in keyof typeof CI_OPTIONS]?: (typeof CI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+function toCiOptions(v: TCiValues): CiOptions {
+  let pr: number | undefined;
+  if (v.pr !== undefined) {
+    pr = Number(v.pr);
+    if (!Number.isInteger(pr) || pr <= 0)
+      throw new UsageError(`--pr "${v.pr}" must be a pull request number`);
+  }
+  if (v['head-sha'] !== undefined && !/^[0-9a-f]{7,64}$/i.test(v['head-sha']))
+    throw new UsageError(`--head-sha "${v['head-sha']}" must be a commit sha (hex)`);
+  return {
+    json: v.json ?? false,
+    githubActions: v['github-actions'] ?? false,
+    gitlab: v.gitlab ?? false,
+    junit: v.junit,
+    ciId: v['ci-id'],
+    onlyOnAlert: v['ci-only-on-alert'] ?? false,
+    failOnCiError: v['fail-on-ci-error'] ?? false,
+    githubToken: v['github-token'],
+    pr,
+    headSha: v['head-sha'],
+  };
+}
+
+const startPointOf = (env: TEnv, v: TCiValues) =>
+  v['start-point'] ?? env.GITHUB_BASE_REF ?? env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME;
+
 const OPTIONS = {
+  ...CI_OPTIONS,
   cluster: { type: 'string' },
   workload: { type: 'string' },
   tool: { type: 'string' },
@@ -74,10 +152,10 @@ function parseCommon(args: string[], allowPositionals: boolean) {
   if (values.help) return { help: true as const };
   if (!values.cluster) throw new UsageError('--cluster is required');
   if (!values.workload) throw new UsageError('--workload is required');
-  let tool: TTool | undefined;
+  let tool: TFormat | undefined;
   if (values.tool !== undefined) {
-    const t = ZTool.safeParse(values.tool);
-    if (!t.success) throw new UsageError(`--tool "${values.tool}" must be one of ${TOOLS.join(', ')}`);
+    const t = ZFormat.safeParse(values.tool);
+    if (!t.success) throw new UsageError(`--tool "${values.tool}" must be one of ${FORMATS.join(', ')}`);
     tool = t.data;
   }
   let verdictMetrics: string[] | undefined;
@@ -127,6 +205,9 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError('no tool given: put the command after "--", e.g. -- sysbench cpu run');
     const server = requireServer(env);
     const api = new ApiClient(server.url, server.token);
+    const ciOpts = toCiOptions(p.values);
+    const git = gitInfo(env, p.values);
+    if (!git?.branch) warnNoBranch();
     return runBenchmark(
       api,
       {
@@ -134,14 +215,18 @@ async function main(argv: string[]): Promise<number> {
         workload: p.values.workload!,
         tool: p.tool ?? detectToolFromArgv(toolArgv),
         labels: p.labels,
-        git: gitInfo(env, p.values),
+        git,
         failOnRegression: p.values['fail-on-regression'] ?? false,
         baseline: p.values.baseline,
         verdictMetrics: p.verdictMetrics,
+        startPoint: startPointOf(env, p.values),
+        ci: new CiPublisher(env, ciOpts, io),
         argv: toolArgv,
       },
       {
         ...io,
+        // With --json, stdout carries the report alone.
+        ...(ciOpts.json ? { out: io.err } : {}),
         onSignal: (handler) => {
           const h = (sig: NodeJS.Signals) => handler(sig);
           process.on('SIGINT', h);
@@ -169,6 +254,9 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
     }
     const server = requireServer(env);
+    const ciOpts = toCiOptions(p.values);
+    const git = gitInfo(env, p.values);
+    if (!git?.branch) warnNoBranch();
     return submitOutput(
       new ApiClient(server.url, server.token),
       {
@@ -176,17 +264,52 @@ async function main(argv: string[]): Promise<number> {
         workload: p.values.workload!,
         tool: p.tool,
         labels: p.labels,
-        git: gitInfo(env, p.values),
+        git,
         failOnRegression: p.values['fail-on-regression'] ?? false,
         baseline: p.values.baseline,
         verdictMetrics: p.verdictMetrics,
+        startPoint: startPointOf(env, p.values),
+        ci: new CiPublisher(env, ciOpts, io),
         output,
         source: file === '-' ? 'stdin' : file,
       },
-      io,
+      ciOpts.json ? { ...io, out: io.err } : io,
     );
   }
-  throw new UsageError(`unknown command "${cmd}" (expected run or submit)`);
+  if (cmd === 'report') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        ...CI_OPTIONS,
+        run: { type: 'string' },
+        baseline: { type: 'string' },
+        'fail-on-regression': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      console.log(REPORT_HELP);
+      return 0;
+    }
+    if (!values.run) throw new UsageError('--run is required (the id printed by run/submit, output run-id)');
+    const server = requireServer(env);
+    const api = new ApiClient(server.url, server.token);
+    const { code } = await reportRun(api, new CiPublisher(env, toCiOptions(values), io), values.run, {
+      baseline: values.baseline,
+      startPoint: startPointOf(env, values),
+      failOnRegression: values['fail-on-regression'] ?? false,
+    });
+    return code;
+  }
+  throw new UsageError(`unknown command "${cmd}" (expected run, submit or report)`);
+}
+
+function warnNoBranch() {
+  console.error(
+    'clusterscope: warning: no git branch (pass --branch, or run in CI): this run cannot join a branch baseline',
+  );
 }
 
 main(process.argv.slice(2)).then(

@@ -1,13 +1,11 @@
 /** Client for the public REST API CI uses (/api/v1/runs…). */
 import type {
-  TBaselineRef,
   TMetric,
-  TMetricVerdict,
-  TRunComparison,
   TRunCreateIn,
   TRunOutputResult,
+  TRunReport,
   TRunSampleIn,
-  TTool,
+  TFormat,
 } from '@clusterscope/schema';
 import { httpRequest, UnreachableError } from '../lib/http';
 
@@ -31,19 +29,9 @@ function hintFor(status: number): string {
 
 /** The REST contracts from @clusterscope/schema (types only: nothing of zod reaches the CLI bundle). */
 export type TCreateRun = Omit<TRunCreateIn, 'output'>;
-/** The verdict fields the CLI reads. */
-export type TVerdict = Pick<TMetricVerdict, 'metric' | 'change_pct' | 'ci95' | 'p_value' | 'verdict'> &
-  Partial<Pick<TMetricVerdict, 'kind' | 'test' | 'evidence' | 'judged'>>;
 export type TLiveSample = TRunSampleIn & { ts: number };
 /** POST /runs/{id}/output answer; older servers omit `error`. */
 export type TOutputResult = Omit<TRunOutputResult, 'error'> & Partial<Pick<TRunOutputResult, 'error'>>;
-/** GET /runs/{id}/compare answer, the fields the CLI reads (servers before the one-verdict change omit some). */
-export type TComparison = Pick<TRunComparison, 'regression'> & { verdicts: TVerdict[] } & Partial<
-    Pick<TRunComparison, 'verdict' | 'envHealthy' | 'env_reasons' | 'reason' | 'warning'>
-  > & {
-    baseline?: Pick<TBaselineRef, 'kind' | 'ref' | 'branch' | 'run_ids'> &
-      Partial<Pick<TBaselineRef, 'name'>>;
-  };
 
 export class ApiClient {
   constructor(
@@ -80,7 +68,7 @@ export class ApiClient {
   postSamples(id: string, samples: TLiveSample[], batchId?: string): Promise<unknown> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/samples`, { samples, batchId });
   }
-  postOutput(id: string, output: string, tool?: TTool): Promise<Partial<TOutputResult>> {
+  postOutput(id: string, output: string, tool?: TFormat): Promise<Partial<TOutputResult>> {
     return this.call('POST', `/api/v1/runs/${encodeURIComponent(id)}/output`, { output, tool });
   }
   postResults(id: string, metrics: TMetric[]): Promise<unknown> {
@@ -98,13 +86,15 @@ export class ApiClient {
       ...(error ? { error: error.slice(0, 4000) } : {}),
     });
   }
-  compare(id: string, baseline?: string, verdictMetrics?: readonly string[]): Promise<TComparison> {
-    const q = new URLSearchParams();
+  /** The server-rendered report every CI surface shows (GET /runs/{id}/report). */
+  report(id: string, baseline?: string, startPoint?: string, verdictMetrics?: readonly string[]): Promise<TRunReport> {
+    const q = new URLSearchParams({ format: 'json' });
     if (baseline) q.set('baseline', baseline);
+    if (startPoint) q.set('start_point', startPoint);
     if (verdictMetrics?.length) q.set('verdictMetrics', verdictMetrics.join(','));
-    const qs = q.size ? `?${q}` : '';
-    return this.call('GET', `/api/v1/runs/${encodeURIComponent(id)}/compare${qs}`);
+    return this.call('GET', `/api/v1/runs/${encodeURIComponent(id)}/report?${q}`);
   }
 }
 
+export type { TRunReport };
 export { UnreachableError };

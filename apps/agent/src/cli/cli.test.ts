@@ -4,17 +4,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, ApiError } from './api-client';
-import {
-  detectToolFromArgv,
-  formatVerdicts,
-  gitInfo,
-  parseLabels,
-  requireServer,
-  UsageError,
-} from './common';
+import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from './common';
 import { runBenchmark } from './run';
 import { submitOutput } from './submit';
 import { readEnv } from '../env';
+import { makeReport } from './report.test-helper';
 
 interface Call {
   method: string;
@@ -51,34 +45,8 @@ async function startFakeApi(
           : send(200, { summary: [{ name: 'tps', value: 1, unit: 'tx/s', direction: 'higher' }] });
       if (req.url === '/api/v1/runs/run_1/results') return send(202, {});
       if (req.url === '/api/v1/runs/run_1/finish') return send(200, {});
-      if (req.url?.startsWith('/api/v1/runs/run_1/compare'))
-        return send(200, {
-          regression: opts.regression ?? false,
-          verdicts: [
-            {
-              metric: 'events_per_s',
-              change_pct: opts.regression ? -12.5 : 0.4,
-              ci95: [-15, -10],
-              p_value: 0.001,
-              kind: 'rate',
-              test: 'welch',
-              evidence: 'moderate',
-              judged: true,
-              verdict: opts.regression ? 'regression' : 'noise',
-            },
-            {
-              metric: 'duration_s',
-              change_pct: 50,
-              ci95: null,
-              p_value: null,
-              kind: 'duration',
-              test: 'none',
-              evidence: 'not_judged',
-              judged: false,
-              verdict: 'regression',
-            },
-          ],
-        });
+      if (req.url?.startsWith('/api/v1/runs/run_1/report?format=json'))
+        return send(200, makeReport(opts.regression ?? false));
       send(404, { error: 'no route' });
     });
   });
@@ -180,10 +148,9 @@ describe('clusterscope run', () => {
       status: 'succeeded',
       exitCode: 0,
     });
-    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?baseline=main');
-    expect(cap.err()).toMatch(/events_per_s\s+rate\s+\+0\.4%.*Welch t\s+moderate evidence\s+no change/);
-    // A metric that cannot fail the run shows its verdict in brackets.
-    expect(cap.err()).toMatch(/duration_s\s+duration\s+\+50\.0%.*no test\s+not judged\s+\(regression\)/);
+    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/report?format=json&baseline=main');
+    // The terminal shows the server's report text as is.
+    expect(cap.err()).toContain(makeReport(false).text);
   }, 30_000);
 
   it('exits 3 on a regression', async () => {
@@ -228,7 +195,8 @@ describe('clusterscope run', () => {
       status: 'failed',
       exitCode: 7,
     });
-    expect(api.calls.some((c) => c.url.includes('/compare'))).toBe(false);
+    // A failed run still gets its report (the URLs), but never exit 3.
+    expect(api.calls.some((c) => c.url.includes('/report'))).toBe(true);
     expect(await runBenchmark(client, { ...base, argv: ['/nonexistent/tool'] }, cap.io)).toBe(127);
     expect(cap.err()).toContain('"/nonexistent/tool" not found on PATH');
   });
@@ -259,7 +227,9 @@ describe('clusterscope submit', () => {
       '/api/v1/runs',
       '/api/v1/runs/run_1/output',
       '/api/v1/runs/run_1/finish',
+      '/api/v1/runs/run_1/report?format=json',
     ]);
+    expect(cap.err()).toContain('compare: https://cs.example.com/acme/compare?runs=run_1&baseline=main');
     expect(api.calls[0].body).toMatchObject({ tool: 'sysbench' });
     expect(cap.out()).toMatch(/run run_1: sysbench/);
   });
@@ -316,17 +286,7 @@ describe('cli helpers', () => {
     expect(gitInfo(readEnv({}), {})).toBeUndefined();
   });
 
-  it('formats verdicts', () => {
-    expect(
-      formatVerdicts([{ metric: 'tps', change_pct: -3.14159, ci95: null, p_value: null, verdict: 'noise' }]),
-    ).toBe(
-      'metric  kind  change  95% CI  p  test  evidence  verdict\ntps     —     -3.1%   —       —  —     —         no change',
-    );
-    const rows = formatVerdicts([
-      { metric: 'a', change_pct: -0.01, ci95: [-0.5, 0.4], p_value: 0.9, verdict: 'noise' },
-      { metric: 'b', change_pct: 0.04, ci95: null, p_value: null, verdict: 'noise' },
-      { metric: 'c', change_pct: 12.345, ci95: null, p_value: 0.0001, verdict: 'improvement' },
-    ]).split('\n');
-    expect(rows.slice(1).map((r) => r.split(/ +/)[2])).toEqual(['0.0%', '0.0%', '+12.3%']);
+  it('keeps a branch given without repo and sha', () => {
+    expect(gitInfo(readEnv({}), { branch: 'main' })).toEqual({ branch: 'main' });
   });
 });

@@ -2,7 +2,9 @@
 import { spawn } from 'node:child_process';
 import { parseOutput } from '@clusterscope/bench';
 import type { ApiClient, TLiveSample } from './api-client';
-import { describeComparison, formatVerdicts, type RunTarget } from './common';
+import { CiPublisher, NO_CI, reportRun } from './ci';
+import type { RunTarget } from './common';
+import { readEnv } from '../env';
 
 export interface RunOptions extends RunTarget {
   argv: string[];
@@ -23,6 +25,8 @@ const note = (io: RunIo, msg: string) => io.err(`clusterscope: ${msg}\n`);
 
 /** Returns the process exit code: the tool's, or 3 on a regression with --fail-on-regression. */
 export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo): Promise<number> {
+  const ci = opts.ci ?? new CiPublisher(readEnv({}), NO_CI, { out: io.out, err: io.err });
+  await ci.begin(opts.cluster, opts.workload);
   const startedAt = Date.now();
   const { id, notice } = await api.createRun({
     cluster: opts.cluster,
@@ -145,23 +149,24 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
   }
   note(io, `run ${id} ${status} (exit code ${exit.code}, ${posted} live samples posted)`);
 
-  if (opts.failOnRegression && status === 'succeeded') {
-    try {
-      const cmp = await api.compare(id, opts.baseline, opts.verdictMetrics);
-      io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
-      for (const line of describeComparison(cmp)) note(io, line);
-      if (cmp.regression) {
-        note(
-          io,
-          `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`,
-        );
-        return EXIT_REGRESSION;
-      }
-      note(io, 'no regression');
-    } catch (e) {
-      note(io, `comparison failed: ${(e as Error).message}`);
-      return 1;
+  try {
+    const { code } = await reportRun(api, ci, id, {
+      baseline: opts.baseline,
+      startPoint: opts.startPoint,
+      verdictMetrics: opts.verdictMetrics,
+      failOnRegression: opts.failOnRegression && status === 'succeeded',
+    });
+    if (code === EXIT_REGRESSION) {
+      note(
+        io,
+        `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`,
+      );
+      return EXIT_REGRESSION;
     }
+    if (code !== 0 && exit.code === 0) return code;
+  } catch (e) {
+    note(io, `the report of run ${id} could not be read: ${(e as Error).message}`);
+    if (opts.failOnRegression && status === 'succeeded') return 1;
   }
   // The tool exited 0 but its output ends in an error: the run failed, and so does this command.
   return exit.code === 0 && outputError && !cancelled ? 1 : exit.code;

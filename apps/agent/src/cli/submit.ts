@@ -1,8 +1,10 @@
 /** `clusterscope submit`: post a finished benchmark's output as a run. */
 import { detectTool, parseOutput } from '@clusterscope/bench';
 import { ApiError, type ApiClient, type TOutputResult } from './api-client';
-import { describeComparison, formatVerdicts, type RunTarget } from './common';
+import { CiPublisher, NO_CI, reportRun } from './ci';
+import type { RunTarget } from './common';
 import { EXIT_REGRESSION, type RunIo } from './run';
+import { readEnv } from '../env';
 
 export interface SubmitOptions extends RunTarget {
   output: string;
@@ -27,6 +29,8 @@ export async function submitOutput(
     io.err(`clusterscope: ${opts.source}: ${(e as Error).message}\n`);
     return 1;
   }
+  const ci = opts.ci ?? new CiPublisher(readEnv({}), NO_CI, io);
+  await ci.begin(opts.cluster, opts.workload);
   const { id, notice } = await api.createRun({
     cluster: opts.cluster,
     workload: opts.workload,
@@ -58,15 +62,21 @@ export async function submitOutput(
   for (const m of summary) io.out(`  ${m.name} = ${m.value}${m.unit ? ` ${m.unit}` : ''}\n`);
   for (const w of Array.isArray(server?.warnings) ? server.warnings : local.warnings)
     io.err(`clusterscope: warning: ${w}\n`);
+  let code = 0;
+  try {
+    ({ code } = await reportRun(api, ci, id, {
+      baseline: opts.baseline,
+      startPoint: opts.startPoint,
+      verdictMetrics: opts.verdictMetrics,
+      failOnRegression: opts.failOnRegression && !failure,
+    }));
+  } catch (e) {
+    io.err(`clusterscope: the report of run ${id} could not be read: ${(e as Error).message}\n`);
+    if (opts.failOnRegression && !failure) return 1;
+  }
   if (failure) {
     io.err(`clusterscope: run ${id} failed: the output ends in an error: ${failure}\n`);
     return 1;
   }
-  if (opts.failOnRegression) {
-    const cmp = await api.compare(id, opts.baseline, opts.verdictMetrics);
-    io.err(`\n${formatVerdicts(cmp.verdicts ?? [])}\n\n`);
-    for (const line of describeComparison(cmp)) io.err(`clusterscope: ${line}\n`);
-    if (cmp.regression) return EXIT_REGRESSION;
-  }
-  return 0;
+  return code === EXIT_REGRESSION ? EXIT_REGRESSION : code;
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { compareRunIds, compareRunWithBaseline } from '@clusterscope/services';
+import { compareRunIds, compareRunWithBaseline, getRunReport } from '@clusterscope/services';
 import {
   ZComparison,
   ZComparisonView,
   ZRunBaselineIn,
   ZRunCompareIn,
   ZRunComparison,
+  ZRunReport,
+  ZRunReportIn,
 } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 import { restMeta } from '../rest';
@@ -35,6 +37,21 @@ export const compareProcedures = {
       compareRunWithBaseline(ctx.deps, ctx.caller, input.id, input.baseline, {
         verdictMetrics: input.verdictMetrics,
       }),
+    ),
+  /** The one report CI prints, comments and summarises (the CLI renders nothing of its own). */
+  report: orgProcedure
+    .meta(
+      rest(
+        'GET',
+        '/runs/{id}/report',
+        "A run's comparison report (markdown or JSON)",
+        "The comparison of the run with `baseline` (as for /runs/{id}/compare) rendered once: `markdown` is what the job summary, pull-request comment and merge-request note show, `text` what the CLI prints; `metrics` lists each metric with its test, or why it was not judged. `format=markdown` answers the markdown alone as text/markdown. `start_point` (a pull request's base branch): without `baseline`, the run's own branch once it has runs, else this branch; `baseline_note` says which.",
+      ),
+    )
+    .input(ZRunReportIn)
+    .output(ZRunReport)
+    .query(({ ctx, input }) =>
+      getRunReport(ctx.deps, ctx.caller, input.id, input.baseline, input.start_point),
     ),
   runs: orgProcedure
     .meta(

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ZParseResult, type TTool, TOOLS } from '@clusterscope/schema';
+import { ZParseResult, type TFormat, FORMATS } from '@clusterscope/schema';
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../errors';
 import { readFixture } from './fixture.test-helper';
@@ -14,7 +14,7 @@ import { parseWrk } from './wrk';
 // The raw parsers, without parseOutput's safety net that turns any other error into a ParseError.
 const RAW_PARSERS = [parseSysbench, parseCockroachWorkload, parsePgbench, parseFio, parseWrk, parseHey];
 
-const FIXTURES: [string, TTool, boolean][] = [
+const FIXTURES: [string, TFormat, boolean][] = [
   ['cockroach_workload_bank.txt', 'cockroach-workload', false],
   ['cockroach_workload_tpcc.txt', 'cockroach-workload', false],
   ['cockroach_workload_tpcc_short.txt', 'cockroach-workload', false],
@@ -42,7 +42,7 @@ const FIXTURES: [string, TTool, boolean][] = [
   ['truncated_hey.txt', 'hey', true],
 ];
 
-function expectOnlyParseErrors(text: string, tool: TTool | undefined): void {
+function expectOnlyParseErrors(text: string, tool: TFormat | undefined): void {
   expectOnlyParseError(() => parseOutput(text, tool));
   for (const parse of RAW_PARSERS) expectOnlyParseError(() => parse(text));
 }
@@ -109,7 +109,7 @@ describe('detectTool and parseOutput', () => {
   });
 
   it('parsers return a result or throw ParseError for random text (property)', () => {
-    const tool = fc.option(fc.constantFrom(...TOOLS), { nil: undefined });
+    const tool = fc.option(fc.constantFrom(...FORMATS), { nil: undefined });
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), tool, (s, t) => {
         expectOnlyParseErrors(s, t);
@@ -147,7 +147,7 @@ describe('detectTool and parseOutput', () => {
         return s;
       });
     fc.assert(
-      fc.property(mutated, fc.option(fc.constantFrom(...TOOLS), { nil: undefined }), (s, t) => {
+      fc.property(mutated, fc.option(fc.constantFrom(...FORMATS), { nil: undefined }), (s, t) => {
         expectOnlyParseErrors(s, t);
       }),
       { numRuns: 1500, seed: 7 },

@@ -1,23 +1,31 @@
-import { type TParseResult, type TTool, TOOLS, ZParseResult } from '@clusterscope/schema';
+import { type TFormat, type TParseResult, FORMATS, ZParseResult } from '@clusterscope/schema';
 import { ParseError } from '../errors';
+import { parseBmf } from './bmf';
 import { parseCockroachWorkload } from './cockroach';
 import { parseFio } from './fio';
+import { parseGoBench } from './go-bench';
+import { parseGoogleBenchmark } from './google-benchmark';
 import { parseHey } from './hey';
 import { parsePgbench } from './pgbench';
+import { parsePytestBenchmark } from './pytest-benchmark';
 import { parseSysbench } from './sysbench';
 import { parseWrk } from './wrk';
 
-const PARSERS: Record<TTool, (output: string) => TParseResult> = {
+const PARSERS: Record<TFormat, (output: string) => TParseResult> = {
   sysbench: parseSysbench,
   'cockroach-workload': parseCockroachWorkload,
   pgbench: parsePgbench,
   fio: parseFio,
   wrk: parseWrk,
   hey: parseHey,
+  bmf: parseBmf,
+  'go-bench': parseGoBench,
+  'google-benchmark': parseGoogleBenchmark,
+  'pytest-benchmark': parsePytestBenchmark,
 };
 
 /** Lines or fragments that only one tool prints. */
-const SIGNATURES: Record<TTool, RegExp[]> = {
+const SIGNATURES: Record<TFormat, RegExp[]> = {
   sysbench: [
     /^sysbench \d/m,
     /^\[\s*\d+s \] (thds:|reads:|[\d.]+ MiB\/sec)/m,
@@ -53,16 +61,35 @@ const SIGNATURES: Record<TTool, RegExp[]> = {
     /^Status code distribution:/m,
     /^Details \(average, fastest, slowest\):/m,
   ],
+  bmf: [
+    /^\s*\{\s*"[^"]*"\s*:\s*\{\s*"[^"]*"\s*:\s*\{\s*"value"\s*:/,
+    /"lower_value"\s*:/,
+    /"upper_value"\s*:/,
+  ],
+  'go-bench': [
+    /^Benchmark\S+\s+\d+\s+[\d.]+ ns\/op/m,
+    /^goos: \w+$/m,
+    /^goarch: \w+$/m,
+    /^ok\s+\S+\s+[\d.]+s$/m,
+  ],
+  'google-benchmark': [/"real_time"\s*:/, /"time_unit"\s*:/, /"mhz_per_cpu"\s*:/, /"library_build_type"\s*:/],
+  'pytest-benchmark': [
+    /"machine_info"\s*:/,
+    /"commit_info"\s*:/,
+    /"iqr_outliers"\s*:/,
+    /"stddev_outliers"\s*:/,
+  ],
 };
 
-function scoreTools(output: string): [TTool, number][] {
-  return TOOLS.map((t): [TTool, number] => [t, SIGNATURES[t].filter((re) => re.test(output)).length]).sort(
-    (a, b) => b[1] - a[1],
-  );
+function scoreTools(output: string): [TFormat, number][] {
+  return FORMATS.map((t): [TFormat, number] => [
+    t,
+    SIGNATURES[t].filter((re) => re.test(output)).length,
+  ]).sort((a, b) => b[1] - a[1]);
 }
 
 /** The tool that most likely produced `output`, or null when none is recognised. */
-export function detectTool(output: string): TTool | null {
+export function detectTool(output: string): TFormat | null {
   if (typeof output !== 'string') return null;
   const [best] = scoreTools(output);
   return best && best[1] > 0 ? best[0] : null;
@@ -73,20 +100,20 @@ function describe(output: string): string {
   if (text === '') return 'nothing: the output is empty';
   const lines = text.split(/\r?\n/).length;
   const first = text.split(/\r?\n/, 1)[0].slice(0, 80);
-  return `${lines} line(s) from no known tool (looked for ${TOOLS.join(', ')}); first line: "${first}"`;
+  return `${lines} line(s) from no known tool (looked for ${FORMATS.join(', ')}); first line: "${first}"`;
 }
 
 /**
  * Parses a benchmark tool's output. Detects the tool when omitted.
  * Throws ParseError (with `recognised`) for empty or unrecognised output; never any other error.
  */
-export function parseOutput(output: string, tool?: TTool | null): TParseResult {
+export function parseOutput(output: string, tool?: TFormat | null): TParseResult {
   if (typeof output !== 'string') throw new ParseError('output must be a string', `a ${typeof output}`);
   const chosen = tool ?? detectTool(output);
   if (!chosen) throw new ParseError('unrecognised benchmark output', describe(output));
   const parse = PARSERS[chosen];
   if (!parse)
-    throw new ParseError(`unknown tool "${String(chosen)}"`, `tool must be one of ${TOOLS.join(', ')}`);
+    throw new ParseError(`unknown tool "${String(chosen)}"`, `tool must be one of ${FORMATS.join(', ')}`);
   let result: TParseResult;
   try {
     result = parse(output);

@@ -4,7 +4,7 @@ import type {
   TMetric,
   TParseResult,
   TStatementLatency,
-  TTool,
+  TFormat,
 } from '@clusterscope/schema';
 import { ParseError } from '../errors';
 import { directionOf, getMetricInfo } from '../metrics';
@@ -39,7 +39,7 @@ export class ResultBuilder {
   /** Set when the output ends in an error: the run failed. */
   error: string | undefined;
 
-  constructor(readonly tool: TTool) {}
+  constructor(readonly tool: TFormat) {}
 
   /** Adds a summary metric; a later value for the same name replaces the earlier one. */
   metric(name: string, value: number | null, unit?: string): void {

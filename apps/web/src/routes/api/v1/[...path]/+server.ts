@@ -10,8 +10,21 @@ const handler: RequestHandler = async (event) => {
   if (text instanceof Response) return text;
   const req = await guardJsonRequest(text);
   if (req instanceof Response) return req;
-  return handleOpenApi(event, req);
+  const res = await handleOpenApi(event, req);
+  return isMarkdownReport(event.url) && res.ok ? asMarkdown(res) : res;
 };
+
+/** `GET /runs/{id}/report?format=markdown` answers the report's markdown itself, for `curl > summary.md`. */
+const isMarkdownReport = (url: URL) =>
+  /^\/api\/v1\/runs\/[^/]+\/report\/?$/.test(url.pathname) && url.searchParams.get('format') === 'markdown';
+
+async function asMarkdown(res: Response): Promise<Response> {
+  const { markdown } = (await res.json()) as { markdown: string };
+  const headers = new Headers(res.headers);
+  headers.set('content-type', 'text/markdown; charset=utf-8');
+  headers.delete('content-length');
+  return new Response(markdown, { status: res.status, headers });
+}
 
 export const GET = handler;
 export const POST = handler;
