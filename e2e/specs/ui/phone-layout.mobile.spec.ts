@@ -60,7 +60,7 @@ const measure = (page: Page, thumb: boolean) =>
     };
     const controls = [
       ...document.querySelectorAll(
-        'button, select, textarea, summary, [role="button"], [role="tab"], [role="checkbox"], [role="switch"], input:not([type="hidden"]), a.btn, a.chip, nav a',
+        'button, select, textarea, summary, [role="button"], [role="tab"], [role="checkbox"], [role="switch"], input:not([type="hidden"]), a.btn, a.chip, nav[aria-label="Main"] a, nav.tabs a, nav.sub a',
       ),
     ].filter(visible);
     const small: string[] = [];
