@@ -94,7 +94,7 @@ export async function measureCli(pgUrl: string, pgbenchArgs: string[]): Promise<
     const { stdout } = await exec(
       process.execPath,
       ['--import', 'tsx', join(webDir, 'scripts/admin.ts'), 'token', 'create', '--org', 'demo', '--name',
-        `verdicts-${randomBytes(3).toString('hex')}`, '--scopes', 'runs:write,runs:read'], // prettier-ignore
+        `verdicts-${randomBytes(3).toString('hex')}`, '--scopes', 'runs:write,read'], // prettier-ignore
       { cwd: webDir, env: { ...ownEnv(), DATA_DIR: dataDir } },
     );
     const token = stdout.trim().split('\n').pop()!;

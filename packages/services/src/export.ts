@@ -1,5 +1,5 @@
 import { stringify, type Options as CsvOptions } from 'csv-stringify/sync';
-import type { TExportFile, TRunFilter } from '@clusterscope/schema';
+import { shortId, type TExportFile, type TRunFilter } from '@clusterscope/schema';
 import type { TDeps } from './deps';
 import type { TCaller } from './caller';
 import { compareRunIds, findRunRows, getRunDetail } from './compare';
@@ -114,7 +114,7 @@ export async function exportComparison(
   const c = await compareRunIds(deps, caller, runIds);
   const base = c.runs[0].id;
   return file(
-    `compare-${c.runs.map((r) => r.id.slice(-6)).join('-')}`,
+    `compare-${c.runs.map((r) => shortId(r.id)).join('-')}`,
     format,
     () =>
       toCsv(
