@@ -4,7 +4,11 @@
  */
 import { getMetricInfo } from '@clusterscope/bench';
 import {
+  EVIDENCE_WORDS,
+  TEST_BADGE,
   VERDICT_WORDS,
+  formatValue,
+  shortId,
   type TMetricVerdict,
   type TReportMetric,
   type TRunComparison,
@@ -15,22 +19,8 @@ import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { loadRun } from './access';
 import { compareRunWithBaseline } from './compare';
-import { formatAmount } from './verdict';
-
-const TEST_WORDS: Record<TMetricVerdict['test'], string> = {
-  welch: "Welch's t",
-  bootstrap: 'bootstrap',
-  none: 'summary values',
-};
-
-/** A metric verdict that the statistics did not decide (too few samples, a min/max, a zero baseline). */
-function isJudged(v: TMetricVerdict): boolean {
-  if (/not judged|fewer than \d+ samples|baseline is 0/.test(v.reason)) return false;
-  return v.source === 'summary' || v.p_value !== null;
-}
 
 export function toReportMetric(v: TMetricVerdict): TReportMetric {
-  const judged = isJudged(v);
   return {
     metric: v.metric,
     label: getMetricInfo(v.metric)?.label ?? v.metric,
@@ -40,8 +30,8 @@ export function toReportMetric(v: TMetricVerdict): TReportMetric {
     change_pct: v.change_pct,
     ci95: v.ci95,
     p_value: v.p_value,
-    test: TEST_WORDS[v.test],
-    verdict: judged ? v.verdict : null,
+    test: `${TEST_BADGE[v.test]}, ${EVIDENCE_WORDS[v.evidence]}`,
+    verdict: v.judged ? v.verdict : null,
     reason: v.reason,
   };
 }
@@ -59,7 +49,7 @@ export function escapeMarkdown(s: string): string {
 const pct = (v: number | null) =>
   v === null || !Number.isFinite(v) ? '—' : `${v > 0 ? '+' : ''}${Number(v.toFixed(1)).toFixed(1)}%`;
 const amount = (v: number | null, unit: string) =>
-  v === null ? '—' : `${formatAmount(v)}${unit && unit !== 'count' ? ` ${unit}` : ''}`;
+  v === null ? '—' : `${formatValue(v)}${unit && unit !== 'count' ? ` ${unit}` : ''}`;
 /** A code span (names of metrics): backticks cannot close it, `|` cannot end a table cell. */
 const code = (s: string) => `\`${s.replace(/[`\r\n]/g, "'").replace(/\|/g, '\\|')}\``;
 const pValue = (p: number | null) => (p === null ? '' : p < 0.001 ? ', p<0.001' : `, p=${p.toPrecision(2)}`);
@@ -97,7 +87,7 @@ export type TReportFacts = {
 /** Which baseline was used, or why there is none and what to pass, in one sentence. */
 function describeBaseline(f: TReportFacts): string {
   const b = f.comparison.baseline;
-  if (b.kind === 'run') return `Baseline: run ${b.ref.slice(-8)}.`;
+  if (b.kind === 'run') return `Baseline: run ${shortId(b.ref)}.`;
   const since = f.fellBackFrom ? ` (branch ${f.fellBackFrom} has no runs of its own yet)` : '';
   if (b.run_ids.length > 0)
     return `Baseline: ${b.name}, the latest succeeded runs of this workload on branch ${b.branch}${since}.`;
@@ -172,7 +162,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     .filter(Boolean)
     .join(', ');
   md.push(
-    `[Run ${f.run.id.slice(-8)}](${runUrl})${compareUrl ? ` · [Compare with the baseline](${compareUrl})` : ''} · ${e(f.run.tool)}, ${f.run.status}${ref ? `, ${ref}` : ''}`,
+    `[Run ${shortId(f.run.id)}](${runUrl})${compareUrl ? ` · [Compare with the baseline](${compareUrl})` : ''} · ${e(f.run.tool)}, ${f.run.status}${ref ? `, ${ref}` : ''}`,
   );
   md.push('', `<sub>${e(c.rule)}</sub>`);
 

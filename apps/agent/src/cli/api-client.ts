@@ -87,7 +87,12 @@ export class ApiClient {
     });
   }
   /** The server-rendered report every CI surface shows (GET /runs/{id}/report). */
-  report(id: string, baseline?: string, startPoint?: string, verdictMetrics?: readonly string[]): Promise<TRunReport> {
+  report(
+    id: string,
+    baseline?: string,
+    startPoint?: string,
+    verdictMetrics?: readonly string[],
+  ): Promise<TRunReport> {
     const q = new URLSearchParams({ format: 'json' });
     if (baseline) q.set('baseline', baseline);
     if (startPoint) q.set('start_point', startPoint);

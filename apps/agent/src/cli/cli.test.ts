@@ -181,7 +181,7 @@ describe('clusterscope run', () => {
       cap.io,
     );
     expect(code).toBe(0);
-    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/compare?verdictMetrics=tps%2Clatency');
+    expect(api.calls.at(-1)!.url).toBe('/api/v1/runs/run_1/report?format=json&verdictMetrics=tps%2Clatency');
   }, 30_000);
 
   it('propagates a failing tool exit code and a missing binary', async () => {
