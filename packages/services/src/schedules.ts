@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import {
   claimScheduleSlot,
+  createLeaderLock,
   createSchedule as insertSchedule,
   deleteSchedule as removeSchedule,
   getPreviousSlotRun,
@@ -222,4 +223,12 @@ export function startScheduler(
     await running;
     await opts.lock.close();
   };
+}
+
+/** startScheduler with its own leader lock on `databaseUrl` (what each web instance runs). */
+export function startSchedulerLeader(deps: TDeps, opts: { databaseUrl: string; intervalMs: number }) {
+  return startScheduler(deps, {
+    lock: createLeaderLock(opts.databaseUrl, SCHEDULER_LEADER_KEY),
+    intervalMs: opts.intervalMs,
+  });
 }

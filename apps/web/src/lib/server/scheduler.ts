@@ -1,5 +1,4 @@
-import { createLeaderLock } from '@clusterscope/db';
-import { SCHEDULER_LEADER_KEY, startScheduler } from '@clusterscope/services';
+import { startSchedulerLeader } from '@clusterscope/services';
 import { getServer, onShutdown } from './deps';
 import { getEnv } from './env';
 
@@ -13,6 +12,5 @@ export async function startSchedulerOnce(): Promise<void> {
   if (g.__csScheduler) return;
   g.__csScheduler = true;
   const { deps } = await getServer();
-  const lock = createLeaderLock(getEnv().DATABASE_URL, SCHEDULER_LEADER_KEY);
-  onShutdown(startScheduler(deps, { lock, intervalMs: 15_000 }));
+  onShutdown(startSchedulerLeader(deps, { databaseUrl: getEnv().DATABASE_URL, intervalMs: 15_000 }));
 }
