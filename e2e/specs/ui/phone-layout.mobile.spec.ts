@@ -58,11 +58,11 @@ const measure = (page: Page, thumb: boolean) =>
       const s = getComputedStyle(e);
       return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && !e.closest('[hidden], [inert]');
     };
-    const controls = [
-      ...document.querySelectorAll(
+    const controls = Array.from(
+      document.querySelectorAll(
         'button, select, textarea, summary, [role="button"], [role="tab"], [role="checkbox"], [role="switch"], input:not([type="hidden"]), a.btn, a.chip, nav[aria-label="Main"] a, nav.tabs a, nav.sub a',
       ),
-    ].filter(visible);
+    ).filter(visible);
     const small: string[] = [];
     const short: string[] = [];
     for (const e of controls) {
@@ -75,7 +75,7 @@ const measure = (page: Page, thumb: boolean) =>
       if (thumb && e.matches('button, [role="button"]') && r.height < 43.5)
         short.push(`${name(e)} ${Math.round(r.height)} px tall`);
     }
-    const offscreen = [...document.querySelectorAll('button')]
+    const offscreen = Array.from(document.querySelectorAll('button'))
       .filter((b) => /^Ack\b/.test(b.innerText.trim()) && visible(b))
       .filter((b) => {
         const r = b.getBoundingClientRect();

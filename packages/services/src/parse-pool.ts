@@ -1,26 +1,33 @@
 import { Worker } from 'node:worker_threads';
 import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
-import type { TParseResult, TTool } from '@clusterscope/schema';
+import type { TFormat, TParseResult } from '@clusterscope/schema';
 
 /** Messages to the parse worker (parse-worker.ts). */
 export type TParseJob =
-  | { id: number; op: 'parse'; output: string; tool?: TTool }
+  | { id: number; op: 'parse'; output: string; tool?: TFormat }
   | { id: number; op: 'detect'; output: string };
 
 /** Answers from the parse worker. */
 export type TParseAnswer =
   | { id: number; ok: true; result: TParseResult }
-  | { id: number; ok: true; tool: TTool | null }
-  | { id: number; ok: false; message: string; recognised?: string; tool?: TTool | null; parseError: boolean }
+  | { id: number; ok: true; tool: TFormat | null }
+  | {
+      id: number;
+      ok: false;
+      message: string;
+      recognised?: string;
+      tool?: TFormat | null;
+      parseError: boolean;
+    }
   /** Sent once when the worker has loaded: budgets start only then. */
   | { ready: true };
 
 /** Tool output parsed within its time budget, off the request thread. */
 export interface TParser {
   /** parseOutput on a worker: throws ParseError (bad output), ParseTimeout or WorkerError. */
-  parse(output: string, tool?: TTool): Promise<TParseResult>;
+  parse(output: string, tool?: TFormat): Promise<TParseResult>;
   /** detectTool on a worker. */
-  detect(output: string): Promise<TTool | null>;
+  detect(output: string): Promise<TFormat | null>;
   close(): Promise<void>;
 }
 

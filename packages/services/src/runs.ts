@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from '@clusterscope/db';
 import { getMetricInfo, getSampleSummary, ParseError } from '@clusterscope/bench';
 import {
+  FORMATS,
   TOOLS,
   type TBenchSample,
   type TIntervalSample,
@@ -16,7 +17,7 @@ import {
   type TRunPage,
   type TRunResultsIn,
   type TRunSamplesIn,
-  type TTool,
+  type TFormat,
 } from '@clusterscope/schema';
 import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
@@ -29,7 +30,7 @@ import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
 import { inThreadParser, ParseTimeout, ParseWorkerError } from './parse-pool';
 
-const isTool = (t: string): t is TTool => (TOOLS as readonly string[]).includes(t);
+const isFormat = (t: string): t is TFormat => (FORMATS as readonly string[]).includes(t);
 
 const asRecord = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -212,7 +213,7 @@ export async function addRunOutput(
 ): Promise<TRunOutputResult> {
   assertCan(caller, { run: ['write'] });
   const run = await loadRun(deps, caller, input.id);
-  const tool = input.tool ?? (isTool(run.tool) ? run.tool : undefined);
+  const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
   const parsed = await parseOff(deps, (p) => p.parse(input.output, tool));
   const warnings = [...parsed.warnings];
   if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
