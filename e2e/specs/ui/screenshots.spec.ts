@@ -50,7 +50,6 @@ test('screenshots: on-call (phone), cluster page, runs list, run page', async ({
   await page.getByRole('button', { name: /On-call/ }).click();
   await shoot(page, 'oncall-phone-menu');
 
-
   await page.goto('/demo/runs');
   await expect(page.getByRole('heading', { name: 'Benchmark runs' })).toBeVisible();
   const runs = page.getByRole('table', { name: 'Runs' });
