@@ -25,6 +25,7 @@ let api: ReturnType<typeof factory>;
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
   const org = await db.organization.create({ data: { id: randomUUID(), name: 'N', slug: 'org-n' } });
+  await db.cluster.create({ data: { organizationId: org.id, name: 'one-number' } });
   token = (await createToken(deps, org.id, { name: 'ci', scopes: ['admin'] })).token;
   api = factory({ deps, userId: null, bearer: token, orgSlug: null });
 }, 120_000);

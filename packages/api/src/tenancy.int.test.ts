@@ -91,6 +91,7 @@ const CASES: Record<string, TCase> = {
   'compare.view': denied((a) => ({ runs: [a.run, a.run2] })),
   'compare.runPage': denied((a) => ({ id: a.run, baseline: a.run2 })),
   'compare.runDetail': denied((a) => ({ id: a.run })),
+  'compare.report': denied((a) => ({ id: a.run, baseline: a.run2 })),
   'compare.rawOutput': denied((a) => ({ id: a.run })),
   'compare.exportRuns': own(() => ({ format: 'json' })),
   'compare.exportResults': denied((a) => ({ id: a.run, format: 'json' })),
@@ -190,6 +191,8 @@ const BOUND: Record<string, TCase['kind']> = {
   'thresholds.list': 'own',
   'compare.history': 'own',
   'workloads.get': 'own',
+  // Workloads are org-wide; a bound token sees only the schedules (and slots) on its own cluster.
+  'schedules.list': 'own',
   // Channels are org-wide: a bound token may read their delivery logs (never their secrets).
   'pages.channels': 'own',
   'alerting.channel': 'own',
@@ -323,6 +326,7 @@ beforeAll(async () => {
   const queued = (await asA('workloads.start', { id: hey.id, cluster: cluster.id, force: true })) as {
     id: string;
   };
+  await asA('schedules.create', { workloadId: workload.id, cron: '0 3 * * *', clusters: [cluster.id] });
 
   const alertRule = (await asA('alerting.createRule', {
     name: 'a-rule',

@@ -193,6 +193,7 @@ describe('compareRunWithBaseline', () => {
       {
         run_id: id,
         verdict: 'incomparable',
+        evidence: '',
         reason: 'not comparable: different tools (pgbench vs fio)',
         warning: 'different tools (pgbench vs fio)',
       },

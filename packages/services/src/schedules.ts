@@ -13,6 +13,7 @@ import {
 } from '@clusterscope/db';
 import { ZScheduleInput, type TSchedule, type TScheduleInput } from '@clusterscope/schema';
 import type { TDeps } from './deps';
+import { canSeeCluster } from './access';
 import { audit } from './audit';
 import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
@@ -100,7 +101,14 @@ export async function findSchedules(deps: TDeps, caller: TCaller, workloadId: st
   assertCan(caller, { workload: ['read'] });
   const w = await getWorkload(deps.db, caller.orgId, workloadId);
   if (!w) throw notFound(`workload '${workloadId}'`);
-  const rows = await listSchedules(deps.db, caller.orgId, w.id);
+  // A token bound to one cluster sees only the schedules (and the part of each) that run on its cluster.
+  const rows = (await listSchedules(deps.db, caller.orgId, w.id))
+    .map((r) => ({
+      ...r,
+      clusterIds: r.clusterIds.filter((id) => canSeeCluster(caller, id)),
+      slots: r.slots.filter((x) => canSeeCluster(caller, x.clusterId)),
+    }))
+    .filter((r) => r.clusterIds.length > 0);
   const names = await clusterNames(deps, caller.orgId, rows);
   return rows.map((r) => toSchedule(r, names, now));
 }
