@@ -33,7 +33,7 @@ test.beforeAll(async ({ request }) => {
   forge = await startForge();
 
   // main's baseline: a recorded sysbench cpu run made 10× faster, so the examples' real run regresses.
-  const real = execFileSync('sysbench', ['cpu', '--time=5', '--report-interval=1', 'run'], {
+  const real = execFileSync('sysbench', ['cpu', '--time=10', '--report-interval=1', 'run'], {
     encoding: 'utf8',
   });
   const fast = real

@@ -69,7 +69,7 @@ export function startDefaults(env: TLaunchEnv, dev: boolean) {
   const demo = env.DEMO ?? demoStart;
   return {
     demo,
-    seed: env.SEED ?? demo,
+    seed: env.SEED ?? demoStart,
     signup: env.SIGNUP ?? (demoStart ? 'open' : 'invite'),
     localOrigins: demoStart || dev,
   } as const;
