@@ -95,7 +95,7 @@ test('runs list → run page → compare two runs with deltas, verdicts and CSV 
   // A run page: charts, summary with units, environment, raw output download.
   await page.locator(`tr[data-run="${slow}"] a.mono`).click();
   await expect(page).toHaveURL(new RegExp(`/demo/runs/${slow}$`));
-  await expect(page.getByRole('region', { name: 'Throughput' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Transactions/s' })).toBeVisible();
   await expect(page.getByRole('table', { name: 'Summary' })).toContainText('tx/s');
   await expect(page.getByRole('region', { name: 'Environment during the run' })).toBeVisible();
   const [raw] = await Promise.all([
@@ -137,6 +137,8 @@ test('runs list → run page → compare two runs with deltas, verdicts and CSV 
   await expect(page.getByRole('region', { name: 'History of tps' })).toBeVisible();
   const alertRow = page.getByRole('table', { name: 'Alerts' }).locator('tbody tr');
   await expect(alertRow).toHaveCount(1);
-  await alertRow.getByRole('button', { name: 'Acknowledge' }).click();
+  // Triage: acknowledging is one of the regression alert's statuses.
+  await alertRow.getByTestId('alert-status').selectOption('acknowledged');
+  await alertRow.getByRole('button', { name: 'Save' }).click();
   await expect(alertRow).toContainText('acknowledged');
 });

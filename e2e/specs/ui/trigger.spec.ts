@@ -144,7 +144,7 @@ test('pgbench from the UI: live samples, parsed summary; a second run compares',
   await expect(page.getByTestId('sample-count')).not.toHaveText(/^0 samples$/, { timeout: 30_000 });
   const firstSampleMs = Date.now() - pressedAt;
   console.log(`[trigger] Run pressed → first sample on screen: ${firstSampleMs} ms`);
-  await expect(page.getByRole('region', { name: 'Throughput' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('region', { name: 'Transactions/s' })).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('region', { name: 'Run controls' }).getByTestId('run-status')).toHaveText(
     'succeeded',
     { timeout: 60_000 },
