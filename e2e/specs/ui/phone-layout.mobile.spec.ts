@@ -102,7 +102,13 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
   await makeFiringCluster(page.request, 'phone', 3, [1, 2]);
 
   const ids: Record<string, string> = {};
-  const cluster = await firstIdOn(page, '/demo/clusters');
+  // The simulated demo cluster always has nodes (clusters other specs made may have none).
+  await page.goto('/demo/clusters');
+  const demoHref = await page
+    .locator('a[href^="/demo/clusters/"]', { hasText: 'demo-cockroach' })
+    .first()
+    .getAttribute('href');
+  const cluster = demoHref?.split('/')[3] ?? (await firstIdOn(page, '/demo/clusters'));
   ids['/[org]/clusters/[id]'] = cluster;
   ids['/[org]/runs/[id]'] = await firstIdOn(page, '/demo/runs');
   ids['/[org]/workloads/[id]'] = await firstIdOn(page, '/demo/workloads');
