@@ -34,7 +34,10 @@ import { loadSecretKeys, sealWorkloadSecrets } from '@clusterscope/services';
 import { readLaunchEnv } from './lib/env';
 import { openPostgres } from './lib/pg';
 
-const HELP = `Usage: npm run admin -- <command> [options]
+/** The admin CLI as the user runs it here (ADMIN_COMMAND): `npm run admin --`, or the image's plain node entry. */
+const admin = readLaunchEnv().ADMIN_COMMAND;
+
+const HELP = `Usage: ${admin} <command> [options]
 
 Commands:
   cluster create --org <slug> --name <name> [--description <text>]
@@ -103,7 +106,7 @@ async function run(db: TDb, argv: string[]) {
     const org = await findOrgBySlug(db, slug);
     if (!org)
       throw new UsageError(
-        `no organization with slug '${slug}': create it with \`npm run admin -- org create --name <name> --slug ${slug} --owner <email>\``,
+        `no organization with slug '${slug}': create it with \`${admin} org create --name <name> --slug ${slug} --owner <email>\``,
       );
     return org;
   };
@@ -115,7 +118,7 @@ async function run(db: TDb, argv: string[]) {
     const c = (await getCluster(db, org.id, idOrName)) ?? (await findClusterByName(db, org.id, idOrName));
     if (!c)
       throw new UsageError(
-        `cluster '${idOrName}' not found in '${org.slug}': create it with \`npm run admin -- cluster create --org ${org.slug} --name ${idOrName}\``,
+        `cluster '${idOrName}' not found in '${org.slug}': create it with \`${admin} cluster create --org ${org.slug} --name ${idOrName}\``,
       );
     return c;
   };
@@ -165,7 +168,7 @@ async function run(db: TDb, argv: string[]) {
       (await findApiToken(db, org.id, { id: ref })) ?? (await findApiToken(db, org.id, { prefix: ref }));
     if (!t)
       throw new UsageError(
-        `no token '${ref}' in '${org.slug}' (see \`npm run admin -- token list --org ${org.slug}\`)`,
+        `no token '${ref}' in '${org.slug}' (see \`${admin} token list --org ${org.slug}\`)`,
       );
     await revokeToken(deps, ownerOf(org), t.id);
     console.error(`revoked token '${t.name}' (${t.prefix}…) of '${org.slug}'`);
@@ -281,7 +284,7 @@ async function main() {
   } catch (err) {
     code = err instanceof UsageError || err instanceof AppError ? 2 : 1;
     console.error(`admin: ${(err as Error).message}`);
-    if (err instanceof UsageError) console.error('Run `npm run admin -- --help` for usage.');
+    if (err instanceof UsageError) console.error(`Run \`${admin} --help\` for usage.`);
   } finally {
     await db.$disconnect();
     await pg.stop();

@@ -209,7 +209,7 @@ async function main() {
     if (!signalled) {
       log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s (Ctrl-C to stop)`);
       log(
-        `open ${origin}${signInAs || ' and sign in (create the first user with `npm run admin -- user create`)'}`,
+        `open ${origin}${signInAs || ` and sign in (create the first user with \`${env.ADMIN_COMMAND} user create\`)`}`,
       );
     }
   } catch (err) {

@@ -41,6 +41,8 @@ const ZLaunchEnv = z.object({
    * glibc allows 8 per core, each keeping its own freed memory; README: ~15 MB less RSS under load with 2.
    */
   MALLOC_ARENA_MAX: z.coerce.number().int().min(1).default(2),
+  /** How hints name the admin CLI; the image sets `node scripts/bin/admin.mjs` (it has no npm or pnpm). */
+  ADMIN_COMMAND: z.string().min(1).default('npm run admin --'),
   /** `production` means production defaults whatever the databases (no demo, no open sign-up). */
   NODE_ENV: z.string().optional(),
 });
