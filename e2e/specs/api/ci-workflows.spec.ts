@@ -8,7 +8,8 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
-import { runGitHubJob, runGitLabJob, startForge } from '../../fixtures/forge';
+import { runGitHubJob, runGitLabJob } from '../../fixtures/ci-runner';
+import { startForge } from '../../../apps/agent/test/forge';
 import { tempDir } from '../../../apps/agent/test/temp';
 
 const DOCS = path.resolve(import.meta.dirname, '../../../docs/ci');

@@ -2,8 +2,6 @@
  * `--github-actions`, `--gitlab` and `--junit` against stand-ins of the GitHub REST API and GitLab's notes
  * API served on loopback (with a fake of the Clusterscope runs API): the tests assert on what they received.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,101 +11,18 @@ import { CiPublisher, NO_CI, reportMarker, reportRun, type CiOptions } from './c
 import { runBenchmark } from './run';
 import { readEnv } from '../env';
 import { makeReport } from './report.test-helper';
+import { startForge, type TForge } from '../../test/forge';
 
-type TCall = { method: string; path: string; body: Record<string, unknown> | undefined; auth?: string };
-
-/** One loopback server: /api/v1 (Clusterscope), /gh (GitHub REST) and /gl/api/v4 (GitLab). */
-async function startStandIns(o: { report: () => TRunReport; readOnly?: boolean }) {
-  const calls: TCall[] = [];
-  const comments = new Map<number, { id: number; body: string }[]>();
-  const checks = new Map<number, Record<string, unknown>>();
-  const notes: { id: number; body: string }[] = [];
-  let nextId = 100;
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const url = new URL(req.url!, 'http://x');
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
-      const auth = (req.headers.authorization ?? req.headers['private-token']) as string | undefined;
-      calls.push({ method: req.method!, path: url.pathname + url.search, body, auth });
-      const send = (status: number, b: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(b));
-      };
-      const p = url.pathname;
-      let m: RegExpExecArray | null;
-      // Clusterscope
-      if (p === '/api/v1/runs' && req.method === 'POST') return send(201, { id: 'run_1' });
-      if (p.startsWith('/api/v1/runs/run_1/report')) return send(200, o.report());
-      if (p.startsWith('/api/v1/runs/run_1/')) return send(200, { summary: [] });
-      // GitHub
-      if (p.startsWith('/gh/')) {
-        if (req.headers.authorization !== 'Bearer gh-token') return send(401, { message: 'Bad credentials' });
-        const write = req.method !== 'GET';
-        if (write && o.readOnly)
-          return send(403, {
-            message: 'Resource not accessible by integration',
-            documentation_url: 'https://docs.github.com/rest',
-          });
-        if ((m = /^\/gh\/repos\/acme\/db\/issues\/(\d+)\/comments$/.exec(p))) {
-          const list = comments.get(Number(m[1])) ?? [];
-          comments.set(Number(m[1]), list);
-          if (req.method === 'GET') {
-            const page = Number(url.searchParams.get('page') ?? 1);
-            return send(200, list.slice((page - 1) * 100, page * 100));
-          }
-          const c = { id: nextId++, body: String(body!.body) };
-          list.push(c);
-          return send(201, c);
-        }
-        if ((m = /^\/gh\/repos\/acme\/db\/issues\/comments\/(\d+)$/.exec(p)) && req.method === 'PATCH') {
-          const c = [...comments.values()].flat().find((x) => x.id === Number(m![1]));
-          if (!c) return send(404, { message: 'Not Found' });
-          c.body = String(body!.body);
-          return send(200, c);
-        }
-        if (p === '/gh/repos/acme/db/check-runs' && req.method === 'POST') {
-          const id = nextId++;
-          checks.set(id, { ...body });
-          return send(201, { id });
-        }
-        if ((m = /^\/gh\/repos\/acme\/db\/check-runs\/(\d+)$/.exec(p)) && req.method === 'PATCH') {
-          const c = checks.get(Number(m[1]));
-          if (!c) return send(404, { message: 'Not Found' });
-          Object.assign(c, body);
-          return send(200, { id: Number(m[1]) });
-        }
-      }
-      // GitLab
-      if ((m = /^\/gl\/api\/v4\/projects\/42\/merge_requests\/7\/notes(?:\/(\d+))?$/.exec(p))) {
-        if (req.headers['private-token'] !== 'gl-token') return send(401, { message: '401 Unauthorized' });
-        if (req.method === 'GET') return send(200, notes);
-        if (req.method === 'POST') {
-          const n = { id: nextId++, body: String(body!.body) };
-          notes.push(n);
-          return send(201, n);
-        }
-        const n = notes.find((x) => x.id === Number(m![1]));
-        if (req.method === 'PUT' && n) {
-          n.body = String(body!.body);
-          return send(200, n);
-        }
-      }
-      send(404, { message: 'Not Found' });
-    });
+/** The forge stand-ins with a fake of the Clusterscope runs API (run_1 and its report) on the same server. */
+const startStandIns = (report: () => TRunReport) =>
+  startForge({
+    other: ({ method, path }) => {
+      if (path === '/api/v1/runs' && method === 'POST') return { status: 201, body: { id: 'run_1' } };
+      if (path.startsWith('/api/v1/runs/run_1/report')) return { status: 200, body: report() };
+      if (path.startsWith('/api/v1/runs/run_1/')) return { status: 200, body: { summary: [] } };
+      return undefined;
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    calls,
-    comments,
-    checks,
-    notes,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -117,11 +32,12 @@ afterEach(async () => {
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cs-ci-'));
 
-/** A GitHub Actions job's environment for a pull_request event on PR 12 (head sha beef…). */
+/** A GitHub Actions job's environment for a pull_request event on PR 12 (head sha beef…), token gh-write. */
 function actionsEnv(
   url: string,
   d: string,
   event: object = { pull_request: { number: 12, head: { sha: 'beef0001' } } },
+  token = 'gh-write',
 ) {
   const eventPath = join(d, 'event.json');
   writeFileSync(eventPath, JSON.stringify(event));
@@ -135,7 +51,7 @@ function actionsEnv(
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_SHA: 'merge0001',
     GITHUB_RUN_ID: '555',
-    GITHUB_TOKEN: 'gh-token',
+    GITHUB_TOKEN: token,
     GITHUB_STEP_SUMMARY: join(d, 'summary.md'),
     GITHUB_OUTPUT: join(d, 'output.txt'),
   });
@@ -154,11 +70,7 @@ const capture = () => {
 const gh: CiOptions = { ...NO_CI, githubActions: true };
 
 /** `clusterscope run --github-actions` of a one-line tool. */
-async function runOnce(
-  s: Awaited<ReturnType<typeof startStandIns>>,
-  env: ReturnType<typeof readEnv>,
-  opts = gh,
-) {
+async function runOnce(s: TForge, env: ReturnType<typeof readEnv>, opts = gh) {
   const cap = capture();
   const code = await runBenchmark(
     new ApiClient(s.url, 'cs-token'),
@@ -177,7 +89,7 @@ async function runOnce(
 
 describe('--github-actions', () => {
   it('first run posts one comment, the second edits it; check in progress while the tool runs, then success; summary and outputs', async () => {
-    const s = await startStandIns({ report: () => makeReport(false) });
+    const s = await startStandIns(() => makeReport(false));
     close = s.close;
     const d = dir();
     const env = actionsEnv(s.url, d);
@@ -224,7 +136,7 @@ describe('--github-actions', () => {
   });
 
   it('a regression completes the check with failure, exits 3, and outputs the regressed metrics', async () => {
-    const s = await startStandIns({ report: () => makeReport(true) });
+    const s = await startStandIns(() => makeReport(true));
     close = s.close;
     const d = dir();
     const { code } = await runOnce(s, actionsEnv(s.url, d));
@@ -236,14 +148,13 @@ describe('--github-actions', () => {
   });
 
   it('a run without a baseline completes the check as neutral with the reason', async () => {
-    const s = await startStandIns({
-      report: () =>
-        makeReport(false, {
-          verdict: 'no_baseline',
-          verdict_words: 'no baseline',
-          reason: 'no baseline run to compare with',
-        }),
-    });
+    const s = await startStandIns(() =>
+      makeReport(false, {
+        verdict: 'no_baseline',
+        verdict_words: 'no baseline',
+        reason: 'no baseline run to compare with',
+      }),
+    );
     close = s.close;
     await runOnce(s, actionsEnv(s.url, dir()));
     expect([...s.checks.values()][0]).toMatchObject({
@@ -253,7 +164,7 @@ describe('--github-actions', () => {
   });
 
   it('--ci-id keeps one comment per job; --ci-only-on-alert skips the comment while nothing regressed', async () => {
-    const s = await startStandIns({ report: () => makeReport(false) });
+    const s = await startStandIns(() => makeReport(false));
     close = s.close;
     const env = actionsEnv(s.url, dir());
     await runOnce(s, env, { ...gh, ciId: 'pg15' });
@@ -270,7 +181,7 @@ describe('--github-actions', () => {
   });
 
   it('fork PR: a workflow_run job posts the stored result for the --pr and --head-sha it names', async () => {
-    const s = await startStandIns({ report: () => makeReport(true) });
+    const s = await startStandIns(() => makeReport(true));
     close = s.close;
     // A workflow_run event of a fork PR names no pull requests: the flags (from the artifact) do.
     const env = actionsEnv(s.url, dir(), { workflow_run: { head_sha: 'other', pull_requests: [] } });
@@ -294,9 +205,9 @@ describe('--github-actions', () => {
   });
 
   it('a token without write access: a clear error, and the benchmark step does not fail unless asked', async () => {
-    const s = await startStandIns({ report: () => makeReport(false), readOnly: true });
+    const s = await startStandIns(() => makeReport(false));
     close = s.close;
-    const env = actionsEnv(s.url, dir());
+    const env = actionsEnv(s.url, dir(), undefined, 'gh-read');
     const { code, cap } = await runOnce(s, env);
     expect(code).toBe(0);
     expect(cap.err()).toMatch(
@@ -311,13 +222,13 @@ describe('--github-actions', () => {
 
 describe('--gitlab', () => {
   it('one merge-request note per workload, edited in place', async () => {
-    const s = await startStandIns({ report: () => makeReport(true) });
+    const s = await startStandIns(() => makeReport(true));
     close = s.close;
     const env = readEnv({
       CI_API_V4_URL: `${s.url}/gl/api/v4`,
       CI_PROJECT_ID: '42',
       CI_MERGE_REQUEST_IID: '7',
-      GITLAB_TOKEN: 'gl-token',
+      GITLAB_TOKEN: 'gl-write',
     });
     const api = new ApiClient(s.url, 'cs-token');
     for (let i = 0; i < 2; i++) {
@@ -335,8 +246,8 @@ describe('--gitlab', () => {
         i === 0 ? /posted the report on merge request !7/ : /updated the report on merge request !7/,
       );
     }
-    expect(s.notes).toHaveLength(1);
-    expect(s.notes[0].body).toBe(`${reportMarker('ci', 'cpu')}\n${makeReport(true).markdown}`);
+    expect(s.notes.get('42!7')).toHaveLength(1);
+    expect(s.notes.get('42!7')![0].body).toBe(`${reportMarker('ci', 'cpu')}\n${makeReport(true).markdown}`);
     expect(s.calls.filter((c) => c.path.startsWith('/gl/')).map((c) => c.method)).toEqual([
       'GET',
       'POST',
@@ -348,7 +259,7 @@ describe('--gitlab', () => {
 
 describe('--junit and --json', () => {
   it('JUnit has one test case per judged metric, a failure for a regression; --json prints the report', async () => {
-    const s = await startStandIns({ report: () => makeReport(true) });
+    const s = await startStandIns(() => makeReport(true));
     close = s.close;
     const file = join(dir(), 'junit.xml');
     const cap = capture();
@@ -367,7 +278,7 @@ describe('--junit and --json', () => {
   });
 
   it('escapes names in the XML', async () => {
-    const s = await startStandIns({ report: () => makeReport(true, { workload: 'a<b>&"c' }) });
+    const s = await startStandIns(() => makeReport(true, { workload: 'a<b>&"c' }));
     close = s.close;
     const file = join(dir(), 'junit.xml');
     await reportRun(
