@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './lib/app';
+import { sendIngest, signIn } from './lib/http';
 import { REPO_ROOT } from './lib/env';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -225,62 +226,74 @@ describe('the web image runtime file set', () => {
     expect(body).toBe(fs.readFileSync(path.join(REPO_ROOT, 'apps/agent/dist/clusterscope.js'), 'utf8'));
   });
 
-  it('runs the admin CLI with plain node: user, org, cluster, agent enroll; the credential ingests', async () => {
-    const user = await admin('user', 'create', '--email', 'ops@example.com', '--name', 'Ops');
-    expect(user.code, user.stderr).toBe(0);
-    expect(user.stdout.trim()).toMatch(/^\S{12,}$/);
-    const org = await admin(
-      'org',
-      'create',
-      '--name',
-      'Acme',
-      '--slug',
-      'acme',
-      '--owner',
-      'ops@example.com',
-    );
-    expect(org.code, org.stderr).toBe(0);
+  it(
+    'runs the admin CLI with plain node: user, org, cluster, agent enroll; the credential ingests',
+    async () => {
+      const user = await admin('user', 'create', '--email', 'ops@example.com', '--name', 'Ops');
+      expect(user.code, user.stderr).toBe(0);
+      expect(user.stdout.trim()).toMatch(/^\S{12,}$/);
+      const org = await admin(
+        'org',
+        'create',
+        '--name',
+        'Acme',
+        '--slug',
+        'acme',
+        '--owner',
+        'ops@example.com',
+      );
+      expect(org.code, org.stderr).toBe(0);
 
-    // A missing cluster says how to create it, in the command that works in the image.
-    const missing = await admin('agent', 'enroll', '--org', 'acme', '--cluster', 'prod', '--name', 'db1');
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(
-      'create it with `node scripts/bin/admin.mjs cluster create --org acme --name prod`',
-    );
-    expect(missing.stderr).toContain('Run `node scripts/bin/admin.mjs --help` for usage.');
-    expect(missing.stderr).not.toContain('npm run admin');
+      // A missing cluster says how to create it, in the command that works in the image.
+      const missing = await admin('agent', 'enroll', '--org', 'acme', '--cluster', 'prod', '--name', 'db1');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        'create it with `node scripts/bin/admin.mjs cluster create --org acme --name prod`',
+      );
+      expect(missing.stderr).toContain('Run `node scripts/bin/admin.mjs --help` for usage.');
+      expect(missing.stderr).not.toContain('npm run admin');
 
-    const cluster = await admin('cluster', 'create', '--org', 'acme', '--name', 'prod');
-    expect(cluster.code, cluster.stderr).toBe(0);
-    expect(cluster.stderr).toContain("created cluster 'prod' in 'acme'");
-    const list = await admin('cluster', 'list', '--org', 'acme');
-    expect(list.stdout).toContain(`${cluster.stdout.trim()}\tprod`);
+      const cluster = await admin('cluster', 'create', '--org', 'acme', '--name', 'prod');
+      expect(cluster.code, cluster.stderr).toBe(0);
+      expect(cluster.stderr).toContain("created cluster 'prod' in 'acme'");
+      const list = await admin('cluster', 'list', '--org', 'acme');
+      expect(list.stdout).toContain(`${cluster.stdout.trim()}\tprod`);
 
-    const enroll = await admin('agent', 'enroll', '--org', 'acme', '--cluster', 'prod', '--name', 'db1');
-    expect(enroll.code, enroll.stderr).toBe(0);
-    expect(enroll.stderr).toContain(`url: ${origin}`);
-    const token = enroll.stdout.trim().split('\n').at(-1)!;
-    expect(token).toMatch(/^cs_/);
+      const enroll = await admin('agent', 'enroll', '--org', 'acme', '--cluster', 'prod', '--name', 'db1');
+      expect(enroll.code, enroll.stderr).toBe(0);
+      expect(enroll.stderr).toContain(`url: ${origin}`);
+      const token = enroll.stdout.trim().split('\n').at(-1)!;
+      expect(token).toMatch(/^cs_/);
 
-    // The credential is accepted by the server started from the same file set (an empty batch, as --check).
-    const post = (t: string) =>
-      fetch(`${origin}/api/v1/ingest`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t}`,
-          'content-type': 'application/json',
-          'content-encoding': 'gzip',
-        },
-        body: gzipSync(
+      // The credential is accepted by the server started from the same file set (an empty batch, as --check).
+      const batch = () =>
+        gzipSync(
           JSON.stringify({
             batchId: `check-${randomBytes(8).toString('hex')}`,
             cluster: 'prod',
             samples: [],
           }),
-        ),
+        );
+      const accepted = await sendIngest(origin, token, batch());
+      expect(accepted.status, await accepted.text()).toBeLessThan(300);
+      expect((await sendIngest(origin, `${token.slice(0, -2)}xx`, batch())).status).toBe(401);
+
+      // The in-app agent guide names the admin CLI as the image runs it.
+      const login = path.join(base, 'login');
+      fs.mkdirSync(login);
+      fs.writeFileSync(
+        path.join(login, 'admin-login.txt'),
+        `email: ops@example.com\npassword: ${user.stdout.trim()}\n`,
+      );
+      const page = await fetch(`${origin}/acme/docs/agent`, {
+        headers: { cookie: await signIn(origin, login) },
       });
-    const ok = await post(token);
-    expect(ok.status, await ok.text()).toBeLessThan(300);
-    expect((await post(`${token.slice(0, -2)}xx`)).status).toBe(401);
-  });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('node scripts/bin/admin.mjs agent enroll --org acme');
+      expect(html).not.toContain('npm run admin');
+    },
+    // Each admin command is a node process of its own: seconds each, tens of seconds on a loaded machine.
+    5 * MINUTE,
+  );
 });

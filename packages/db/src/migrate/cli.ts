@@ -33,6 +33,10 @@ const log = (line: string) => console.log(line);
 async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const { DATABASE_URL } = readDbEnv();
   if (DATABASE_URL) return fn(DATABASE_URL);
+  // `status` here would otherwise read as the app's database having nothing applied.
+  console.error(
+    "migrate: DATABASE_URL is unset: using a throwaway embedded PostgreSQL, not the app's database (`npm start` applies pending migrations itself)",
+  );
   const base = await mkdtemp(join(tmpdir(), 'clusterscope-migrate-'));
   const pg = await startEmbeddedPostgres({ dataDir: join(base, 'data'), database: 'migrate' });
   try {

@@ -15,6 +15,8 @@ const ZEnv = z.object({
   CLICKHOUSE_CLUSTER: z.string().optional(),
   /** Numbered SQL files; the server runs from apps/web (or its build), so resolve from the repo. */
   CLICKHOUSE_MIGRATIONS_DIR: z.string().default(path.resolve('../../packages/tsdb/migrations')),
+  /** How pages name the admin CLI; the image sets `node scripts/bin/admin.mjs` (it has no npm or pnpm). */
+  ADMIN_COMMAND: z.string().min(1).default('npm run admin --'),
   /** The CLI bundle served at /cli/clusterscope.mjs (built by @clusterscope/agent). */
   CLI_PATH: z.string().default(path.resolve('../agent/dist/clusterscope.js')),
   /** No default: the launcher generates one into .data/ for embedded/dev starts; production must set it. */
