@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listPushSubscriptions, type TDb } from '@clusterscope/db';
 import { createOutbound, createToken, generateVapidKeys, type TDeps } from '@clusterscope/services';
@@ -381,5 +382,46 @@ describe('who reads channels and their log', () => {
     const admin = await as('admin').alerting.channels();
     expect(admin.find((c) => c.id === ntfy.id)!.config).toEqual({ url: topicUrl });
     expect(admin.find((c) => c.id === hook.id)!.config).toEqual({ url: hookUrl });
+  });
+
+  it('email recipients are in clear only for configurers, in pages, tRPC and REST', async () => {
+    const to = [`oncall-${randomUUID().slice(0, 8)}@corp.example`, 'cto@corp.example'];
+    const mail = await insertChannel('email', { to });
+    const readToken = (await createToken(strict, orgId, { name: 'reader', scopes: ['read'] })).token;
+    const rest = async (path: string) => {
+      const res = await createOpenApiFetchHandler({
+        endpoint: '/api/v1',
+        req: new Request(`http://127.0.0.1/api/v1${path}`, {
+          headers: { authorization: `Bearer ${readToken}` },
+        }),
+        router: appRouter,
+        createContext: (): TContext => ({ deps: strict, userId: null, bearer: readToken, orgSlug: null }),
+      });
+      expect(res.status).toBe(200);
+      return res.json() as Promise<unknown>;
+    };
+    const asToken = factory({ deps: strict, userId: null, bearer: readToken, orgSlug: null });
+    const views: unknown[] = [
+      await rest('/alerting/channels'),
+      await rest(`/alerting/channels/${mail.id}`),
+      await asToken.pages.channels(),
+    ];
+    for (const role of ['viewer', 'member'])
+      views.push(
+        await as(role).pages.channels(),
+        await as(role).alerting.channels(),
+        await as(role).alerting.channel({ id: mail.id }),
+      );
+    for (const v of views) {
+      const json = JSON.stringify(v);
+      for (const address of to) expect(json).not.toContain(address);
+      expect(json).toContain('***@corp.example');
+    }
+    for (const v of [
+      (await as('admin').alerting.channels()).find((c) => c.id === mail.id),
+      await as('admin').alerting.channel({ id: mail.id }),
+      (await as('admin').pages.channels()).channels.find((c) => c.id === mail.id),
+    ])
+      expect(v!.config).toEqual({ to });
   });
 });

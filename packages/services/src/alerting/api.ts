@@ -294,9 +294,6 @@ export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
 
 // ---- channels ----
 
-/** Config fields that are URLs: an ntfy topic URL (and often a webhook URL) is itself a password. */
-const URL_FIELDS: Record<string, string[]> = { webhook: ['url'], ntfy: ['url'] };
-
 /** `https://host/***`: where it goes, without the path or query that may carry a token. */
 function redactUrl(v: unknown): string {
   try {
@@ -307,14 +304,29 @@ function redactUrl(v: unknown): string {
   }
 }
 
+/** `***@corp.example`: which organisation gets it, not whom (an address list is a phishing target list). */
+function redactEmail(v: unknown): string {
+  const at = String(v).lastIndexOf('@');
+  return at < 0 ? SECRET_MASK : `${SECRET_MASK}${String(v).slice(at)}`;
+}
+
+/** Per kind, the config fields that only a caller who may configure alerting sees in clear. */
+const REDACTED: Record<string, Record<string, (v: unknown) => unknown>> = {
+  // An ntfy topic URL (and often a webhook URL) is itself a password.
+  webhook: { url: redactUrl },
+  ntfy: { url: redactUrl },
+  email: { to: (v) => (Array.isArray(v) ? v.map(redactEmail) : SECRET_MASK) },
+};
+
 /**
  * A channel for the API: each secret field as `***`; config in clear for a caller who may configure
- * alerting, URL fields redacted for everyone else (viewers, members, tokens).
+ * alerting, URLs and recipients redacted for everyone else (viewers, members, tokens).
  */
 export function toChannel(c: TChannelRow, caller?: TCaller): TChannel {
   const config = { ...((c.config ?? {}) as Record<string, unknown>) };
   if (!caller || !can(caller, { alert: ['configure'] }))
-    for (const k of URL_FIELDS[c.kind] ?? []) if (k in config) config[k] = redactUrl(config[k]);
+    for (const [k, redact] of Object.entries(REDACTED[c.kind] ?? {}))
+      if (k in config) config[k] = redact(config[k]);
   const secretKeys: Record<string, string[]> = { webhook: ['hmacSecret'], slack: ['url'], ntfy: ['token'] };
   const secret: Record<string, typeof SECRET_MASK> = {};
   if (c.secret) for (const k of secretKeys[c.kind] ?? []) secret[k] = SECRET_MASK;
@@ -370,7 +382,7 @@ export async function findChannels(deps: TDeps, caller: TCaller) {
 
 export async function getChannelById(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['read'] });
-  return toChannel(await loadChannel(deps, caller, id));
+  return toChannel(await loadChannel(deps, caller, id), caller);
 }
 
 export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
