@@ -213,6 +213,25 @@ export function moveWorkDir(plan: TPlan, dir: string): TPlan {
   };
 }
 
+/**
+ * The plan of an http:// hey or wrk job aimed at `address` (the one confineHost checked), the URL's host kept as
+ * the Host header: the tool does not look the name up again, so a DNS answer that changes after the check
+ * (rebinding) cannot aim the load elsewhere. https:// keeps the name, which TLS needs for SNI and the
+ * certificate check (see the agent README).
+ */
+export function pinAddress(plan: TPlan, address: string | null): TPlan {
+  if (!address || (plan.binary !== 'hey' && plan.binary !== 'wrk')) return plan;
+  const pin = (argv: string[]) => {
+    const u = new URL(argv.at(-1)!);
+    if (u.protocol !== 'http:') return argv;
+    const host = u.host;
+    u.hostname = address.includes(':') ? `[${address}]` : address;
+    const header = plan.binary === 'hey' ? ['-host', host] : ['-H', `Host: ${host}`];
+    return [...argv.slice(0, -1), ...header, u.toString()];
+  };
+  return { ...plan, steps: plan.steps.map((s) => ({ ...s, argv: pin(s.argv) })) };
+}
+
 /** The steps of a job: optional pre-steps (init/prepare), an optional warm-up pass, the run, cleanup. */
 export function buildPlan(
   job: TJobSpec,

@@ -44,23 +44,25 @@ const lookupAll = async (host: string) => (await lookup(host, { all: true })).ma
 /**
  * A host name is also checked by the addresses it resolves to: one that resolves to a link-local or metadata
  * address (169.254.169.254, fe80::/10, fd00:ec2::254) is refused even under `*`, unless that address is listed
- * by itself in jobs.allowed_hosts. IP literals were checked lexically (jobRefusals); a failed lookup is left to
- * the tool, which reports it.
+ * by itself in jobs.allowed_hosts. Returns the address the tool is to connect to (the first answer, all of them
+ * checked), or null for an IP literal or a target without a host (checked lexically by jobRefusals). A name
+ * that does not resolve is refused: the tool would look it up again and could get another answer.
  */
 export async function confineHost(
   target: string,
   allowed: readonly string[],
   resolve: (host: string) => Promise<string[]> = lookupAll,
-): Promise<void> {
+): Promise<string | null> {
   const raw = targetHost(target);
   const host = raw ? normalizeHost(raw) : null;
-  if (!host || isIP(host)) return;
+  if (!host || isIP(host)) return null;
   let addresses: string[];
   try {
     addresses = await resolve(host);
-  } catch {
-    return;
+  } catch (e) {
+    throw new JobError(`host ${host} does not resolve (${(e as { code?: string }).code ?? 'lookup failed'})`);
   }
+  if (addresses.length === 0) throw new JobError(`host ${host} does not resolve`);
   for (const a of addresses) {
     const special = hostRefusal(a, ['*']) !== null;
     if (special && hostRefusal(a, allowed) !== null)
@@ -68,4 +70,5 @@ export async function confineHost(
         `refused by this agent's job limits: host ${host} resolves to ${a}, a link-local or metadata address; it is reachable only when ${a} is listed by itself in jobs.allowed_hosts`,
       );
   }
+  return addresses[0]!;
 }

@@ -95,17 +95,25 @@ describe('confineHost', () => {
   );
 
   it('allows such a name only when the address is listed by itself', async () => {
-    await expect(
-      confineHost('http://imds.test/', ['*', '169.254.169.254'], resolve),
-    ).resolves.toBeUndefined();
-    await expect(confineHost('http://imds.test/', ['169.254.0.0/16'], resolve)).resolves.toBeUndefined();
+    await expect(confineHost('http://imds.test/', ['*', '169.254.169.254'], resolve)).resolves.toBe(
+      '169.254.169.254',
+    );
+    await expect(confineHost('http://imds.test/', ['169.254.0.0/16'], resolve)).resolves.toBe(
+      '169.254.169.254',
+    );
   });
 
-  it('lets ordinary names, IP literals, non-URL targets and failed lookups through', async () => {
-    await expect(confineHost('http://ok.test/', ['*'], resolve)).resolves.toBeUndefined();
-    await expect(confineHost('http://192.0.2.1/', ['*'], resolve)).resolves.toBeUndefined();
-    await expect(confineHost('/tmp/fio', ['*'], resolve)).resolves.toBeUndefined();
-    const failing = async () => Promise.reject(new Error('ENOTFOUND'));
-    await expect(confineHost('http://gone.test/', ['*'], failing)).resolves.toBeUndefined();
+  it('answers the address to connect to for names, nothing for IP literals and non-URL targets', async () => {
+    await expect(confineHost('http://ok.test/', ['*'], resolve)).resolves.toBe('192.0.2.10');
+    await expect(confineHost('http://192.0.2.1/', ['*'], resolve)).resolves.toBeNull();
+    await expect(confineHost('/tmp/fio', ['*'], resolve)).resolves.toBeNull();
+  });
+
+  it('refuses a name that does not resolve (the tool would look it up again)', async () => {
+    const failing = async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENOTFOUND' }));
+    await expect(confineHost('http://gone.test/', ['*'], failing)).rejects.toThrow(
+      'host gone.test does not resolve (ENOTFOUND)',
+    );
+    await expect(confineHost('http://gone.test/', ['*'], async () => [])).rejects.toThrow(/does not resolve/);
   });
 });

@@ -15,6 +15,7 @@ import {
   buildPlan,
   JobError,
   moveWorkDir,
+  pinAddress,
   resolveTarget,
   TOOL_BINARY,
   type TJobSpec,
@@ -203,10 +204,15 @@ export class JobLoop {
         secretDir,
       });
       // The tool gets the real path confinement checked: a symlink swapped after the check cannot redirect it.
-      const plan = checked.workDir
+      const confined = checked.workDir
         ? moveWorkDir(checked, confineDir(checked.workDir, config.allowed_dirs))
         : checked;
-      await confineHost(resolveTarget(job.target ?? '', config.secrets), config.allowed_hosts);
+      // HTTP tools connect to the address that was checked (no second lookup for DNS rebinding to answer).
+      const address = await confineHost(
+        resolveTarget(job.target ?? '', config.secrets),
+        config.allowed_hosts,
+      );
+      const plan = pinAddress(confined, address);
       if (plan.files?.length) {
         mkdirSync(secretDir, { recursive: true, mode: 0o700 });
         for (const f of plan.files) writeFileSync(f.path, f.content, { mode: 0o600, flag: 'w' });
