@@ -15,3 +15,4 @@ export * from './repos/workloads';
 export * from './repos/jobs';
 export * from './repos/alerting';
 export * from './advisory-lock';
+export * from './repos/rate-limits';

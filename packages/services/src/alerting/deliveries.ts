@@ -2,6 +2,7 @@
 import {
   claimDelivery,
   createDelivery,
+  createSharedLimiter,
   getChannel,
   getOrgById,
   listDueDeliveries,
@@ -11,7 +12,6 @@ import {
   type TDeliveryRow,
 } from '@clusterscope/db';
 import type { TDelivery } from '@clusterscope/schema';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { TDeps } from '../deps';
 import { assertCan, type TCaller } from '../caller';
 import { AppError } from '../errors';
@@ -86,22 +86,23 @@ export async function queueDelivery(
 }
 
 /**
- * "Send test" limits in this process: a few per channel and per person a minute, enough to check a channel
- * while editing it, too few to turn the server into a request cannon. Several web instances each count
- * their own.
+ * "Send test" limits: a few per channel and per person a minute, enough to check a channel while editing it,
+ * too few to turn the server into a request cannon. Counted in PostgreSQL, so several web instances share
+ * one count.
  */
 export const TEST_SENDS = { perChannel: 5, perCaller: 20, windowS: 60 } as const;
-const testPerChannel = new RateLimiterMemory({ points: TEST_SENDS.perChannel, duration: TEST_SENDS.windowS });
-const testPerCaller = new RateLimiterMemory({ points: TEST_SENDS.perCaller, duration: TEST_SENDS.windowS });
 
-async function takeTestSend(limiter: RateLimiterMemory, key: string, what: string) {
-  try {
-    await limiter.consume(key);
-  } catch (res) {
-    if (!(res instanceof RateLimiterRes)) throw res;
-    const retryAfterS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    throw new AppError('TOO_MANY_REQUESTS', `${what}; retry after ${retryAfterS} s`, { retryAfterS });
-  }
+async function takeTestSend(deps: TDeps, limit: 'channel' | 'caller', key: string, what: string) {
+  const points = limit === 'channel' ? TEST_SENDS.perChannel : TEST_SENDS.perCaller;
+  const limiter = createSharedLimiter(deps.db, {
+    name: `test-send-${limit}`,
+    points,
+    windowS: TEST_SENDS.windowS,
+  });
+  const waitMs = await limiter.take(key);
+  if (waitMs === null) return;
+  const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
+  throw new AppError('TOO_MANY_REQUESTS', `${what}; retry after ${retryAfterS} s`, { retryAfterS });
 }
 
 /** "Send test": queues and sends one test notification now; the delivery row shows the outcome. */
@@ -110,12 +111,14 @@ export async function sendTestNotification(deps: TDeps, caller: TCaller, channel
   const channel = await loadAlertChannel(deps, caller, channelId);
   const who = caller.kind === 'user' ? `user:${caller.userId}` : `token:${caller.tokenId}`;
   await takeTestSend(
-    testPerCaller,
+    deps,
+    'caller',
     who,
     `at most ${TEST_SENDS.perCaller} test notifications a minute per person`,
   );
   await takeTestSend(
-    testPerChannel,
+    deps,
+    'channel',
     channel.id,
     `at most ${TEST_SENDS.perChannel} test notifications a minute per channel`,
   );
