@@ -74,6 +74,7 @@ const CASES: Record<string, TCase> = {
   'runs.create': denied((a) => ({ cluster: a.cluster, workload: 'w', tool: 'pgbench' })),
   'runs.addSamples': denied((a) => ({ id: a.openRun, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
   'runs.addOutput': denied((a) => ({ id: a.openRun, output: fixture('pgbench_tpcb.txt') })),
+  'runs.addOutputBytes': denied((a) => ({ id: a.openRun, bytes: Buffer.from(fixture('pgbench_tpcb.txt')) })),
   'runs.addResults': denied((a) => ({ id: a.openRun, metrics: [{ name: 'tps', value: 1 }] })),
   'runs.finish': denied((a) => ({ id: a.openRun, status: 'failed' })),
   'runs.list': own(() => ({})),

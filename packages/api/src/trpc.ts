@@ -88,7 +88,8 @@ const errors = t.middleware(async ({ next }) => {
 /** Path of the first string (value or key) holding a NUL character, which no store accepts as text. */
 export function nulPath(v: unknown, path: (string | number)[] = [], depth = 0): (string | number)[] | null {
   if (typeof v === 'string') return v.includes('\u0000') ? path : null;
-  if (v === null || typeof v !== 'object' || depth > 64) return null;
+  // Raw bytes are not text yet: whoever decodes them checks (decodeOutput on the parse worker).
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 64) return null;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const p = nulPath(v[i], [...path, i], depth + 1);

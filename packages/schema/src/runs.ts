@@ -57,8 +57,11 @@ export const ZRunSamplesIn = ZRunId.extend({
 });
 export type TRunSamplesIn = z.infer<typeof ZRunSamplesIn>;
 
+/** Largest tool output a run takes (characters in JSON, bytes as text/plain). */
+export const OUTPUT_MAX_BYTES = 8 * 1024 * 1024;
+
 export const ZRunOutputIn = ZRunId.extend({
-  output: z.string().max(8 * 1024 * 1024),
+  output: z.string().max(OUTPUT_MAX_BYTES),
   tool: ZFormat.optional(),
 });
 export type TRunOutputIn = z.infer<typeof ZRunOutputIn>;

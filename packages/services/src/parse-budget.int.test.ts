@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { createParser } from './parse-pool';
-import { addRunOutput, createRun } from './runs';
+import { addRunOutput, addRunOutputBytes, createRun } from './runs';
 import { bootWorkerFromSource } from './testing';
 import { errorReason, useTestEnv } from './test-env';
 
@@ -53,5 +53,33 @@ describe('POST output parsed off the request thread', { timeout: 120_000 }, () =
     expect((await getRun(env.db, ci.orgId, id))?.rawOutput ?? null).toBeNull();
     const ok = readFileSync(new URL('../../bench/fixtures/wrk_plain.txt', import.meta.url), 'utf8');
     expect((await addRunOutput(slow, ci, { id, output: ok, tool: 'wrk' })).tool).toBe('wrk');
+  });
+
+  it('takes a raw body as bytes: parsed on the worker, stored as text; not UTF-8 or NUL is a 400', async () => {
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'raw', tool: 'wrk' });
+    const ok = readFileSync(new URL('../../bench/fixtures/wrk_plain.txt', import.meta.url));
+    const out = await addRunOutputBytes(deps, ci, { id, bytes: new Uint8Array(ok) });
+    expect(out.tool).toBe('wrk');
+    expect((await getRun(env.db, ci.orgId, id))?.rawOutput).toBe(ok.toString('utf8'));
+    for (const [bytes, message] of [
+      [new Uint8Array([0x52, 0xff, 0xfe]), /^BAD_REQUEST: output: the body is not UTF-8$/],
+      [new TextEncoder().encode('Requests/sec: 1\u0000'), /^BAD_REQUEST: output: may not contain a NUL/],
+    ] as const)
+      expect(await errorReason(addRunOutputBytes(deps, ci, { id, bytes }))).toMatch(message);
+  });
+
+  it('a raw body past the budget answers 422 too, and one over 8 MB is refused before parsing', async () => {
+    const slow = { ...deps, parser: tight };
+    const { id } = await createRun(slow, ci, { cluster: 'prod', workload: 'slow-raw', tool: 'hey' });
+    const bytes = new TextEncoder().encode(
+      'Summary:\n' + '  Total: 1 secs\n'.repeat((8 * 1024 * 1024) / 16 - 1),
+    );
+    const why = await errorReason(addRunOutputBytes(slow, ci, { id, bytes }));
+    expect(why).toMatch(/^UNPROCESSABLE_CONTENT: output: the output could not be parsed in time/);
+    expect((await getRun(env.db, ci.orgId, id))?.rawOutput ?? null).toBeNull();
+    const big = new Uint8Array(8 * 1024 * 1024 + 1);
+    expect(await errorReason(addRunOutputBytes(slow, ci, { id, bytes: big }))).toMatch(
+      /^PAYLOAD_TOO_LARGE: output: more than 8192 KB/,
+    );
   });
 });

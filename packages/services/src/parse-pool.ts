@@ -5,11 +5,13 @@ import type { TFormat, TParseResult } from '@clusterscope/schema';
 /** Messages to the parse worker (parse-worker.ts). */
 export type TParseJob =
   | { id: number; op: 'parse'; output: string; tool?: TFormat }
+  /** A raw body, transferred: decoded (UTF-8) and checked on the worker, handed back with the answer. */
+  | { id: number; op: 'parse-bytes'; bytes: Uint8Array; tool?: TFormat }
   | { id: number; op: 'detect'; output: string };
 
 /** Answers from the parse worker. */
 export type TParseAnswer =
-  | { id: number; ok: true; result: TParseResult }
+  | { id: number; ok: true; result: TParseResult; bytes?: Uint8Array }
   | { id: number; ok: true; tool: TFormat | null }
   | {
       id: number;
@@ -18,6 +20,8 @@ export type TParseAnswer =
       recognised?: string;
       tool?: TFormat | null;
       parseError: boolean;
+      /** The bytes are not text a parser takes (not UTF-8, a NUL): a 400, not a 422. */
+      badInput?: boolean;
     }
   /** Sent once when the worker has loaded: budgets start only then. */
   | { ready: true };
@@ -26,6 +30,11 @@ export type TParseAnswer =
 export interface TParser {
   /** parseOutput on a worker: throws ParseError (bad output), ParseTimeout or WorkerError. */
   parse(output: string, tool?: TFormat): Promise<TParseResult>;
+  /**
+   * parseOutput of a raw body on a worker, the body's buffer transferred there and back, so the event loop
+   * never holds it as a string; throws ParseInputError when it is not UTF-8 text without NUL.
+   */
+  parseBytes(bytes: Uint8Array, tool?: TFormat): Promise<{ result: TParseResult; bytes: Uint8Array }>;
   /** detectTool on a worker. */
   detect(output: string): Promise<TFormat | null>;
   close(): Promise<void>;
@@ -36,6 +45,21 @@ export class ParseTimeout extends Error {
   constructor(readonly budgetMs: number) {
     super(`the output could not be parsed in time (${budgetMs / 1000} s)`);
   }
+}
+
+/** A raw body that is not text a parser takes (a 400). */
+export class ParseInputError extends Error {}
+
+/** UTF-8 text without NUL (no store takes NUL as text), or ParseInputError. */
+export function decodeOutput(bytes: Uint8Array): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ParseInputError('the body is not UTF-8');
+  }
+  if (text.includes('\u0000')) throw new ParseInputError('may not contain a NUL character (\\u0000)');
+  return text;
 }
 
 /** The parse worker died or is closed (a 503). */
@@ -53,6 +77,7 @@ export interface TParserOptions {
 /** Parses on the calling thread (vite dev, scripts): no budget. */
 export const inThreadParser: TParser = {
   parse: async (output, tool) => parseOutput(output, tool),
+  parseBytes: async (bytes, tool) => ({ result: parseOutput(decodeOutput(bytes), tool), bytes }),
   detect: async (output) => detectTool(output),
   close: async () => undefined,
 };
@@ -134,7 +159,8 @@ export function createParser(opts: TParserOptions): TParser {
       pump();
     }, opts.budgetMs);
     busy = { ...next, timer };
-    w.postMessage(next.job);
+    const j = next.job;
+    w.postMessage(j, j.op === 'parse-bytes' ? [j.bytes.buffer as ArrayBuffer] : []);
   };
   const send = (job: TParseJob) =>
     new Promise<TParseAnswer>((resolve, reject) => {
@@ -144,6 +170,7 @@ export function createParser(opts: TParserOptions): TParser {
     });
   const fromAnswer = (a: TParseAnswer): Error => {
     if ('ready' in a || a.ok) return new Error('parse worker answered out of turn');
+    if (a.badInput) return new ParseInputError(a.message);
     return a.parseError
       ? new ParseError(a.message, a.recognised ?? '', a.tool ?? null)
       : new Error(a.message);
@@ -153,6 +180,14 @@ export function createParser(opts: TParserOptions): TParser {
     async parse(output, tool) {
       const a = await send({ id: nextId++, op: 'parse', output, ...(tool ? { tool } : {}) });
       if ('result' in a) return a.result;
+      throw fromAnswer(a);
+    },
+    async parseBytes(bytes, tool) {
+      // Only a buffer of its own can be transferred (a Buffer may be a view into a shared pool).
+      const own =
+        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      const a = await send({ id: nextId++, op: 'parse-bytes', bytes: own, ...(tool ? { tool } : {}) });
+      if ('result' in a && a.bytes) return { result: a.result, bytes: a.bytes };
       throw fromAnswer(a);
     },
     async detect(output) {

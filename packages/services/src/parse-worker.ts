@@ -1,7 +1,7 @@
 /** Worker-thread entry of the parser (parse-pool.ts); bundled by apps/web into parse-worker.js. */
 import { parentPort } from 'node:worker_threads';
 import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
-import type { TParseAnswer, TParseJob } from './parse-pool';
+import { decodeOutput, ParseInputError, type TParseAnswer, type TParseJob } from './parse-pool';
 import { tuneThread } from './os-thread';
 
 const port = parentPort;
@@ -15,21 +15,26 @@ port.on('message', (job: TParseJob) => {
     a =
       job.op === 'detect'
         ? { id: job.id, ok: true, tool: detectTool(job.output) }
-        : { id: job.id, ok: true, result: parseOutput(job.output, job.tool) };
+        : job.op === 'parse-bytes'
+          ? { id: job.id, ok: true, result: parseOutput(decodeOutput(job.bytes), job.tool), bytes: job.bytes }
+          : { id: job.id, ok: true, result: parseOutput(job.output, job.tool) };
   } catch (err) {
     const e = err as Error;
     a =
-      e instanceof ParseError
-        ? {
-            id: job.id,
-            ok: false,
-            message: e.message,
-            recognised: e.recognised,
-            tool: e.tool,
-            parseError: true,
-          }
-        : { id: job.id, ok: false, message: e.message, parseError: false };
+      e instanceof ParseInputError
+        ? { id: job.id, ok: false, message: e.message, parseError: false, badInput: true }
+        : e instanceof ParseError
+          ? {
+              id: job.id,
+              ok: false,
+              message: e.message,
+              recognised: e.recognised,
+              tool: e.tool,
+              parseError: true,
+            }
+          : { id: job.id, ok: false, message: e.message, parseError: false };
   }
-  port!.postMessage(a);
+  // The body goes back to the event loop without a copy (it stores it once parsed).
+  port!.postMessage(a, 'bytes' in a && a.bytes ? [a.bytes.buffer as ArrayBuffer] : []);
 });
 port.postMessage({ ready: true } satisfies TParseAnswer);

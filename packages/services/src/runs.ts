@@ -3,6 +3,7 @@ import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from
 import { getMetricInfo, getSampleSummary, ParseError } from '@clusterscope/bench';
 import {
   FORMATS,
+  OUTPUT_MAX_BYTES,
   TOOLS,
   type TBenchSample,
   type TIntervalSample,
@@ -18,6 +19,7 @@ import {
   type TRunResultsIn,
   type TRunSamplesIn,
   type TFormat,
+  type TParseResult,
 } from '@clusterscope/schema';
 import { EncodeError, getBenchSamples, insertBenchResults, type TWriter } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
@@ -28,7 +30,7 @@ import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
 import { getRunSummary, loadRun, queryRuns, toRunDto, type TRunRow } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
-import { inThreadParser, ParseTimeout, ParseWorkerError } from './parse-pool';
+import { decodeOutput, inThreadParser, ParseInputError, ParseTimeout, ParseWorkerError } from './parse-pool';
 
 const isFormat = (t: string): t is TFormat => (FORMATS as readonly string[]).includes(t);
 
@@ -194,6 +196,7 @@ async function parseOff<T>(deps: TDeps, f: (p: NonNullable<TDeps['parser']>) => 
       throw new AppError('UNPROCESSABLE_CONTENT', `output: ${err.message}; send a shorter output`);
     if (err instanceof ParseWorkerError)
       throw new AppError('SERVICE_UNAVAILABLE', `output: ${err.message}`, { dependency: 'parse-worker' });
+    if (err instanceof ParseInputError) throw new AppError('BAD_REQUEST', `output: ${err.message}`);
     throw err;
   }
 }
@@ -215,6 +218,36 @@ export async function addRunOutput(
   const run = await loadRun(deps, caller, input.id);
   const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
   const parsed = await parseOff(deps, (p) => p.parse(input.output, tool));
+  return storeRunOutput(deps, run, parsed, input.output, writer);
+}
+
+/**
+ * addRunOutput of a raw body (`text/plain`): the bytes go to the parse worker as they are, and become a
+ * string on the event loop only once they parsed, to be stored. An output that cannot be parsed in time is
+ * never decoded, escaped or copied here.
+ */
+export async function addRunOutputBytes(
+  deps: TDeps,
+  caller: TCaller,
+  input: Omit<TRunOutputIn, 'output'> & { bytes: Uint8Array },
+  writer: TWriter = getIngestWriter(deps),
+): Promise<TRunOutputResult> {
+  assertCan(caller, { run: ['write'] });
+  if (input.bytes.byteLength > OUTPUT_MAX_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE', `output: more than ${OUTPUT_MAX_BYTES / 1024} KB`);
+  const run = await loadRun(deps, caller, input.id);
+  const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
+  const { result, bytes } = await parseOff(deps, (p) => p.parseBytes(input.bytes, tool));
+  return storeRunOutput(deps, run, result, decodeOutput(bytes), writer);
+}
+
+async function storeRunOutput(
+  deps: TDeps,
+  run: TRunRow,
+  parsed: TParseResult,
+  output: string,
+  writer: TWriter,
+): Promise<TRunOutputResult> {
   const warnings = [...parsed.warnings];
   if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
 
@@ -239,7 +272,7 @@ export async function addRunOutput(
   const summary = [...parsed.summary, ...getSampleSummary(sampled).filter((m) => !have.has(m.name))];
   await storeMetrics(deps, run, summary);
   await updateRunResults(deps.db, run.organizationId, run.id, {
-    rawOutput: input.output,
+    rawOutput: output,
     toolWorkload: run.toolWorkload || parsed.workload,
     summary: mergeSummary(getRunSummary(run), summary),
     warnings: [...new Set([...run.warnings, ...warnings])],

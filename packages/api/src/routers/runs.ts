@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   addRunOutput,
+  addRunOutputBytes,
   addRunResults,
   addRunSamples,
   createRun,
@@ -78,6 +79,11 @@ export const runsRouter = router({
     .input(ZRunOutputIn)
     .output(ZRunOutputResult)
     .mutation(notifying(svc(addRunOutput))),
+  /** The same as a raw body (the web's text/plain REST route calls it in-process; bytes are never JSON). */
+  addOutputBytes: write
+    .input(ZRunOutputIn.omit({ output: true }).extend({ bytes: z.instanceof(Uint8Array) }))
+    .output(ZRunOutputResult)
+    .mutation(notifying(svc(addRunOutputBytes))),
   addResults: write
     .meta(
       rest(

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { API_MAX_BYTES, BULK_MAX_BYTES, guardJsonRequest, jsonDepth, maxBodyBytes } from './json-body';
+import {
+  API_MAX_BYTES,
+  BULK_MAX_BYTES,
+  guardJsonRequest,
+  isTextOutput,
+  jsonDepth,
+  maxBodyBytes,
+} from './json-body';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -57,5 +64,20 @@ describe('maxBodyBytes', () => {
     expect(maxBodyBytes('/api/v1/runs/abc/samples')).toBe(BULK_MAX_BYTES);
     expect(maxBodyBytes('/api/v1/runs')).toBe(API_MAX_BYTES);
     expect(maxBodyBytes('/api/trpc/tokens.create')).toBe(API_MAX_BYTES);
+  });
+});
+
+const postText = (path: string, type = 'text/plain; charset=utf-8', method = 'POST') =>
+  new Request(`http://x${path}`, { method, headers: { 'content-type': type }, body: 'x' });
+
+describe('isTextOutput', () => {
+  it('takes a text/plain POST to a run output route', () => {
+    expect(isTextOutput(postText('/api/v1/runs/r1/output?tool=pgbench'))).toBe(true);
+    expect(isTextOutput(postText('/api/v1/runs/r1/output/', 'Text/Plain'))).toBe(true);
+  });
+  it('leaves JSON bodies, other methods and other routes alone', () => {
+    expect(isTextOutput(postText('/api/v1/runs/r1/output', 'application/json'))).toBe(false);
+    expect(isTextOutput(postText('/api/v1/runs/r1/finish'))).toBe(false);
+    expect(isTextOutput(postText('/api/v1/runs/r1/output', 'text/plain', 'PUT'))).toBe(false);
   });
 });

@@ -92,3 +92,14 @@ export async function readCapped(
     chunks.push(value);
   }
 }
+
+/** `POST /api/v1/runs/{id}/output` (REST) also takes the raw tool output as a text/plain body. */
+export const OUTPUT_PATH = /^\/api\/v1\/runs\/([^/]+)\/output\/?$/;
+
+/** The output route's request with a text/plain body (`curl --data-binary @out.txt`). */
+export function isTextOutput(request: Request): boolean {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  return (
+    request.method === 'POST' && type === 'text/plain' && OUTPUT_PATH.test(new URL(request.url).pathname)
+  );
+}

@@ -1,14 +1,13 @@
-import { guardJsonRequest, maxBodyBytes } from '$lib/server/json-body';
+import { guardJsonRequest, isTextOutput } from '$lib/server/json-body';
 import { handleOpenApi } from '$lib/server/openapi-handler';
-import { textOutputAsJson } from '$lib/server/text-output';
+import { postTextOutput } from '$lib/server/text-output';
 import type { RequestHandler } from './$types';
 
 /** REST for CI: the same tRPC procedures, routed by their OpenAPI meta. */
 const handler: RequestHandler = async (event) => {
-  // Raw tool output as text/plain (curl --data-binary @out.txt) becomes the JSON body of runs.addOutput.
-  const text = await textOutputAsJson(event.request, maxBodyBytes(event.url.pathname));
-  if (text instanceof Response) return text;
-  const req = await guardJsonRequest(text);
+  // Raw tool output as text/plain (curl --data-binary @out.txt): its bytes go to runs.addOutputBytes.
+  if (isTextOutput(event.request)) return postTextOutput(event);
+  const req = await guardJsonRequest(event.request);
   if (req instanceof Response) return req;
   const res = await handleOpenApi(event, req);
   return isMarkdownReport(event.url) && res.ok ? asMarkdown(res) : res;
