@@ -20,7 +20,7 @@ export const ZRunCreate = z.object({
   cluster: z.string().min(1).max(128),
   /** Workload name; created (with `tool`, or the tool detected from `output`) when the org has none by that name. */
   workload: z.string().trim().min(1).max(128),
-  /** The tool, or the output format (bmf, go-bench, google-benchmark, pytest-benchmark) of a submitted output. */
+  /** The tool, or the output format (bmf, go-bench, google-benchmark, pytest-benchmark, hyperfine, k6, benchbase, ycsb) of a submitted output. */
   tool: ZFormat.optional(),
   /** The benchmark's output: when given, the tool is detected from it (if `tool` is omitted) and it is stored as by POST /runs/{id}/output. */
   output: z
