@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZVerdictMetricsParam } from './verdict-words';
 import { ZDirection, ZEpochMs, ZFormat, ZJsonObject, ZRunStatus, ZTimestamp } from './common';
 import { ZMetric } from './bench';
+import { ZMachine } from './machine';
 
 /** API I/O of benchmark runs (REST for CI + tRPC for the UI). */
 
@@ -31,6 +32,8 @@ export const ZRunCreate = z.object({
   git: ZGit.optional(),
   labels: ZLabels.optional(),
   startedAt: ZTimestamp.optional(),
+  /** The machine the run ran on (the CLI sends it): baselines are chosen from runs on the same kind. */
+  machine: ZMachine.optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 /** What a client sends (defaults not applied yet). */

@@ -24,6 +24,7 @@ function noBaseline(branch: string | null, baselineBranch = 'main'): TReportFact
     reason: 'no earlier runs to compare with',
     rule: VERDICT_RULE,
     warning: null,
+    machine_warning: null,
   };
   return {
     run: {

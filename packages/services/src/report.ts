@@ -127,6 +127,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
   const metrics = c.verdicts.map(toReportMetric);
   const warnings = [...(f.warnings ?? [])];
   if (c.warning) warnings.push(`not comparable with the baseline: ${c.warning}; no verdict is given`);
+  if (c.machine_warning) warnings.push(c.machine_warning);
   if (c.verdict === 'unhealthy_env' || c.envHealthy === false)
     warnings.push(
       `the cluster was unhealthy during the run${c.env_reasons.length ? `: ${c.env_reasons.join('; ')}` : ''}; regressions are not counted`,
