@@ -45,6 +45,8 @@ export const ZEnv = z.object({
   CI_MERGE_REQUEST_IID: opt,
   CI_MERGE_REQUEST_TARGET_BRANCH_NAME: opt,
   CI_RUNNER_DESCRIPTION: opt,
+  // The runner's name recorded with each run's machine (besides RUNNER_NAME and CI_RUNNER_DESCRIPTION).
+  BUILDKITE_AGENT_NAME: opt,
 });
 export type TEnv = z.output<typeof ZEnv>;
 

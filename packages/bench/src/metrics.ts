@@ -86,6 +86,18 @@ export const METRICS = {
   throughput: hi('ops/s', 'Throughput', 'rate'),
   'build-time': lo('s', 'Build time', 'duration'),
   'file-size': lo('B', 'File size', 'count'),
+  // hyperfine, k6, BenchBase, YCSB.
+  cpu_user_s: lo('s', 'User CPU time', 'latency'),
+  cpu_system_s: lo('s', 'System CPU time', 'latency'),
+  max_rss_bytes: lo('B', 'Peak memory', 'count'),
+  lat_p9999_ms: lo('ms', 'Latency p99.99'),
+  iterations: hi('count', 'Iterations', 'count'),
+  iterations_per_s: hi('iterations/s', 'Iterations/s'),
+  bytes: hi('B', 'Bytes', 'count'),
+  total: hi('count', 'Total', 'count'),
+  per_s: hi('/s', 'Per second'),
+  pass_pct: hi('%', 'Passed', 'error_rate'),
+  goodput_tps: hi('tx/s', 'Goodput (committed tx/s)'),
 } as const satisfies Record<string, TMetricInfo>;
 
 export type TMetricName = keyof typeof METRICS;

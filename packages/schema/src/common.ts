@@ -27,10 +27,21 @@ export const TOOLS = ['sysbench', 'cockroach-workload', 'pgbench', 'fio', 'wrk',
 export const ZTool = z.enum(TOOLS);
 /**
  * Every output format a run's output can be read as: the runnable tools above, and the formats CI already
- * produces (Bencher Metric Format JSON, `go test -bench`, Google Benchmark JSON, pytest-benchmark JSON),
- * which are submitted, never started from the dashboard.
+ * produces (Bencher Metric Format JSON, `go test -bench`, Google Benchmark JSON, pytest-benchmark JSON,
+ * hyperfine JSON, k6's summary JSON, BenchBase's summary JSON, YCSB's and go-ycsb's report), which are
+ * submitted, never started from the dashboard.
  */
-export const FORMATS = [...TOOLS, 'bmf', 'go-bench', 'google-benchmark', 'pytest-benchmark'] as const;
+export const FORMATS = [
+  ...TOOLS,
+  'bmf',
+  'go-bench',
+  'google-benchmark',
+  'pytest-benchmark',
+  'hyperfine',
+  'k6',
+  'benchbase',
+  'ycsb',
+] as const;
 export const ZFormat = z.enum(FORMATS);
 export type TFormat = z.infer<typeof ZFormat>;
 export type TTool = z.infer<typeof ZTool>;

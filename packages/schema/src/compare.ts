@@ -120,6 +120,8 @@ export const ZRunComparison = z.object({
   rule: z.string(),
   /** Set when the runs cannot be compared (different tool or workload). */
   warning: z.string().nullable(),
+  /** Set when the baseline ran on another kind of machine (describeMachineMismatch); the verdict stands. */
+  machine_warning: z.string().nullable(),
 });
 export type TRunComparison = z.infer<typeof ZRunComparison>;
 
@@ -149,6 +151,8 @@ export const ZRunJudgement = z.object({
   /** Which test judged each metric and how strong the evidence is (summarizeEvidence). */
   evidence: z.string(),
   warning: z.string().nullable(),
+  /** Set when the baseline ran on another kind of machine than this run. */
+  machine_warning: z.string().nullable(),
 });
 export type TRunJudgement = z.infer<typeof ZRunJudgement>;
 

@@ -3,6 +3,7 @@ export * from './ingest';
 export * from './bench';
 export * from './verdict-words';
 export * from './compare';
+export * from './machine';
 export * from './runs';
 export * from './workloads';
 export * from './health';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZVerdictMetricsParam } from './verdict-words';
 import { ZDirection, ZEpochMs, ZFormat, ZJsonObject, ZRunStatus, ZTimestamp } from './common';
 import { ZMetric } from './bench';
+import { ZMachine } from './machine';
 
 /** API I/O of benchmark runs (REST for CI + tRPC for the UI). */
 
@@ -20,7 +21,7 @@ export const ZRunCreate = z.object({
   cluster: z.string().min(1).max(128),
   /** Workload name; created (with `tool`, or the tool detected from `output`) when the org has none by that name. */
   workload: z.string().trim().min(1).max(128),
-  /** The tool, or the output format (bmf, go-bench, google-benchmark, pytest-benchmark) of a submitted output. */
+  /** The tool, or the output format (bmf, go-bench, google-benchmark, pytest-benchmark, hyperfine, k6, benchbase, ycsb) of a submitted output. */
   tool: ZFormat.optional(),
   /** The benchmark's output: when given, the tool is detected from it (if `tool` is omitted) and it is stored as by POST /runs/{id}/output. */
   output: z
@@ -31,6 +32,8 @@ export const ZRunCreate = z.object({
   git: ZGit.optional(),
   labels: ZLabels.optional(),
   startedAt: ZTimestamp.optional(),
+  /** The machine the run ran on (the CLI sends it): baselines are chosen from runs on the same kind. */
+  machine: ZMachine.optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 /** What a client sends (defaults not applied yet). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZMachine } from './machine';
 import { ZVerdictMetrics } from './verdict-words';
 import { ZRunStatus, ZTool, type TTool } from './common';
 
@@ -389,6 +390,8 @@ export const ZJobLeaseIn = ZJobRef.extend({
   lease: qint(JOB_LEASE_MIN_S, JOB_LEASE_MAX_S).default(30),
   /** Set once the tool is spawned: claimed → running. */
   running: z.boolean().optional(),
+  /** The machine the tool runs on, sent with `running`: baselines are chosen from runs on its kind. */
+  machine: ZMachine.optional(),
 });
 export const ZJobLeaseOut = z.object({
   cancelRequested: z.boolean(),

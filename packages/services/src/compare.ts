@@ -14,6 +14,7 @@ import {
   DEFAULT_BASELINE_WINDOW,
   MIN_EFFECT_PCT,
   VERDICT_RULE,
+  describeMachineMismatch,
   ZRunFilter,
   parseDay,
   summarizeEvidence,
@@ -167,7 +168,7 @@ async function findBranchBaseline(
   run: TRunRow,
   spec: { branch: string; window: number },
 ): Promise<TRunRow[]> {
-  return findBaselineRuns(deps.db, caller.orgId, {
+  const q = {
     clusterId: boundClusterOf(caller),
     workloadId: run.workloadId,
     tool: run.tool,
@@ -176,7 +177,20 @@ async function findBranchBaseline(
     before: run.startedAt,
     excludeId: run.id,
     limit: spec.window,
-  });
+  };
+  // Runs on the run's kind of machine first; without any, every machine's (the comparison then warns).
+  if (run.machineKind) {
+    const same = await findBaselineRuns(deps.db, caller.orgId, { ...q, machineKind: run.machineKind });
+    if (same.length) return same;
+  }
+  return findBaselineRuns(deps.db, caller.orgId, q);
+}
+
+/** The cross-machine warning of a run compared with `baseRuns` (null when all ran on its kind of machine). */
+function warnMachines(run: TRunRow, baseRuns: readonly TRunRow[], branch: boolean): string | null {
+  const kinds = baseRuns.map((r) => r.machineKind);
+  const fellBack = branch && run.machineKind !== null && !kinds.includes(run.machineKind);
+  return describeMachineMismatch(run.machineKind, kinds, fellBack);
 }
 
 /**
@@ -192,7 +206,12 @@ async function findBranchBaselines(
   const groups = new Map<string, (typeof items)[number][]>();
   for (const it of items) {
     const r = it.run;
-    const key = JSON.stringify([r.workloadId ?? [r.tool, r.toolWorkload], it.spec.branch, it.spec.window]);
+    const key = JSON.stringify([
+      r.workloadId ?? [r.tool, r.toolWorkload],
+      it.spec.branch,
+      it.spec.window,
+      r.machineKind,
+    ]);
     const g = groups.get(key);
     if (g) g.push(it);
     else groups.set(key, [it]);
@@ -208,8 +227,9 @@ async function findBranchBaselines(
         group.map(async ({ run, spec }) => {
           const before = pool.filter((x) => x.startedAt < run.startedAt);
           // The pool is the newest `limit` runs before `newest`: complete below a run if it was not full.
+          // A run with none of its machine kind before it falls back to every machine's on its own.
           const runs =
-            before.length >= window || pool.length < limit
+            (before.length >= window || pool.length < limit) && (before.length > 0 || !run.machineKind)
               ? before.slice(0, window)
               : await findBranchBaseline(deps, caller, run, spec);
           out.set(run.id, runs);
@@ -349,6 +369,7 @@ function toComparison(
     reason: j.reason,
     rule: VERDICT_RULE,
     warning: j.warning,
+    machine_warning: warnMachines(run, b.runs, b.spec.kind === 'branch'),
   };
 }
 
@@ -433,6 +454,7 @@ export async function compareRunIds(
       reason: j.reason,
       evidence: summarizeEvidence(j.verdicts),
       warning: j.warning,
+      machine_warning: warnMachines(r, b.runs, b.spec.kind === 'branch'),
     };
   });
   return {

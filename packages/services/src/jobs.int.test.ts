@@ -105,8 +105,27 @@ describe('job queue', () => {
     const holder = p.agent!;
     const loser = holder === 'a1' ? 'a2' : 'a1';
     expect(await errorCode(renewLease(deps, ag[loser], { id: started.id, agent: loser }))).toBe('CONFLICT');
-    const lease = await renewLease(deps, ag[holder], { id: started.id, agent: holder, running: true });
+    const machine = {
+      cpu_model: 'AMD EPYC 7763 64-Core Processor',
+      cores: 8,
+      memory_bytes: 32 * 1024 ** 3,
+      kernel: '6.8.0',
+      os: 'linux/x64',
+      cgroup_cpu_cores: null,
+      cgroup_memory_bytes: null,
+      runner: 'db-host-1',
+    };
+    const lease = await renewLease(deps, ag[holder], {
+      id: started.id,
+      agent: holder,
+      running: true,
+      machine,
+    });
     expect(lease).toMatchObject({ status: 'running', cancelRequested: false });
+    // The agent's machine is recorded with the run when its tool starts.
+    const row = await db.run.findUniqueOrThrow({ where: { id: started.id } });
+    expect(row.machine).toMatchObject({ runner: 'db-host-1', cores: 8 });
+    expect(row.machineKind).toBe('AMD EPYC 7763 64-Core Processor, 8 cores, 32 GiB');
     const done = await finishJob(deps, ag[holder], {
       id: started.id,
       agent: holder,

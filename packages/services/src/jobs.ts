@@ -19,6 +19,8 @@ import {
   ZJobClaimIn,
   ZJobFinishIn,
   ZJobLeaseIn,
+  getMachineKind,
+  type TMachine,
   type TJob,
   type TJobClaimIn,
   type TJobFinishIn,
@@ -251,7 +253,7 @@ async function held(deps: TDeps, caller: TCaller, id: string, agentName: string 
 export async function renewLease(
   deps: TDeps,
   caller: TCaller,
-  input: { id: string; agent?: string; lease?: number; running?: boolean },
+  input: { id: string; agent?: string; lease?: number; running?: boolean; machine?: TMachine },
 ): Promise<TJobLeaseOut> {
   const q = ZJobLeaseIn.parse(input);
   const { agent } = await held(deps, caller, q.id, q.agent);
@@ -261,6 +263,7 @@ export async function renewLease(
     agentId: agent.id,
     leaseS: q.lease,
     running: q.running,
+    machine: q.machine ? { value: q.machine, kind: getMachineKind(q.machine) } : undefined,
   });
   if (!r) throw new AppError('CONFLICT', `run '${q.id}' is no longer held by agent '${agent.name}'`);
   return {

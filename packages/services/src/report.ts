@@ -84,22 +84,31 @@ export type TReportFacts = {
   warnings?: string[];
 };
 
-/** Which baseline was used, or why there is none and what to pass, in one sentence. */
-function describeBaseline(f: TReportFacts): string {
+/**
+ * Which baseline was used, or why there is none and what to pass, in one sentence. `plain` renders the
+ * CI/tool-supplied names (`name`, branches) and `flag` the CLI flags: the markdown report escapes the names
+ * only, so the flags stay code spans (escaping them too would show their backticks and a `\|`).
+ */
+function describeBaseline(
+  f: TReportFacts,
+  plain: (s: string) => string = (s) => s,
+  flag: (s: string) => string = (s) => `\`${s}\``,
+): string {
   const b = f.comparison.baseline;
   if (b.kind === 'run') return `Baseline: run ${shortId(b.ref)}.`;
-  const since = f.fellBackFrom ? ` (branch ${f.fellBackFrom} has no runs of its own yet)` : '';
+  const since = f.fellBackFrom ? ` (branch ${plain(f.fellBackFrom)} has no runs of its own yet)` : '';
+  const branch = plain(b.branch ?? '');
   if (b.run_ids.length > 0)
-    return `Baseline: ${b.name}, the latest succeeded runs of this workload on branch ${b.branch}${since}.`;
+    return `Baseline: ${plain(b.name)}, the latest succeeded runs of this workload on branch ${branch}${since}.`;
   if (!f.run.branch)
     return (
-      `No baseline: this run has no branch, and branch ${b.branch} has no earlier runs of this workload. ` +
-      'Pass `--branch` (CI sets it from GITHUB_HEAD_REF/GITHUB_REF_NAME or CI_COMMIT_REF_NAME), ' +
-      'or `--baseline RUN_ID|BRANCH` to choose one.'
+      `No baseline: this run has no branch, and branch ${branch} has no earlier runs of this workload. ` +
+      `Pass ${flag('--branch')} (CI sets it from GITHUB_HEAD_REF/GITHUB_REF_NAME or CI_COMMIT_REF_NAME), ` +
+      `or ${flag('--baseline RUN_ID|BRANCH')} to choose one.`
     );
   return (
-    `No baseline: branch ${b.branch} has no earlier succeeded runs of this workload before this one. ` +
-    `Run the workload on ${b.branch} first, or pass \`--baseline RUN_ID|BRANCH\`.`
+    `No baseline: branch ${branch} has no earlier succeeded runs of this workload before this one. ` +
+    `Run the workload on ${branch} first, or pass ${flag('--baseline RUN_ID|BRANCH')}.`
   );
 }
 
@@ -118,6 +127,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
   const metrics = c.verdicts.map(toReportMetric);
   const warnings = [...(f.warnings ?? [])];
   if (c.warning) warnings.push(`not comparable with the baseline: ${c.warning}; no verdict is given`);
+  if (c.machine_warning) warnings.push(c.machine_warning);
   if (c.verdict === 'unhealthy_env' || c.envHealthy === false)
     warnings.push(
       `the cluster was unhealthy during the run${c.env_reasons.length ? `: ${c.env_reasons.join('; ')}` : ''}; regressions are not counted`,
@@ -154,7 +164,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
       md.push(`- ${e(m.label)} (${code(m.metric)}) ${e(amount(m.value, m.unit))}: ${e(m.reason)}`);
     md.push('', '</details>', '');
   }
-  md.push(e(baselineNote), '');
+  md.push(describeBaseline(f, escapeMarkdown), '');
   const ref = [
     f.run.branch && `branch ${e(f.run.branch)}`,
     f.run.sha && `commit ${e(f.run.sha.slice(0, 12))}`,

@@ -239,6 +239,45 @@ describe('runs service', () => {
     expect(done.error).toMatch(/output ends in an error: Error: pq: relation/);
   });
 
+  it('reads the CI formats posted as output (hyperfine, k6, BenchBase, YCSB): detected, stored, failed runs fail, bad input names the line', async () => {
+    for (const [file, tool, metric] of [
+      ['ci-formats/hyperfine_sleep.json', 'hyperfine', 'sleep 0.1.time_mean_s'],
+      ['ci-formats/k6_handle_summary.json', 'k6', 'my_trend.lat_p95_ms'],
+      ['ci-formats/benchbase_tpcc_sqlite.summary.json', 'benchbase', 'tps'],
+      ['ci-formats/ycsb_redis_workloada.txt', 'ycsb', 'ops_per_s'],
+    ] as const) {
+      const r = await createRun(deps, ci, { cluster: 'prod', workload: `ci-${tool}`, output: fixture(file) });
+      expect(r.parsed?.tool, file).toBe(tool);
+      expect(
+        r.parsed?.summary.some((m) => m.name === metric),
+        file,
+      ).toBe(true);
+    }
+    const failed = await createRun(deps, ci, {
+      cluster: 'prod',
+      workload: 'ycsb-riak',
+      output: fixture('ci-formats/ycsb_riak_read_failed.txt'),
+    });
+    const done = await finishRun(deps, ci, { id: failed.id, status: 'succeeded', exitCode: 0 });
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/every operation failed \(read: ERROR 1000\)/);
+    const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'ci-k6', tool: 'k6' });
+    expect(
+      await errorReason(
+        addRunOutput(deps, ci, { id, output: '{\n "metrics": {\n  "vus": {"value": 1,,}\n }\n}' }),
+      ),
+    ).toMatch(/^UNPROCESSABLE_CONTENT: output: k6: invalid JSON at line 3, column \d+/);
+    expect(
+      await errorReason(
+        addRunOutput(deps, ci, {
+          id,
+          tool: 'ycsb',
+          output: '[OVERALL], RunTime(ms), 1\n[READ], Operations, many\n',
+        }),
+      ),
+    ).toMatch(/^UNPROCESSABLE_CONTENT: output: ycsb: line 2: "many" is not a number/);
+  });
+
   it('isolates organizations', async () => {
     const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
     expect(await errorReason(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);

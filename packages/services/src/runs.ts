@@ -3,6 +3,7 @@ import { findOrCreateWorkload, insertRun, updateOpenRun, updateRunResults } from
 import { getMetricInfo, getSampleSummary, ParseError } from '@clusterscope/bench';
 import {
   FORMATS,
+  getMachineKind,
   OUTPUT_MAX_BYTES,
   TOOLS,
   type TBenchSample,
@@ -54,7 +55,7 @@ export async function createRun(
     throw new AppError(
       'UNPROCESSABLE_CONTENT',
       input.output !== undefined
-        ? `output: no known tool recognised in it (one of ${TOOLS.join(', ')}); send tool to create workload '${input.workload}'`
+        ? `output: no known tool recognised in it (one of ${FORMATS.join(', ')}); send tool to create workload '${input.workload}'`
         : `tool: required to create workload '${input.workload}' (one of ${TOOLS.join(', ')}), or send output to detect it`,
     );
   const run = await insertRun(deps.db, caller.orgId, {
@@ -69,6 +70,8 @@ export async function createRun(
     labels: input.labels ?? {},
     startedAt: input.startedAt ? new Date(input.startedAt) : new Date(),
     createdById: caller.kind === 'user' ? caller.userId : null,
+    machine: input.machine ?? null,
+    machineKind: input.machine ? getMachineKind(input.machine) : null,
   });
   await audit(deps, caller, {
     action: 'run.create',

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FORMATS, METRIC_KINDS, ZFormat, ZVerdictMetricsParam, type TFormat } from '@clusterscope/schema';
 import { ApiClient, ApiError, UnreachableError } from '../cli/api-client';
+import { collectMachine } from '../lib/machine';
 import { CiPublisher, reportRun, type CiOptions } from '../cli/ci';
 import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from '../cli/common';
 import { runBenchmark } from '../cli/run';
@@ -221,6 +222,7 @@ async function main(argv: string[]): Promise<number> {
         verdictMetrics: p.verdictMetrics,
         startPoint: startPointOf(env, p.values),
         ci: new CiPublisher(env, ciOpts, io),
+        machine: collectMachine(env),
         argv: toolArgv,
       },
       {
@@ -270,6 +272,7 @@ async function main(argv: string[]): Promise<number> {
         verdictMetrics: p.verdictMetrics,
         startPoint: startPointOf(env, p.values),
         ci: new CiPublisher(env, ciOpts, io),
+        machine: collectMachine(env),
         output,
         source: file === '-' ? 'stdin' : file,
       },

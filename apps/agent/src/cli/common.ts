@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { TFormat, TTool } from '@clusterscope/schema';
+import type { TFormat, TMachine, TTool } from '@clusterscope/schema';
 import type { TEnv } from '../env';
 
 export class UsageError extends Error {}
@@ -19,6 +19,8 @@ export interface RunTarget {
   verdictMetrics?: string[];
   /** Where the report goes besides the terminal (GitHub, GitLab, JUnit, --json). */
   ci?: import('./ci').CiPublisher;
+  /** The machine the run ran on (collectMachine): the baseline is chosen from runs on its kind. */
+  machine?: TMachine;
 }
 
 /** Tool from the command line: basename of argv[0]; `cockroach workload …` → cockroach-workload. */

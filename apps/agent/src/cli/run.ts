@@ -34,6 +34,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     tool: opts.tool,
     params: { argv: opts.argv },
     git: opts.git,
+    machine: opts.machine,
     labels: Object.keys(opts.labels).length ? opts.labels : undefined,
     startedAt: new Date(startedAt).toISOString(),
   });

@@ -37,6 +37,7 @@ export async function submitOutput(
     tool: local.tool,
     labels: Object.keys(opts.labels).length ? opts.labels : undefined,
     git: opts.git,
+    machine: opts.machine,
   });
   if (notice) io.err(`clusterscope: ${notice} (this organization lets CI create clusters)\n`);
   let server: Partial<TOutputResult> | undefined;

@@ -23,6 +23,8 @@ import {
 } from './argv';
 import type { TJobsSettings } from './config';
 import { confineDir, confineHost } from './confine';
+import { readEnv } from '../env';
+import { collectMachine } from '../lib/machine';
 
 export interface TJob extends TJobSpec {
   workload: string;
@@ -171,6 +173,8 @@ export class JobLoop {
           ...ref,
           lease: job.leaseS,
           running: started || undefined,
+          // The run records the machine the tool runs on (this host), for baselines on the same kind.
+          machine: started ? collectMachine(readEnv({})) : undefined,
         });
         if (r.cancelRequested && !cancelled) {
           cancelled = true;

@@ -11,6 +11,8 @@ const UNITS: Record<string, string> = {
   'MB/s': 'mb_per_s',
 };
 
+const INTERESTING = new Set([...'poPF-B'].map((c) => c.charCodeAt(0)));
+
 /**
  * `go test -bench` text: `BenchmarkName-8  <N>  <value> <unit> …` lines, one metric per benchmark and
  * unit (the -GOMAXPROCS suffix dropped); `--- FAIL`/`FAIL` lines make the run failed.
@@ -24,7 +26,10 @@ export function parseGoBench(output: string): TParseResult {
   const lines = splitLines(output);
   let sawResult = false;
   let sawEnd = false;
-  for (const [i, line] of lines.entries()) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    // Only lines starting p(kg:/anic:), o(k), P(ASS), F(AIL), -(-- FAIL) or B(enchmark) matter: one check skips the rest.
+    if (!INTERESTING.has(line.charCodeAt(0))) continue;
     if (/^pkg: /.test(line) && b.workload === 'go-bench') b.workload = line.slice(5).trim().slice(0, 128);
     if (/^(ok|PASS$|FAIL)/.test(line)) sawEnd = true;
     if (/^(--- FAIL|FAIL)\b/.test(line) && !b.error) b.error = line.trim();

@@ -3,13 +3,21 @@ import type { TParseResult } from '@clusterscope/schema';
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../errors';
 import { readFixture } from './fixture.test-helper';
+import { parseBenchbase } from './benchbase';
+import { parseBmf } from './bmf';
 import { parseCockroachWorkload } from './cockroach';
 import { parseFio } from './fio';
+import { parseGoBench } from './go-bench';
+import { parseGoogleBenchmark } from './google-benchmark';
 import { parseHey } from './hey';
+import { parseHyperfine } from './hyperfine';
+import { parseK6 } from './k6';
 import { detectTool, parseOutput } from './parse-output';
 import { parsePgbench } from './pgbench';
+import { parsePytestBenchmark } from './pytest-benchmark';
 import { parseSysbench } from './sysbench';
 import { parseWrk } from './wrk';
+import { parseYcsb } from './ycsb';
 
 // Every parser reads untrusted text (CI posts it): a super-linear regex lets one request hold a thread for
 // minutes. Each input is tried at 16 KB first (a quadratic parser already takes seconds there, so the test fails
@@ -24,6 +32,14 @@ const PARSERS: [string, (s: string) => unknown][] = [
   ['fio', parseFio],
   ['wrk', parseWrk],
   ['hey', parseHey],
+  ['bmf', parseBmf],
+  ['go-bench', parseGoBench],
+  ['google-benchmark', parseGoogleBenchmark],
+  ['pytest-benchmark', parsePytestBenchmark],
+  ['hyperfine', parseHyperfine],
+  ['k6', parseK6],
+  ['benchbase', parseBenchbase],
+  ['ycsb', parseYcsb],
   ['detectTool', detectTool],
 ];
 
@@ -81,6 +97,19 @@ const ADVERSARIAL: [string, string, string][] = [
   ['', '\n', '\u0000\n'],
   ['x', ' \r', 'x'],
   ['', 'a:', ''],
+  ['[OVERALL], ', ' ', 'x'],
+  ['[READ], ', '1', 'PercentileLatency('],
+  ['[A', '-', '], 1'],
+  ['[READ], ', '], ', ', 1'],
+  ['2017-05-20 18:55:44:512 10 sec: 1 operations; 1 current ops/sec; ', '[', ']'],
+  ['2017-05-20 18:55:44:512 10 sec: 1 operations; 1 current ops/sec; ', '[R: ', 'x'],
+  ['2017-05-20 18:55:44:512 10 sec: 1 operations; 1 current ops/sec; ', '[R: A=1]', ''],
+  ['READ - Takes(s): 1', ', Count: 1', ''],
+  ['TOTAL ', ' ', '- Takes(s): 1, Count: '],
+  ['{"results": [', '{"command": "x", "mean": 1, "times": [1, 2]}, ', '{}]}'],
+  ['{"metrics": {', '"a": {"avg": 1}, ', '"b": {}}}'],
+  ['{"Throughput (requests/second)": 1, "x": "', 'a', '"}'],
+  ['{"a": ', '[', ''],
 ];
 
 /** A few of the characters and words the parsers look for. */
@@ -90,7 +119,27 @@ const TOKENS = [
   '_elapsed__', 'errors', 'progress: ', ' failed', 'read: IOPS=', 'Requests/sec:', '{', '}', ' secs', '[ 1s ] ',
 ]; // prettier-ignore
 
-const pattern = fc.array(fc.constantFrom(...TOKENS), { minLength: 1, maxLength: 6 }).map((t) => t.join(''));
+/** Words of the CI formats' parsers (bmf … ycsb), tried against those parsers. */
+const CI_TOKENS = [
+  ' ', '\n', '0', '1', '.', '[', ']', '{', '}', '"', ',', ':', '[OVERALL], ', '], ', ', ', ': ', ' - Takes(s): ',
+  'Run finished, takes ', ' sec: ', ' current ops/sec', 'PercentileLatency(us)', '"results": [', '"metrics": {',
+  'Benchmark', ' ns/op', '"value": ', 'TOTAL ', 'Count=', '\\',
+]; // prettier-ignore
+const CI_FORMATS = new Set([
+  'bmf',
+  'go-bench',
+  'google-benchmark',
+  'pytest-benchmark',
+  'hyperfine',
+  'k6',
+  'benchbase',
+  'ycsb',
+]);
+
+const patternOf = (tokens: string[]) =>
+  fc.array(fc.constantFrom(...tokens), { minLength: 1, maxLength: 6 }).map((t) => t.join(''));
+const pattern = patternOf(TOKENS);
+const ciPattern = patternOf(CI_TOKENS);
 const fixtures = fc.constantFrom(
   '',
   readFixture('hey.txt'),
@@ -99,6 +148,13 @@ const fixtures = fc.constantFrom(
   readFixture('cockroach_workload_bank.txt'),
   readFixture('pgbench_tpcb.txt'),
   readFixture('wrk_latency.txt'),
+  readFixture('ci-formats/go_output.txt'),
+  readFixture('ci-formats/hyperfine_sleep.json'),
+  readFixture('ci-formats/k6_handle_summary.json'),
+  readFixture('ci-formats/benchbase_tpcc_sqlite.summary.json'),
+  readFixture('ci-formats/ycsb_redis_workloada.txt'),
+  readFixture('ci-formats/ycsb_aerospike_status.txt'),
+  readFixture('ci-formats/go_ycsb_scylla_insert.txt'),
 );
 
 function expectLinear(
@@ -135,6 +191,21 @@ describe.each(PARSERS)(
           expectLinear(parse, (size) => s.repeat(Math.ceil(size / s.length)));
         }),
         { numRuns: 10, seed: 2 },
+      );
+    });
+  },
+  120_000,
+);
+
+describe.each(PARSERS.filter(([name]) => CI_FORMATS.has(name)))(
+  '%s runs in linear time on its own words',
+  (_, parse) => {
+    it('on random CI-format token patterns repeated to 1 MB, after a fixture (property)', () => {
+      fc.assert(
+        fc.property(fixtures, ciPattern, ciPattern, (head, pad, tail) => {
+          expectLinear(parse, (size) => grow(head, pad, tail, size));
+        }),
+        { numRuns: 25, seed: 40 },
       );
     });
   },

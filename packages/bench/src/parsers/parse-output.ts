@@ -1,15 +1,19 @@
 import { type TFormat, type TParseResult, FORMATS, ZParseResult } from '@clusterscope/schema';
 import { ParseError } from '../errors';
+import { parseBenchbase } from './benchbase';
 import { parseBmf } from './bmf';
 import { parseCockroachWorkload } from './cockroach';
 import { parseFio } from './fio';
 import { parseGoBench } from './go-bench';
 import { parseGoogleBenchmark } from './google-benchmark';
 import { parseHey } from './hey';
+import { parseHyperfine } from './hyperfine';
+import { parseK6 } from './k6';
 import { parsePgbench } from './pgbench';
 import { parsePytestBenchmark } from './pytest-benchmark';
 import { parseSysbench } from './sysbench';
 import { parseWrk } from './wrk';
+import { parseYcsb } from './ycsb';
 
 const PARSERS: Record<TFormat, (output: string) => TParseResult> = {
   sysbench: parseSysbench,
@@ -22,6 +26,10 @@ const PARSERS: Record<TFormat, (output: string) => TParseResult> = {
   'go-bench': parseGoBench,
   'google-benchmark': parseGoogleBenchmark,
   'pytest-benchmark': parsePytestBenchmark,
+  hyperfine: parseHyperfine,
+  k6: parseK6,
+  benchbase: parseBenchbase,
+  ycsb: parseYcsb,
 };
 
 /** Lines or fragments that only one tool prints. */
@@ -78,6 +86,20 @@ const SIGNATURES: Record<TFormat, RegExp[]> = {
     /"commit_info"\s*:/,
     /"iqr_outliers"\s*:/,
     /"stddev_outliers"\s*:/,
+  ],
+  hyperfine: [/^\s*\{\s*"results"\s*:\s*\[/, /"exit_codes"\s*:/, /"command"\s*:/],
+  k6: [/"root_group"\s*:/, /"testRunDurationMs"\s*:/, /"http_req_duration"\s*:/, /"iteration_duration"\s*:/],
+  benchbase: [
+    /"Throughput \(requests\/second\)"\s*:/,
+    /"Goodput \(requests\/second\)"\s*:/,
+    /"Latency Distribution"\s*:/,
+  ],
+  ycsb: [
+    /^\[?OVERALL\], (RunTime|Throughput)/m,
+    /^\[[A-Z-]+\], [\d.]*(th)?PercentileLatency\(/m,
+    /^[A-Z_]+ +- Takes\(s\): [\d.]+, Count: /m,
+    /^Run finished, takes /m,
+    /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: \d+ operations;/m,
   ],
 };
 

@@ -80,14 +80,27 @@ export async function claimNextJob(
  */
 export async function renewJobLease(
   db: TDb,
-  q: { orgId: string; id: string; agentId: string; leaseS: number; running?: boolean },
+  q: {
+    orgId: string;
+    id: string;
+    agentId: string;
+    leaseS: number;
+    running?: boolean;
+    machine?: { value: Record<string, unknown>; kind: string };
+  },
 ): Promise<TRunRow | null> {
   const now = new Date();
   const mine = { id: q.id, organizationId: q.orgId, agentId: q.agentId, finishedAt: null };
   if (q.running)
     await db.run.updateMany({
       where: { ...mine, status: 'claimed' },
-      data: { status: 'running', startedAt: now },
+      data: {
+        status: 'running',
+        startedAt: now,
+        ...(q.machine
+          ? { machine: q.machine.value as Prisma.InputJsonValue, machineKind: q.machine.kind }
+          : {}),
+      },
     });
   const res = await db.run.updateMany({
     where: { ...mine, status: { in: OPEN } },

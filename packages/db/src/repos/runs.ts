@@ -27,6 +27,8 @@ export async function insertRun(
     gitBranch: string | null;
     gitSha: string | null;
     startedAt: Date;
+    machine?: Record<string, unknown> | null;
+    machineKind?: string | null;
   },
 ): Promise<TRunRow> {
   return db.run.create({
@@ -34,6 +36,7 @@ export async function insertRun(
       organizationId: orgId,
       ...input,
       params: input.params as Prisma.InputJsonValue,
+      machine: (input.machine ?? undefined) as Prisma.InputJsonValue | undefined,
       status: 'running',
     },
     include: runInclude,
@@ -160,12 +163,15 @@ export async function findBaselineRuns(
     limit: number;
     /** A token's bound cluster: baselines only from it. */
     clusterId?: string;
+    /** Only runs on this kind of machine (getMachineKind). */
+    machineKind?: string;
   },
 ): Promise<TRunRow[]> {
   return db.run.findMany({
     where: {
       organizationId: orgId,
       clusterId: q.clusterId,
+      machineKind: q.machineKind,
       ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
       gitBranch: q.branch,
       status: 'succeeded',

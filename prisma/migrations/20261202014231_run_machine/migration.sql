@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "machine" JSONB,
+ADD COLUMN     "machineKind" TEXT;
