@@ -54,7 +54,11 @@ test('the tenant selector sums, splits and filters the SQL panels', async ({ pag
   await signIn(page).catch(() => signIn(page));
   const name = `tenants-${Date.now()}`;
   const cluster = await createDemoCluster(page.request, name);
-  const token = await createTokenVia(page.request, 'demo', { name, scopes: ['ingest'], clusterId: cluster.id });
+  const token = await createTokenVia(page.request, 'demo', {
+    name,
+    scopes: ['ingest'],
+    clusterId: cluster.id,
+  });
   const res = await page.request.post('/api/v1/ingest', {
     headers: { authorization: `Bearer ${token}` },
     data: { batchId: `e2e-tenants-${cluster.id}`, cluster: cluster.id, samples: scrapes(Date.now()) },
@@ -66,7 +70,7 @@ test('the tenant selector sums, splits and filters the SQL panels', async ({ pag
   const statements = page.getByRole('region', { name: /^SQL statements\/s/ });
   const legend = statements.getByRole('list', { name: /legend/ });
   // All tenants summed: 10 + 2 inserts and 3 selects a second.
-  await expect(latest).toContainText('15 statements/s', { timeout: 20_000 });
+  await expect(latest).toContainText('15 statements/s', { timeout: 60_000 });
   await expect(legend).toContainText('insert');
   await expect(legend).not.toContainText('demoapp');
 
@@ -85,7 +89,8 @@ test('the tenant selector sums, splits and filters the SQL panels', async ({ pag
 
   await select.selectOption('system');
   await expect(latest).toContainText('2 statements/s');
-  await expect(legend.getByRole('button')).toHaveText(['insert']);
+  // One line (system runs inserts only): no legend.
+  await expect(legend).toHaveCount(0);
 
   await select.selectOption('*');
   await expect(statements).toHaveAccessibleName('SQL statements/s by tenant');
