@@ -144,6 +144,12 @@ const CASES: Record<string, TCase> = {
     comment: 'c',
   })),
   'alerting.previewSilence': denied((a) => ({ clusterId: a.cluster })),
+  'alerting.previewRule': denied((a) => ({
+    clusterId: a.cluster,
+    series: 'node.replicas',
+    comparison: 'gt',
+    threshold: 0,
+  })),
   'alerting.expireSilence': denied((a) => ({ id: a.silence })),
   'alerting.channels': own(() => ({})),
   'alerting.channel': denied((a) => ({ id: a.channel })),

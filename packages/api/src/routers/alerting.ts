@@ -5,6 +5,7 @@ import {
   addChannel,
   addSilence,
   previewSilence,
+  previewAlertRule,
   editAlertRule,
   editChannel,
   endSilence,
@@ -31,6 +32,8 @@ import {
   ZAlertListInput,
   ZAlertRule,
   ZAlertRuleCreate,
+  ZAlertRulePreview,
+  ZAlertRulePreviewInput,
   ZAlertRuleUpdate,
   ZChannel,
   ZChannelCreateBody,
@@ -77,6 +80,18 @@ export const alertingRouter = router({
     .input(ZAlertRuleCreate)
     .output(ZAlertRule)
     .mutation(svc(addAlertRule)),
+  previewRule: orgProcedure
+    .meta(
+      rest(
+        'POST',
+        '/alerting/rules/preview',
+        'What a rule would do now, before it is saved',
+        "Same condition fields as creating a rule; answers each subject's current value and whether the rule would fire on it.",
+      ),
+    )
+    .input(ZAlertRulePreviewInput)
+    .output(ZAlertRulePreview)
+    .mutation(svc(previewAlertRule)),
   updateRule: orgProcedure
     .meta(rest('PATCH', '/alerting/rules/{id}', 'Edit an alert rule'))
     .input(ZAlertRuleUpdate)
