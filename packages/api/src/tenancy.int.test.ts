@@ -136,6 +136,7 @@ const CASES: Record<string, TCase> = {
   'alerting.deleteRule': denied((a) => ({ id: a.alertRule })),
   'alerting.list': own(() => ({})),
   'alerting.get': denied((a) => ({ id: a.instance })),
+  'alerting.series': denied((a) => ({ id: a.instance })),
   'alerting.ack': denied((a) => ({ ids: [a.instance] })),
   'alerting.silences': own(() => ({})),
   'alerting.createSilence': denied((a) => ({

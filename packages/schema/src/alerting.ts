@@ -310,6 +310,20 @@ export const ZAlertDetail = ZAlertInstance.extend({
 });
 export type TAlertDetail = z.infer<typeof ZAlertDetail>;
 
+/** The series of one alert around its active window, for its page's chart. */
+export const ZAlertSeriesView = z.object({
+  from: z.number(),
+  to: z.number(),
+  /** history: the subject's stored readings; evaluations: the values stored at the alert's state changes. */
+  source: z.enum(['history', 'evaluations']),
+  unit: z.string(),
+  threshold: z.number().nullable(),
+  data: z.array(z.tuple([z.number(), z.number().nullable()])),
+  /** When the alert was active (pending from `from`, firing from `firedAt`); `to` null = still active. */
+  windows: z.array(z.object({ from: z.number(), to: z.number().nullable(), firedAt: z.number().nullable() })),
+});
+export type TAlertSeriesView = z.infer<typeof ZAlertSeriesView>;
+
 const csv = <T extends z.ZodType>(item: T) =>
   z.union([z.array(item), z.string().max(200)]).transform((v, ctx) => {
     const parts = Array.isArray(v) ? v : v.split(',').filter(Boolean);

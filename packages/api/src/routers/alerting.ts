@@ -14,6 +14,7 @@ import {
   findChannels,
   findSilences,
   getAlertDetail,
+  getAlertSeries,
   getAlertRuleById,
   getChannelById,
   getRouting,
@@ -27,6 +28,7 @@ import {
 } from '@clusterscope/services';
 import {
   ZAlertDetail,
+  ZAlertSeriesView,
   ZAlertingId,
   ZAlertInstance,
   ZAlertListInput,
@@ -119,6 +121,16 @@ export const alertingRouter = router({
     .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
     .output(ZAlertDetail)
     .query(svc(getAlertDetail, 'id')),
+  series: byId
+    .meta(
+      rest(
+        'GET',
+        '/alerting/alerts/{id}/series',
+        "An alert's series around its active window, with its threshold",
+      ),
+    )
+    .output(ZAlertSeriesView)
+    .query(svc(getAlertSeries, 'id')),
   ack: orgProcedure
     .meta(rest('POST', '/alerting/ack', 'Acknowledge alerts (stops repeat notifications and escalation)'))
     .input(z.object({ ids: z.array(ZId).min(1).max(100) }))

@@ -12,3 +12,4 @@ export * from './plan';
 export * from './thread';
 export * from './metric-values';
 export * from './preview';
+export * from './alert-series';

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from '../caller';
 import { errorCode, useTestEnv } from '../test-env';
 import { findAlertInstances } from './api';
+import { getAlertSeries } from './alert-series';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { previewAlertRule } from './preview';
 import { addAlertRule, editAlertRule } from './rules';
@@ -115,6 +116,13 @@ describe('rule preview', () => {
     expect(firing.find((a) => a.labels.node === '5')?.summary).toBe(
       'node.replicas > 50 on node 5 of prod (now 70)',
     );
+    // The alert page's chart: the node's replicas around the alert, the threshold, the active window.
+    const five = firing.find((a) => a.labels.node === '5')!;
+    const chart = await getAlertSeries(env.deps, caller, five.id, now + 1000);
+    expect(chart).toMatchObject({ source: 'history', threshold: 50, unit: '' });
+    expect(chart.data).toEqual([[now - 2000, 70]]);
+    expect(chart.windows).toEqual([{ from: now, to: null, firedAt: now }]);
+    expect(chart.from).toBe(now - 30 * 60_000);
     const edited = await editAlertRule(env.deps, caller, { id: rule.id, threshold: 60, summary: ' ' });
     expect(edited.summary).toBe('node.replicas > 60 on node {{node}} of {{cluster}} (now {{value}})');
   });
