@@ -24,15 +24,17 @@ test('rule form: preview per node, default summary, confirmation before disablin
   await ed.getByLabel(/^Series/).selectOption('node.down');
   await ed.getByLabel(/^Threshold/).fill('-5');
   const preview = ed.getByTestId('rule-preview');
-  await expect(preview.getByTestId('rule-preview-headline')).toHaveText('Would fire on 5 of 5 nodes now', {
+  await expect(preview.getByTestId('rule-preview-headline')).toContainText('Would fire on 5 of 5 nodes now', {
     timeout: 20_000,
   });
   await expect(preview.locator('tbody tr')).toHaveCount(5);
-  await expect(preview.locator('tbody tr').first()).toContainText('node 1');
+  await expect(preview.locator('tbody tr').filter({ hasText: 'node 1' })).toHaveCount(1);
 
   // A sane threshold: nothing would fire.
   await ed.getByLabel(/^Threshold/).fill('0');
-  await expect(preview.getByTestId('rule-preview-headline')).toHaveText('Would fire on none of 5 nodes now');
+  await expect(preview.getByTestId('rule-preview-headline')).toContainText(
+    'Would fire on none of 5 nodes now',
+  );
   await expect(preview.locator('tbody tr').first()).toContainText('no');
 
   // Saved without a summary.
