@@ -137,6 +137,7 @@ const CASES: Record<string, TCase> = {
   'alerting.deleteRule': denied((a) => ({ id: a.alertRule })),
   'alerting.list': own(() => ({})),
   'alerting.get': denied((a) => ({ id: a.instance })),
+  'alerting.series': denied((a) => ({ id: a.instance })),
   'alerting.ack': denied((a) => ({ ids: [a.instance] })),
   'alerting.silences': own(() => ({})),
   'alerting.createSilence': denied((a) => ({
@@ -145,6 +146,12 @@ const CASES: Record<string, TCase> = {
     comment: 'c',
   })),
   'alerting.previewSilence': denied((a) => ({ clusterId: a.cluster })),
+  'alerting.previewRule': denied((a) => ({
+    clusterId: a.cluster,
+    series: 'node.replicas',
+    comparison: 'gt',
+    threshold: 0,
+  })),
   'alerting.expireSilence': denied((a) => ({ id: a.silence })),
   'alerting.channels': own(() => ({})),
   'alerting.channel': denied((a) => ({ id: a.channel })),

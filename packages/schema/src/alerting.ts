@@ -187,6 +187,43 @@ export const ZAlertRuleCreate = ZAlertRuleFields.extend({
   if (bad) ctx.addIssue({ code: 'custom', path: ['metric'], message: bad.replace(/^metric: /, '') });
 });
 export type TAlertRuleCreate = z.input<typeof ZAlertRuleCreate>;
+/** What a rule preview needs: the condition and where it applies (name, summary and routing do not matter). */
+export const ZAlertRulePreviewInput = ZAlertRuleFields.pick({
+  clusterId: true,
+  series: true,
+  comparison: true,
+  threshold: true,
+})
+  .extend({
+    aggregation: ZAggregation.default('node'),
+    metric: ZAlertMetric.nullable().default(null),
+  })
+  .superRefine((r, ctx) => {
+    const bad = checkRuleMetric(r.series, r.metric);
+    if (bad) ctx.addIssue({ code: 'custom', path: ['metric'], message: bad.replace(/^metric: /, '') });
+  });
+export type TAlertRulePreviewInput = z.input<typeof ZAlertRulePreviewInput>;
+
+/** One subject of a rule preview: its current value and whether the condition holds on it now. */
+export const ZAlertPreviewSubject = z.object({
+  clusterId: z.string(),
+  clusterName: z.string(),
+  labels: z.record(z.string(), z.string()),
+  value: z.number().nullable(),
+  /** Its data is older than 3 agent intervals (an alert would keep its state). */
+  stale: z.boolean(),
+  fires: z.boolean(),
+});
+export const ZAlertRulePreview = z.object({
+  unit: z.string(),
+  /** Subjects with a reading (at most PREVIEW_MAX_SUBJECTS listed, firing first). */
+  total: z.number(),
+  firing: z.number(),
+  subjects: z.array(ZAlertPreviewSubject),
+});
+export type TAlertRulePreview = z.infer<typeof ZAlertRulePreview>;
+export const PREVIEW_MAX_SUBJECTS = 200;
+
 /** A patch: absent fields keep their value (no defaults here). */
 export const ZAlertRuleUpdate = ZAlertRuleFields.omit({ clusterId: true }).partial().extend({ id: ZId });
 export type TAlertRuleUpdate = z.input<typeof ZAlertRuleUpdate>;
@@ -272,6 +309,20 @@ export const ZAlertDetail = ZAlertInstance.extend({
   rule: ZAlertDetailRule.nullable(),
 });
 export type TAlertDetail = z.infer<typeof ZAlertDetail>;
+
+/** The series of one alert around its active window, for its page's chart. */
+export const ZAlertSeriesView = z.object({
+  from: z.number(),
+  to: z.number(),
+  /** history: the subject's stored readings; evaluations: the values stored at the alert's state changes. */
+  source: z.enum(['history', 'evaluations']),
+  unit: z.string(),
+  threshold: z.number().nullable(),
+  data: z.array(z.tuple([z.number(), z.number().nullable()])),
+  /** When the alert was active (pending from `from`, firing from `firedAt`); `to` null = still active. */
+  windows: z.array(z.object({ from: z.number(), to: z.number().nullable(), firedAt: z.number().nullable() })),
+});
+export type TAlertSeriesView = z.infer<typeof ZAlertSeriesView>;
 
 const csv = <T extends z.ZodType>(item: T) =>
   z.union([z.array(item), z.string().max(200)]).transform((v, ctx) => {

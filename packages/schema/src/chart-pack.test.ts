@@ -148,6 +148,7 @@ describe('chart packing', () => {
       from: 0,
       to: 3_600_000,
       step_ms: 30_000,
+      tenants: ['system', 'demoapp'],
       statements: [line('select', null, (i) => 300 + Math.sin(i / 9) * 40), line('insert', null, () => 60)],
       latency: [line('p99', null, (i) => (i === 50 ? null : 2 + (i % 7) / 10))],
       transactions: none,
@@ -162,6 +163,7 @@ describe('chart packing', () => {
     };
     const packed = packDbCharts(db, 220);
     const back = unpackDbCharts(packed);
+    expect(back.tenants).toEqual(['system', 'demoapp']);
     for (const k of ['statements', 'latency', 'connections', 'live_bytes'] as const) {
       let hi = 0;
       for (const s of db[k]) for (const p of s.data) hi = Math.max(hi, p[1] ?? 0);

@@ -292,13 +292,18 @@ function packAxis(xs: readonly TColSeries[], plotPx: number): TPackedSeries[] {
 }
 
 export function packDbCharts(db: TDbCharts, plotPx: number = CHART_PLOT_PX): TPackedDbCharts {
-  const out: Partial<TPackedDbCharts> = { from: db.from, to: db.to, step_ms: db.step_ms };
+  const out: Partial<TPackedDbCharts> = {
+    from: db.from,
+    to: db.to,
+    step_ms: db.step_ms,
+    tenants: db.tenants,
+  };
   for (const k of DB_KEYS) out[k] = packAxis(db[k].map(toColSeries), plotPx);
   return out as TPackedDbCharts;
 }
 
 export function unpackDbCharts(p: TPackedDbCharts): TDbCharts {
-  const out: Partial<TDbCharts> = { from: p.from, to: p.to, step_ms: p.step_ms };
+  const out: Partial<TDbCharts> = { from: p.from, to: p.to, step_ms: p.step_ms, tenants: p.tenants };
   for (const k of DB_KEYS)
     out[k] = p[k].map((s) => ({ name: s.name, node_id: s.node_id, data: unpackLine(s) }));
   return out as TDbCharts;

@@ -56,6 +56,31 @@ export const healthChartsOf = <L extends z.ZodType, S extends z.ZodType>(line: L
     ...arraysOf(SERIES_KEYS, series),
   });
 
-/** The database panels, each an array of `series`. */
+/** The SQL panels, which a tenant choice applies to (KV and process panels are the cluster's). */
+export const DB_SQL_KEYS = [
+  'statements',
+  'latency',
+  'transactions',
+  'connections',
+] as const satisfies readonly TDbKey[];
+
+/** A CockroachDB tenant (virtual cluster) name, as its `tenant` metric label carries it. */
+export const ZTenantName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'a tenant name');
+
+/**
+ * The SQL panels' tenant choice: unset = every tenant summed (scrapes without the label too), `*` = each
+ * tenant its own lines, a name = that tenant only.
+ */
+export const ZDbTenant = z.union([z.literal('*'), ZTenantName]);
+export type TDbTenant = z.infer<typeof ZDbTenant>;
+
+/** The database panels, each an array of `series`, and the tenants the SQL panels can be split by. */
 export const dbChartsOf = <S extends z.ZodType>(series: S) =>
-  z.object({ from: z.number(), to: z.number(), step_ms: z.number(), ...arraysOf(DB_KEYS, series) });
+  z.object({
+    from: z.number(),
+    to: z.number(),
+    step_ms: z.number(),
+    /** The `tenant` labels of the window's SQL series (none before v25 or on a single-tenant cluster). */
+    tenants: z.array(z.string()),
+    ...arraysOf(DB_KEYS, series),
+  });

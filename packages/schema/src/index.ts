@@ -11,6 +11,7 @@ export * from './job-limits';
 export * from './views';
 export * from './alerting';
 export * from './chart-pack';
+export { DB_SQL_KEYS, ZDbTenant, ZTenantName, type TDbTenant } from './chart-shape';
 export * from './access';
 export * from './environment';
 export * from './run-page';

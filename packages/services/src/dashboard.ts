@@ -14,6 +14,7 @@ import type {
   TChartsView,
   TClusterView,
   TDbCharts,
+  TDbTenant,
   TNodeDetailView,
   TNodeView,
   TOncallView,
@@ -243,7 +244,7 @@ export function toCgroupSeries(blocks: readonly TCgroupCols[]) {
   };
 }
 
-type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number };
+type TWindowIn = TChartWindow & { clusterId: string; nodeId?: number; tenant?: TDbTenant };
 
 /**
  * A node's values of `m` with the points where it was DEAD or DECOMMISSIONED left out (NaN): a dead node's
@@ -392,11 +393,7 @@ async function loadAllCharts(deps: TDeps, orgId: string, c: TCluster, input: TWi
  * The charts of the cluster or node page, packed for the wire (`unpackCharts`, `unpackDbCharts`): the
  * page renders without them and the browser fetches them next, so the HTML stays small.
  */
-export async function getChartsView(
-  deps: TDeps,
-  caller: TCaller,
-  input: TChartWindow & { clusterId: string; nodeId?: number },
-): Promise<TChartsView> {
+export async function getChartsView(deps: TDeps, caller: TCaller, input: TWindowIn): Promise<TChartsView> {
   const c = await getClusterById(deps, caller, input.clusterId);
   // A live page's requests whose windows start and end in the same steps share one answer until the
   // cluster's next change notice (as Prometheus' query frontend aligns windows to the step). So raw samples
@@ -404,7 +401,7 @@ export async function getChartsView(
   // up to a step past `to` only for a request whose `to` is earlier than the first's.
   const w = chartWindow(c, input);
   const keyOf = (from: number, to: number) =>
-    `charts|${input.nodeId ?? ''}|${w.resolution}|${w.step_ms}|${Math.floor(from / w.step_ms)}|${Math.ceil(to / w.step_ms)}`;
+    `charts|${input.nodeId ?? ''}|${input.tenant ?? ''}|${w.resolution}|${w.step_ms}|${Math.floor(from / w.step_ms)}|${Math.ceil(to / w.step_ms)}`;
   const build = (from: number, to: number) => async () => {
     const { charts, db } = await loadAllCharts(deps, caller.orgId, c, { ...input, from, to });
     return { charts: packCharts(charts), db: packDbCharts(db) };

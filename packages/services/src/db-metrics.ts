@@ -1,10 +1,12 @@
-import type { TChartSeries, TDbCharts, TRunDbMetrics, TSampleKind } from '@clusterscope/schema';
+import type { TChartSeries, TDbCharts, TDbTenant, TRunDbMetrics, TSampleKind } from '@clusterscope/schema';
 import {
   bucketMs,
   getCounterRates,
   getGaugeSeries,
   getHistogramQuantiles,
+  getMetricTenants,
   hasMetrics,
+  MAX_TENANTS,
   metricStepMs,
   pickResolution,
   type TMetricPoint,
@@ -47,7 +49,10 @@ export const DB_FAMILIES = {
 
 const STATEMENT_NAMES = Object.values(DB_FAMILIES.statements);
 const TXN_NAMES = [...DB_FAMILIES.transactions.commits, ...DB_FAMILIES.transactions.aborts];
-const GAUGE_NAMES = Object.values(DB_FAMILIES.gauges);
+/** Gauges of the KV and process panels (the cluster's, whatever the tenant choice). */
+const GAUGE_NAMES = Object.values(DB_FAMILIES.gauges).filter((n) => n !== DB_FAMILIES.gauges.connections);
+/** Gauges of the SQL panels (per tenant on v25+). */
+const SQL_GAUGE_NAMES = [DB_FAMILIES.gauges.connections];
 
 /** Raw metric points are at least this wide: a few scrapes per point, so nodes line up. */
 const MIN_RAW_STEP_MS = 30_000;
@@ -112,11 +117,33 @@ export function latencySeries(points: readonly TQuantilePoint[], labels: readonl
 
 const compact = (xs: (TChartSeries | null)[]) => xs.filter((x): x is TChartSeries => x !== null);
 
+/**
+ * Pure: `build` over each tenant's points, its series named "<name> · <tenant>" when there is more than
+ * one tenant (points without a tenant are one group, named as `build` names them).
+ */
+export function perTenant<P extends { tenant?: string }>(
+  points: readonly P[],
+  build: (points: P[]) => TChartSeries[],
+): TChartSeries[] {
+  const groups = new Map<string | undefined, P[]>();
+  for (const p of points) {
+    const g = groups.get(p.tenant);
+    if (g) g.push(p);
+    else groups.set(p.tenant, [p]);
+  }
+  if (groups.size <= 1) return build([...points]);
+  return [...groups.entries()].flatMap(([tenant, pts]) =>
+    build(pts).map((s) => (tenant ? { ...s, name: `${s.name} · ${tenant}` } : s)),
+  );
+}
+
 export interface TDbWindow {
   from: number;
   to: number;
   resolution?: TResolution;
   maxPoints?: number;
+  /** The SQL panels' tenant choice (unset: every tenant summed). */
+  tenant?: TDbTenant;
 }
 
 /** The sample kinds whose notices can change `probeMetrics`' answer. */
@@ -170,37 +197,58 @@ export async function loadDbCharts(
       pointBytes: 200,
       fetch,
     });
-  const [rates, gauges, lat] = (await probeMetrics(deps, q))
+  const any = await probeMetrics(deps, q);
+  const tenants = any ? await getMetricTenants(deps.ch, { ...q, names: STATEMENT_NAMES }) : [];
+  // A split with nothing to split by is the sum; a tenant the window lacks has no SQL lines.
+  const pick = w.tenant === undefined || (w.tenant === '*' && tenants.length === 0) ? undefined
+    : w.tenant === '*' ? tenants.slice(0, MAX_TENANTS) : [w.tenant]; // prettier-ignore
+  const t = pick ? `|${pick.join(',')}` : '';
+  const [rates, gauges, sqlGauges, lat] = any
     ? await Promise.all([
-        read('rates', (from, to) =>
-          getCounterRates(deps.ch, { ...q, from, to, names: [...STATEMENT_NAMES, ...TXN_NAMES] }),
+        read(`rates${t}`, (from, to) =>
+          getCounterRates(deps.ch, {
+            ...q,
+            from,
+            to,
+            tenants: pick,
+            names: [...STATEMENT_NAMES, ...TXN_NAMES],
+          }),
         ),
         read('gauges', (from, to) => getGaugeSeries(deps.ch, { ...q, from, to, names: GAUGE_NAMES })),
-        read('latency', (from, to) =>
+        read(`sql-gauges${t}`, (from, to) =>
+          getGaugeSeries(deps.ch, { ...q, from, to, tenants: pick, names: SQL_GAUGE_NAMES }),
+        ),
+        read(`latency${t}`, (from, to) =>
           getHistogramQuantiles(deps.ch, {
             ...q,
             from,
             to,
+            tenants: pick,
             family: DB_FAMILIES.latency,
             quantiles: [0.5, 0.99],
           }),
         ),
       ])
-    : [[], [], []];
+    : [[], [], [], []];
   const g = DB_FAMILIES.gauges;
   return {
     from: w.from,
     to: w.to,
     step_ms: stepMs,
-    statements: compact(
-      Object.entries(DB_FAMILIES.statements).map(([label, name]) => summedSeries(rates, [name], label)),
+    tenants,
+    statements: perTenant(rates, (pts) =>
+      compact(
+        Object.entries(DB_FAMILIES.statements).map(([label, name]) => summedSeries(pts, [name], label)),
+      ),
     ),
-    latency: latencySeries(lat, ['p50', 'p99']),
-    transactions: compact([
-      summedSeries(rates, DB_FAMILIES.transactions.commits, 'commits'),
-      summedSeries(rates, DB_FAMILIES.transactions.aborts, 'aborts'),
-    ]),
-    connections: perNodeSeries(gauges, g.connections),
+    latency: perTenant(lat, (pts) => latencySeries(pts, ['p50', 'p99'])),
+    transactions: perTenant(rates, (pts) =>
+      compact([
+        summedSeries(pts, DB_FAMILIES.transactions.commits, 'commits'),
+        summedSeries(pts, DB_FAMILIES.transactions.aborts, 'aborts'),
+      ]),
+    ),
+    connections: perTenant(sqlGauges, (pts) => perNodeSeries(pts, g.connections)),
     capacity: compact([
       summedSeries(gauges, [g.capacity], 'capacity'),
       summedSeries(gauges, [g.capacity_used], 'used'),

@@ -5,6 +5,7 @@ import {
   addChannel,
   addSilence,
   previewSilence,
+  previewAlertRule,
   editAlertRule,
   editChannel,
   endSilence,
@@ -13,6 +14,7 @@ import {
   findChannels,
   findSilences,
   getAlertDetail,
+  getAlertSeries,
   getAlertRuleById,
   getChannelById,
   getRouting,
@@ -26,11 +28,14 @@ import {
 } from '@clusterscope/services';
 import {
   ZAlertDetail,
+  ZAlertSeriesView,
   ZAlertingId,
   ZAlertInstance,
   ZAlertListInput,
   ZAlertRule,
   ZAlertRuleCreate,
+  ZAlertRulePreview,
+  ZAlertRulePreviewInput,
   ZAlertRuleUpdate,
   ZChannel,
   ZChannelCreateBody,
@@ -77,6 +82,18 @@ export const alertingRouter = router({
     .input(ZAlertRuleCreate)
     .output(ZAlertRule)
     .mutation(svc(addAlertRule)),
+  previewRule: orgProcedure
+    .meta(
+      rest(
+        'POST',
+        '/alerting/rules/preview',
+        'What a rule would do now, before it is saved',
+        "Same condition fields as creating a rule; answers each subject's current value and whether the rule would fire on it.",
+      ),
+    )
+    .input(ZAlertRulePreviewInput)
+    .output(ZAlertRulePreview)
+    .mutation(svc(previewAlertRule)),
   updateRule: orgProcedure
     .meta(rest('PATCH', '/alerting/rules/{id}', 'Edit an alert rule'))
     .input(ZAlertRuleUpdate)
@@ -104,6 +121,16 @@ export const alertingRouter = router({
     .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
     .output(ZAlertDetail)
     .query(svc(getAlertDetail, 'id')),
+  series: byId
+    .meta(
+      rest(
+        'GET',
+        '/alerting/alerts/{id}/series',
+        "An alert's series around its active window, with its threshold",
+      ),
+    )
+    .output(ZAlertSeriesView)
+    .query(svc(getAlertSeries, 'id')),
   ack: orgProcedure
     .meta(rest('POST', '/alerting/ack', 'Acknowledge alerts (stops repeat notifications and escalation)'))
     .input(z.object({ ids: z.array(ZId).min(1).max(100) }))

@@ -6,6 +6,7 @@ import {
   ZClusterCharts,
   ZClusterHealth,
   ZChartsView,
+  ZDbTenant,
   ZClusterView,
   ZNodeDetailView,
   ZNodeEventView,
@@ -120,9 +121,18 @@ export const dashboardRouter = router({
 
   /** The charts and database panels of the cluster or node page, packed (fetched after the page). */
   chartsView: orgProcedure
-    .input(checked(ZClusterWindow.extend({ nodeId: z.number().int().positive().optional() })))
+    .input(
+      checked(
+        ZClusterWindow.extend({
+          nodeId: z.number().int().positive().optional(),
+          tenant: ZDbTenant.optional(),
+        }),
+      ),
+    )
     .output(ZChartsView)
-    .query(({ ctx, input }) => getChartsView(ctx.deps, ctx.caller, scope(input))),
+    .query(({ ctx, input }) =>
+      getChartsView(ctx.deps, ctx.caller, { ...scope(input), tenant: input.tenant }),
+    ),
 
   /** The phone view: per cluster one status and its nodes worst-first. */
   oncall: orgProcedure

@@ -76,9 +76,9 @@ export async function listLiveInstances(db: TDb) {
   return db.alertInstance.findMany({ where: { state: { in: ['pending', 'firing', 'resolved'] } } });
 }
 
-export async function listAllAgentsForAlerting(db: TDb) {
+export async function listAllAgentsForAlerting(db: TDb, orgId?: string) {
   return db.agent.findMany({
-    where: { clusterId: { not: null } },
+    where: { clusterId: { not: null }, ...(orgId ? { organizationId: orgId } : {}) },
     select: {
       id: true,
       organizationId: true,

@@ -11,3 +11,5 @@ export * from './runner';
 export * from './plan';
 export * from './thread';
 export * from './metric-values';
+export * from './preview';
+export * from './alert-series';

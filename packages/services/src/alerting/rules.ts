@@ -10,6 +10,7 @@ import {
   type TAlertRuleRow,
 } from '@clusterscope/db';
 import {
+  ALERT_SERIES,
   checkRuleMetric,
   ZAlertRuleCreate,
   ZAlertRuleUpdate,
@@ -279,12 +280,47 @@ export async function getAlertRuleById(deps: TDeps, caller: TCaller, id: string)
   return toAlertRule(await loadRule(deps, caller, id));
 }
 
+const SIGNS: Record<TAlertComparison, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤', eq: '=', ne: '≠' };
+
+/**
+ * The summary of a rule saved without one: its condition and where it holds, e.g. "node.replicas > 50 on
+ * node {{node}} of {{cluster}} (now {{value}})", so an alert never reads as just the rule's name.
+ */
+export function defaultSummary(r: {
+  series: string;
+  comparison: TAlertComparison;
+  threshold: number;
+  aggregation: TAggregation;
+  metric: TAlertMetric | null;
+}): string {
+  const def = (ALERT_SERIES as Record<string, { subject: string; unit: string }>)[r.series];
+  const unit = def?.unit ? (def.unit === '%' ? ' %' : ` ${def.unit}`) : '';
+  const m = r.metric;
+  const what = m
+    ? m.fn === 'quantile'
+      ? `p${(m.quantile ?? 0.99) * 100}(${m.name})`
+      : `${m.fn}(${m.name})`
+    : r.series;
+  const where =
+    r.aggregation !== 'node'
+      ? `${r.aggregation} in {{cluster}}`
+      : def?.subject === 'cgroup'
+        ? 'on cgroup {{cgroup}} of {{host}}'
+        : def?.subject === 'agent'
+          ? r.series === 'agent.input_failures'
+            ? 'on input {{input}} of agent {{agent}}'
+            : 'on agent {{agent}}'
+          : 'on node {{node}} of {{cluster}}';
+  return `${what} ${SIGNS[r.comparison]} ${r.threshold}${unit} ${where} (now {{value}}${unit})`;
+}
+
 export async function addAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const v = parseInput(ZAlertRuleCreate, input);
   await assertClusterVisible(deps, caller, v.clusterId);
   const r = await createAlertRule(deps.db, caller.orgId, {
     ...v,
+    summary: v.summary.trim() || defaultSummary(v),
     clusterId: v.clusterId ?? null,
     builtin: null,
   });
@@ -300,6 +336,14 @@ export async function editAlertRule(deps: TDeps, caller: TCaller, input: unknown
     patch.metric !== undefined ? patch.metric : cur.metric,
   );
   if (bad) throw new AppError('BAD_REQUEST', bad);
+  if (patch.summary !== undefined && patch.summary.trim() === '' && !cur.builtin)
+    patch.summary = defaultSummary({
+      series: patch.series ?? cur.series,
+      comparison: patch.comparison ?? (cur.comparison as TAlertComparison),
+      threshold: patch.threshold ?? cur.threshold,
+      aggregation: patch.aggregation ?? (cur.aggregation as TAggregation),
+      metric: patch.metric !== undefined ? patch.metric : parseMetric(cur.metric),
+    });
   const r = await updateAlertRule(deps.db, caller.orgId, id, patch);
   if (!r) throw notFound(`alert rule '${id}'`);
   return toAlertRule(r);

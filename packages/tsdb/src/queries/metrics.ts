@@ -30,6 +30,11 @@ export interface TMetricQuery {
   stepMs?: number;
   /** One point for the whole window (at `from`), e.g. a benchmark run's; stepMs is ignored. */
   whole?: boolean;
+  /**
+   * Only the series of these tenants (the `tenant` label of v25+ scrapes), one point per tenant: each
+   * point carries its `tenant`. Unset: every series, tenants summed (scrapes without the label too).
+   */
+  tenants?: readonly string[];
 }
 
 export interface TMetricPoint {
@@ -39,10 +44,14 @@ export interface TMetricPoint {
   /** 0 = a target that is not a database node. */
   node_id: number;
   value: number;
+  /** Set when the query asked for `tenants`. */
+  tenant?: string;
 }
 
 export interface TQuantilePoint {
   ts: number;
+  /** Set when the query asked for `tenants`. */
+  tenant?: string;
   /** null when no observation fell in the step. */
   values: (number | null)[];
 }
@@ -73,7 +82,12 @@ interface TPrepared {
   where: string;
   /** SQL of the step start (epoch ms) of an epoch-ms time; before {start} for lookback readings. */
   sb(t: string): string;
+  /** SQL of a row's tenant: the label when the query is per tenant, else one constant (summed). */
+  tenant: string;
 }
+
+/** Tenants one query may split by: a panel draws each as its own lines. */
+export const MAX_TENANTS = 10;
 
 function prepare(q: TMetricQuery, names: readonly string[]): TPrepared {
   assertRange(q.from, q.to);
@@ -104,7 +118,12 @@ function prepare(q: TMetricQuery, names: readonly string[]): TPrepared {
     where += ' AND node_id = {node_id:UInt32}';
     params.node_id = q.nodeId;
   }
-  return { resolution, step, params, where, sb };
+  if (q.tenants !== undefined) {
+    if (q.tenants.length > MAX_TENANTS) throw new Error(`at most ${MAX_TENANTS} tenants per query`);
+    where += " AND labels['tenant'] IN {tenants:Array(String)}";
+    params.tenants = [...q.tenants];
+  }
+  return { resolution, step, params, where, sb, tenant: q.tenants !== undefined ? "labels['tenant']" : "''" };
 }
 
 const table = (r: Exclude<TResolution, 'raw'>) => (r === '1m' ? 'metrics_1m' : 'metrics_1h');
@@ -170,12 +189,60 @@ export async function hasMetrics(
   return rows.length > 0;
 }
 
-/** Runs a RowBinary SELECT of (ts, name, node_id, value) rows. */
-async function readMetricPoints(ch: TClickHouse, sql: string, params: TParams): Promise<TMetricPoint[]> {
+/** Runs a RowBinary SELECT of (ts, name, node_id, value, tenant) rows; the tenant is kept when `split`. */
+async function readMetricPoints(
+  ch: TClickHouse,
+  sql: string,
+  params: TParams,
+  split: boolean,
+): Promise<TMetricPoint[]> {
   const rb = await selectRowBinary(ch, sql, params);
   const out: TMetricPoint[] = [];
-  while (!rb.done) out.push({ ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() });
+  while (!rb.done) {
+    const p: TMetricPoint = { ts: rb.f64(), name: rb.str(), node_id: rb.f64(), value: rb.f64() };
+    const tenant = rb.str();
+    if (split) p.tenant = tenant;
+    out.push(p);
+  }
   return out;
+}
+
+/**
+ * The tenants (`tenant` label values) of the cluster's SQL statement counters in the window, sorted,
+ * at most MAX_TENANTS: none for scrapes without the label (before v25, or a single-tenant cluster).
+ */
+export async function getMetricTenants(
+  ch: TClickHouse,
+  q: Pick<TMetricQuery, 'orgId' | 'clusterId' | 'nodeId' | 'from' | 'to' | 'resolution'> & {
+    names: readonly string[];
+  },
+): Promise<string[]> {
+  assertRange(q.from, q.to);
+  const r = q.resolution ?? pickResolution(q.from, q.to);
+  const [table, col] = r === 'raw' ? ['metrics', 'ts'] : [`metrics_${r}`, 'bucket'];
+  const params: TParams = {
+    org_id: q.orgId,
+    cluster_id: q.clusterId,
+    names: [...q.names],
+    from: q.from - bucketMs(r),
+    to: q.to,
+    limit: MAX_TENANTS,
+  };
+  let node = '';
+  if (q.nodeId !== undefined) {
+    node = ' AND node_id = {node_id:UInt32}';
+    params.node_id = q.nodeId;
+  }
+  const rows = await selectRows<{ tenant: string }>(
+    ch,
+    `SELECT DISTINCT labels['tenant'] AS tenant FROM ${table}
+     WHERE org_id = {org_id:String} AND cluster_id = {cluster_id:String} AND name IN {names:Array(String)}${node}
+       AND ${col} >= ${msParam('from')} AND ${col} < ${msParam('to')} AND tenant != ''
+     ORDER BY tenant
+     LIMIT {limit:UInt32}`,
+    params,
+  );
+  return rows.map((x) => x.tenant);
 }
 
 /**
@@ -189,12 +256,13 @@ export async function getCounterRates(
   const p = prepare(q, q.names);
   return readMetricPoints(
     ch,
-    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(inc / secs))
+    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(inc / secs)), ${p.tenant} AS tenant
      FROM (${increasesSql(p)})
      WHERE secs > 0 AND sb >= {start:Int64}
-     GROUP BY sb, name, node_id
-     ORDER BY name, node_id, sb`,
+     GROUP BY sb, name, node_id, tenant
+     ORDER BY tenant, name, node_id, sb`,
     p.params,
+    q.tenants !== undefined,
   );
 }
 
@@ -222,11 +290,12 @@ export async function getGaugeSeries(
          GROUP BY name, node_id, host, labels, sb`;
   return readMetricPoints(
     ch,
-    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(v))
+    `SELECT toFloat64(sb), toString(name), toFloat64(node_id), toFloat64(sum(v)), ${p.tenant} AS tenant
      FROM (${inner})
-     GROUP BY sb, name, node_id
-     ORDER BY name, node_id, sb`,
+     GROUP BY sb, name, node_id, tenant
+     ORDER BY tenant, name, node_id, sb`,
     p.params,
+    q.tenants !== undefined,
   );
 }
 
@@ -263,26 +332,29 @@ export async function getHistogramQuantiles(
   q.quantiles.forEach((x, i) => (p.params[`q${i}`] = x));
   const rb = await selectRowBinary(
     ch,
-    `SELECT toFloat64(sb), ${cols.join(', ')}
+    `SELECT toFloat64(sb), ${cols.join(', ')}, tenant
      FROM (
-       SELECT sb, arraySort(x -> x.1, groupArray((le, r))) AS pairs,
+       SELECT sb, tenant, arraySort(x -> x.1, groupArray((le, r))) AS pairs,
               arrayMap(x -> x.1, pairs) AS les,
               arrayMap((x, i) -> arrayMax(arraySlice(arrayMap(y -> y.2, pairs), 1, i)), pairs, arrayEnumerate(pairs)) AS cum
        FROM (
-         SELECT sb, assumeNotNull(toFloat64OrNull(labels['le'])) AS le, sum(inc / secs) AS r
+         SELECT sb, ${p.tenant} AS tenant, assumeNotNull(toFloat64OrNull(labels['le'])) AS le, sum(inc / secs) AS r
          FROM (${increasesSql(p)})
          WHERE secs > 0 AND sb >= {start:Int64} AND isNotNull(toFloat64OrNull(labels['le']))
-         GROUP BY sb, le
+         GROUP BY sb, tenant, le
        )
-       GROUP BY sb
+       GROUP BY sb, tenant
      )
-     ORDER BY sb`,
+     ORDER BY tenant, sb`,
     p.params,
   );
   const out: TQuantilePoint[] = [];
+  const split = q.tenants !== undefined;
   while (!rb.done) {
-    const ts = rb.f64();
-    out.push({ ts, values: q.quantiles.map(() => rb.f64OrNull()) });
+    const p: TQuantilePoint = { ts: rb.f64(), values: q.quantiles.map(() => rb.f64OrNull()) };
+    const tenant = rb.str();
+    if (split) p.tenant = tenant;
+    out.push(p);
   }
   return out;
 }

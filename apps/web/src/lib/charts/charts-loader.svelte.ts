@@ -4,6 +4,7 @@ import {
   type TChartsView,
   type TClusterCharts,
   type TDbCharts,
+  type TDbTenant,
 } from '@clusterscope/schema';
 import { errorMessage, trpc } from '$lib/trpc';
 
@@ -13,6 +14,8 @@ export interface TChartsQuery {
   nodeId?: number;
   from: number;
   to: number;
+  /** The SQL panels' tenant choice (unset: every tenant summed). */
+  tenant?: TDbTenant;
   /** The page data's `now`: a new value (the load re-ran on a live update) refetches. */
   now: number;
 }
@@ -46,7 +49,13 @@ export function loadCharts(query: () => TChartsQuery) {
     const mine = ++seq;
     pending = true;
     trpc(q.org)
-      .dashboard.chartsView.query({ id: q.clusterId, nodeId: q.nodeId, from: q.from, to: q.to })
+      .dashboard.chartsView.query({
+        id: q.clusterId,
+        nodeId: q.nodeId,
+        from: q.from,
+        to: q.to,
+        tenant: q.tenant,
+      })
       .then((v) => {
         if (mine !== seq) return;
         current = unpackView(v);

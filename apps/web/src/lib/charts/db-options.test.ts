@@ -17,6 +17,7 @@ const empty: TDbCharts = {
   from: F,
   to: F + 60_000,
   step_ms: 30_000,
+  tenants: [],
   statements: [],
   latency: [],
   transactions: [],

@@ -25,6 +25,13 @@ export interface TLine {
   role?: 'limit' | 'read';
 }
 
+export interface TBand {
+  from: number;
+  to: number | null;
+  label: string;
+  tone?: 'bad' | 'warn';
+}
+
 export interface TMarker {
   ts: number;
   label: string;
@@ -37,6 +44,8 @@ export interface TTimeChart {
   from: number;
   to: number;
   markers?: TMarker[];
+  /** Shaded time spans (an alert's pending and firing windows); `to` null = up to the window's end. */
+  bands?: TBand[];
   /** Fixed y max (e.g. 1 for ratios); default: round ticks over the visible lines. */
   yMax?: number;
 }
@@ -251,6 +260,21 @@ export function buildTimeOption(c: TTimeChart, o: TTimeOptionOpts = {}): ECharts
       })),
     };
   }
+  const bands = c.bands ?? [];
+  if (bands.length > 0 && series.length > 0)
+    series[0].markArea = {
+      silent: true,
+      animation: false,
+      label: { show: true, position: 'insideTopLeft', fontSize: 10, color: '#6b7280' },
+      data: bands.map((b) => [
+        {
+          name: b.label,
+          xAxis: Math.max(b.from, c.from),
+          itemStyle: { color: b.tone === 'warn' ? 'rgba(217,119,6,0.10)' : 'rgba(220,38,38,0.12)' },
+        },
+        { xAxis: Math.min(b.to ?? c.to, c.to) },
+      ]),
+    };
   const y = yAxisOf(c, visible);
   return {
     backgroundColor: 'transparent',

@@ -5,6 +5,7 @@ import {
   filterQuery,
   formatAlertValue,
   parseFilters,
+  previewHeadline,
   round3,
   sortAlerts,
   subject,
@@ -101,5 +102,23 @@ describe('formatAlertValue', () => {
     expect(formatAlertValue(null, '%')).toBe('—');
     expect(round3(1234.5)).toBe('1235');
     expect(round3(-0.5)).toBe('-0.5');
+  });
+});
+
+describe('previewHeadline', () => {
+  it('counts the subjects the rule would fire on, named by the series', () => {
+    expect(previewHeadline({ total: 5, firing: 5 }, 'node.down', 'node')).toBe(
+      'Would fire on 5 of 5 nodes now',
+    );
+    expect(previewHeadline({ total: 2, firing: 0 }, 'cgroup.mem_pct', 'node')).toBe(
+      'Would fire on none of 2 cgroups now',
+    );
+    expect(previewHeadline({ total: 1, firing: 1 }, 'node.replicas', 'sum')).toBe(
+      'Would fire on 1 of 1 cluster now',
+    );
+    expect(previewHeadline({ total: 3, firing: 1 }, 'agent.input_failures', 'node')).toBe(
+      'Would fire on 1 of 3 inputs now',
+    );
+    expect(previewHeadline({ total: 0, firing: 0 }, 'metric', 'node')).toMatch(/^No node has a reading/);
   });
 });
