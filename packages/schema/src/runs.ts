@@ -31,6 +31,10 @@ export const ZRunCreate = z.object({
   git: ZGit.optional(),
   labels: ZLabels.optional(),
   startedAt: ZTimestamp.optional(),
+  /** Confirmation runs a suspected regression of this run waits for before it alerts (CLI `--confirm`). */
+  confirm: z.number().int().min(1).max(10).optional(),
+  /** The suspected run this run confirms (CLI `--confirm`: same workload, judged against that run's baseline). */
+  confirms: z.string().min(1).max(64).optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 /** What a client sends (defaults not applied yet). */
