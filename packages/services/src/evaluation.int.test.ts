@@ -213,6 +213,49 @@ describe('thresholds and verdicts are one evaluation', () => {
   });
 });
 
+describe('confirmation asked by CI (clusterscope run --confirm)', () => {
+  it('a CI run asking for confirmation is suspected; its posted confirmation run confirms it and it notifies once', async () => {
+    hits.length = 0;
+    const { id } = await createRun(deps, ci, {
+      cluster: 'pg',
+      workload: 'ci-tpcb',
+      tool: 'pgbench',
+      git: { branch: 'main' },
+      confirm: 1,
+      startedAt: new Date(T0 + 6 * HOUR).toISOString(),
+    });
+    await record(ci, id, 700);
+    await finishRun(deps, ci, { id, status: 'succeeded' });
+    let r = await getRunReport(deps, ci, id);
+    expect(r).toMatchObject({
+      verdict: 'regression',
+      regression: false,
+      confirmation: { state: 'suspected', wanted: 1 },
+    });
+    expect(hits).toHaveLength(0);
+    // Nothing is queued for a CI run: the CLI runs the tool again itself.
+    expect(await db.run.count({ where: { confirmsRunId: id } })).toBe(0);
+    const other = await createRun(deps, ci, { cluster: 'pg', workload: 'elsewhere', tool: 'pgbench' });
+    await expect(
+      createRun(deps, ci, { cluster: 'pg', workload: 'elsewhere', tool: 'pgbench', confirms: id }),
+    ).rejects.toMatchObject({ code: 'UNPROCESSABLE_CONTENT', message: expect.stringMatching(/^confirms: /) });
+    expect(other.id).toBeTruthy();
+    const conf = await createRun(deps, ci, {
+      cluster: 'pg',
+      workload: 'ci-tpcb',
+      tool: 'pgbench',
+      git: { branch: 'main' },
+      confirms: id,
+      startedAt: new Date(T0 + 6.5 * HOUR).toISOString(),
+    });
+    await record(ci, conf.id, 705);
+    await finishRun(deps, ci, { id: conf.id, status: 'succeeded' });
+    r = await getRunReport(deps, ci, id);
+    expect(r).toMatchObject({ regression: true, confirmation: { state: 'confirmed' } });
+    expect(hits).toHaveLength(1);
+  });
+});
+
 describe('confirmation before alerting (runs started on an agent)', () => {
   it('a suspected regression whose confirmation runs do not regress notifies nobody and is "not confirmed"', async () => {
     for (const tps of [1000, 1003, 998]) await agentRun(tps);
