@@ -325,7 +325,7 @@ describe('clusterscope run --confirm', () => {
         const confs = created.filter((c) => c.body.confirms === 'run_1' && finished.has(c.id));
         const wanted = Number(created[0]!.body.confirm ?? 0);
         const miss = confs.findIndex((_, i) => !again[i]);
-        const state =
+        const state: 'none' | 'suspected' | 'confirmed' | 'not_confirmed' =
           wanted === 0
             ? 'none'
             : miss >= 0
