@@ -220,7 +220,7 @@ describe('confirmation asked by CI (clusterscope run --confirm)', () => {
       cluster: 'pg',
       workload: 'ci-tpcb',
       tool: 'pgbench',
-      git: { branch: 'main' },
+      git: { repo: 'acme/db', branch: 'main', sha: 'sha-confirm' },
       confirm: 1,
       startedAt: new Date(T0 + 6 * HOUR).toISOString(),
     });
@@ -244,7 +244,7 @@ describe('confirmation asked by CI (clusterscope run --confirm)', () => {
       cluster: 'pg',
       workload: 'ci-tpcb',
       tool: 'pgbench',
-      git: { branch: 'main' },
+      git: { repo: 'acme/db', branch: 'main', sha: 'sha-confirm' },
       confirms: id,
       startedAt: new Date(T0 + 6.5 * HOUR).toISOString(),
     });
