@@ -1,8 +1,11 @@
 /**
  * Measures the verdict rule on real pgbench (`-S -P 1 -T <s> -c <c>`) against an embedded PostgreSQL:
  * - 20 A/A pairs (identical config): how often compareSamples calls a tps *regression* (false alarm);
- * - 20 A/B pairs where B runs with the server in a v1 CPU cgroup whose quota is ~85% of the CPU the
- *   server used unthrottled (measured first), so B is clearly slower: how often a regression is detected.
+ * - 20 A/B pairs where B runs with the server in a v1 CPU cgroup whose quota is ~90% of the CPU the
+ *   server used unthrottled (measured first), so B is about 10% slower: how often a regression is detected;
+ * - in paired mode, the confirmation step: a pair judged a regression is re-run VERDICT_CONFIRM times
+ *   (default 2) and counts as confirmed only when every re-run regresses too (false_alert_rate_confirmed,
+ *   detection_rate_10pct, median seconds from suspected to confirmed).
  *
  * VERDICT_MODE=paired (default): the two runs of a pair execute at the same time on two identical
  * databases of the server, so load from other processes on a shared machine hits both alike and the rates
@@ -35,7 +38,9 @@ const run = promisify(execFile);
 const SECONDS = Number(process.env.VERDICT_SECONDS ?? 8);
 const PAIRS = Number(process.env.VERDICT_PAIRS ?? 20);
 const CLIENTS = Number(process.env.VERDICT_CLIENTS ?? 2);
-const QUOTA_SHARE = Number(process.env.VERDICT_QUOTA_SHARE ?? 0.85);
+const QUOTA_SHARE = Number(process.env.VERDICT_QUOTA_SHARE ?? 0.9);
+/** Confirmation pairs a suspected regression must regress in again (the product's default confirmRuns). */
+const CONFIRM = Number(process.env.VERDICT_CONFIRM ?? 2);
 const ENV_LIMIT = Number(process.env.VERDICT_ENV_LIMIT ?? 0.25);
 const ENV_RETRIES = Number(process.env.VERDICT_ENV_RETRIES ?? 4);
 const CG = `clusterscope-verdicts-${process.pid}`;
@@ -232,7 +237,16 @@ async function runConcurrentPair(
 
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-type TRates = { falseRegressions: number; detected: number; slowdowns: number[] };
+type TRates = {
+  falseRegressions: number;
+  detected: number;
+  slowdowns: number[];
+  /** After the confirmation step: A/A pairs that ended confirmed, A/B pairs that ended confirmed. */
+  falseConfirmed?: number;
+  detectedConfirmed?: number;
+  /** Seconds from a suspected regression to its confirmation. */
+  toConfirmS?: number[];
+};
 
 /** Paired mode: every pair runs concurrently on two identical databases (roles alternate between them). */
 async function measurePaired(baseUrl: string): Promise<TRates> {
@@ -251,7 +265,14 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
   log(
     `calibration: ${meanOf(cal.a).toFixed(0)} / ${meanOf(cal.b).toFixed(0)} tps, B backends ${cal.bCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
   );
-  const out: TRates = { falseRegressions: 0, detected: 0, slowdowns: [] };
+  const out: TRates = {
+    falseRegressions: 0,
+    detected: 0,
+    slowdowns: [],
+    falseConfirmed: 0,
+    detectedConfirmed: 0,
+    toConfirmS: [],
+  };
   for (let i = 0; i < PAIRS * 2; i++) {
     const ab = i >= PAIRS;
     const [ua, ub] = i % 2 === 0 ? urls : [urls[1], urls[0]];
@@ -264,6 +285,23 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
     log(
       `${ab ? 'A/B' : 'A/A'} ${(i % PAIRS) + 1}: ${meanOf(r0.a).toFixed(0)} vs ${meanOf(r0.b).toFixed(0)} tps → ${r.verdict} (${r.reason})`,
     );
+    if (r.verdict !== 'regression') continue;
+    // Suspected: the same pair again CONFIRM times (same baseline side, same test); confirmed only when
+    // every confirmation regresses too, as the server's rule.
+    const t0 = Date.now();
+    let confirmed = true;
+    for (let k = 0; k < CONFIRM && confirmed; k++) {
+      const c0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null);
+      const c = compareSamples(trim(c0.a), trim(c0.b), 'higher');
+      confirmed = c.verdict === 'regression';
+      log(
+        `  confirmation ${k + 1}/${CONFIRM}: ${meanOf(c0.a).toFixed(0)} vs ${meanOf(c0.b).toFixed(0)} tps → ${c.verdict}`,
+      );
+    }
+    if (!confirmed) continue;
+    out.toConfirmS!.push((Date.now() - t0) / 1000);
+    if (ab) out.detectedConfirmed!++;
+    else out.falseConfirmed!++;
   }
   return out;
 }
@@ -349,6 +387,18 @@ async function main() {
     const rates = MODE === 'sequential' ? await measureSequential(pg.url) : await measurePaired(pg.url);
     const { falseRegressions, detected, slowdowns } = rates;
     const round = (x: number) => Math.round(x * 1000) / 1000;
+    const waits = [...(rates.toConfirmS ?? [])].sort((a, b) => a - b);
+    const confirmation =
+      rates.falseConfirmed === undefined
+        ? {}
+        : {
+            confirm_runs: CONFIRM,
+            false_alert_rate_confirmed: round(rates.falseConfirmed / PAIRS),
+            detection_rate_10pct: round(rates.detectedConfirmed! / PAIRS),
+            median_suspected_to_confirmed_s: waits.length
+              ? round(waits[Math.floor((waits.length - 1) / 2)])
+              : null,
+          };
     console.log(
       JSON.stringify({
         ...ci,
@@ -357,6 +407,7 @@ async function main() {
         ab_pairs: PAIRS,
         detection_rate: round(detected / PAIRS),
         mean_slowdown_pct: round(slowdowns.reduce((x, y) => x + y, 0) / slowdowns.length),
+        ...confirmation,
         seconds: Math.round((Date.now() - started) / 1000),
         mode: MODE,
         ...(MODE === 'sequential' ? { env_unhealthy_reruns: envRetries } : {}),

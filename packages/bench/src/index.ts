@@ -20,3 +20,4 @@ export { createRng, drawNormal, drawAr1 } from './stats/prng';
 export { getWelchPValue, getWelchChangeTest, getMannWhitneyPValue, normalCdf } from './stats/tests';
 export { getLag1Autocorrelation, chooseBlockSize, getBlockMeans } from './stats/describe';
 export { getBootstrapChangeCi, getBootstrapChangeTest } from './stats/bootstrap';
+export { describeNoise, type TNoise } from './stats/noise';

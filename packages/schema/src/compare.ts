@@ -88,6 +88,8 @@ export const ZMetricVerdict = z.object({
   n_baseline: z.number().int(),
   n_value: z.number().int(),
   reason: z.string(),
+  /** The worse-side boundary of the workload's threshold the value was judged against (threshold test only). */
+  bound: z.number().nullable().optional(),
 });
 export type TMetricVerdict = z.infer<typeof ZMetricVerdict>;
 
@@ -104,6 +106,46 @@ export const ZBaselineRef = z.object({
   run_ids: z.array(z.string()),
 });
 export type TBaselineRef = z.infer<typeof ZBaselineRef>;
+
+/**
+ * A suspected regression waits for confirmation runs of the same workload on the same cluster before it
+ * alerts or fails a check (CONFIRM_RULE). `none`: no confirmation was asked for (it alerts at once).
+ */
+export const ZConfirmationState = z.enum(['none', 'suspected', 'confirmed', 'not_confirmed']);
+export type TConfirmationState = z.infer<typeof ZConfirmationState>;
+
+export const CONFIRM_RULE =
+  'A suspected regression is confirmed when the regressed metric regresses again in every confirmation run, judged by the same test against the same baseline; a confirmation run that failed or during which the cluster was unhealthy does not count.';
+
+export const CONFIRMATION_WORDS: Record<TConfirmationState, string> = {
+  none: '',
+  suspected: 'suspected, confirming',
+  confirmed: 'confirmed',
+  not_confirmed: 'not confirmed',
+};
+
+export const ZConfirmation = z.object({
+  state: ZConfirmationState,
+  /** Confirmation runs asked for. */
+  wanted: z.number().int(),
+  /** The metrics whose regression is being confirmed. */
+  metrics: z.array(z.string()),
+  runs: z.array(
+    z.object({
+      id: z.string(),
+      /** Whether it counts for the decision (finished, succeeded, cluster healthy). */
+      counted: z.boolean(),
+      /** Whether every regressed metric regressed again in it. */
+      regressed: z.boolean(),
+      /** What it showed, or why it does not count. */
+      reason: z.string(),
+    }),
+  ),
+  rule: z.string(),
+  /** One sentence: what was decided and why. */
+  note: z.string(),
+});
+export type TConfirmation = z.infer<typeof ZConfirmation>;
 
 export const ZRunComparison = z.object({
   run_id: z.string(),
@@ -122,6 +164,10 @@ export const ZRunComparison = z.object({
   warning: z.string().nullable(),
   /** Set when the baseline ran on another kind of machine (describeMachineMismatch); the verdict stands. */
   machine_warning: z.string().nullable(),
+  /** A suspected regression's confirmation (null: the run is no regression, or was judged live). */
+  confirmation: ZConfirmation.nullable(),
+  /** The suspected run this run confirms (null: not a confirmation run). */
+  confirms: z.string().nullable(),
 });
 export type TRunComparison = z.infer<typeof ZRunComparison>;
 
@@ -233,6 +279,9 @@ export const ZRegressionAlert = z.object({
   issueUrl: z.string().nullable(),
   gitBranch: z.string().nullable(),
   gitSha: z.string().nullable(),
+  /** Only a `confirmed` (or `none`: no confirmation asked) alert notifies anyone. */
+  confirmation: ZConfirmationState,
+  confirmNote: z.string(),
 });
 export type TRegressionAlert = z.infer<typeof ZRegressionAlert>;
 
@@ -254,8 +303,25 @@ export const ZAlertPrecision = z.object({
   days: z.number().int(),
   total: z.number().int(),
   byStatus: z.record(ZRegressionAlertStatus, z.number().int()),
-  /** invalid ÷ alerts in the window; null without alerts. */
+  /** invalid ÷ alerts that notified (confirmed, or without confirmation) in the window; null without any. */
   falseAlertShare: z.number().nullable(),
+  /** Alerts by confirmation: suspected = every alert that waited for confirmation runs (still waiting or decided). */
+  suspected: z.number().int(),
+  confirmed: z.number().int(),
+  notConfirmed: z.number().int(),
+  /** The headline metric's spread across recent baseline runs and the smallest change a verdict can detect. */
+  noise: z
+    .object({
+      metric: z.string(),
+      runs: z.number().int(),
+      /** Coefficient of variation (sd ÷ mean) of the runs' values, in %. */
+      cvPct: z.number(),
+      /** Smallest change (in %) a run must show to be judged a regression at the verdict's confidence. */
+      detectablePct: z.number(),
+      /** How detectablePct follows (which test, limit or floor). */
+      basis: z.string(),
+    })
+    .nullable(),
 });
 export type TAlertPrecision = z.infer<typeof ZAlertPrecision>;
 
@@ -275,6 +341,8 @@ export const ZRunListRow = ZRunBrief.extend({
   verdictEvidence: z.string(),
   /** The baseline the verdict is against ("main (last 3 runs)"); null without a verdict. */
   baselineName: z.string().nullable(),
+  /** A regression's confirmation state (none: no confirmation asked or no regression). */
+  confirmation: ZConfirmationState,
 });
 export type TRunListRow = z.infer<typeof ZRunListRow>;
 
@@ -313,6 +381,7 @@ export const ZRunJudged = z.object({
   evidence: z.string(),
   warning: z.string().nullable(),
   baselineName: z.string(),
+  confirmation: ZConfirmationState,
 });
 export type TRunJudged = z.infer<typeof ZRunJudged>;
 
@@ -334,6 +403,8 @@ export const ZWorkloadHistory = z.object({
           sha: z.string().nullable(),
           branch: z.string().nullable(),
           envHealthy: z.boolean().nullable(),
+          /** The worse-side boundary of the threshold this run was judged against (its stored evaluation). */
+          bound: z.number().nullable(),
         }),
       ),
       changePoints: z.array(z.object({ index: z.number(), runId: z.string(), t: z.number() })),

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { ZRunStatus } from './common';
-import { ZBaselineRef, ZRunVerdict, ZVerdict, type TRunVerdict } from './compare';
+import {
+  CONFIRMATION_WORDS,
+  ZAlertPrecision,
+  ZBaselineRef,
+  ZConfirmation,
+  ZRunVerdict,
+  ZVerdict,
+  type TConfirmationState,
+  type TRunVerdict,
+} from './compare';
 import { ZRunBaselineIn } from './runs';
 
 /** The words of a run verdict: the run page's badge, the report, the CLI, the PR comment and MR note. */
@@ -12,6 +21,14 @@ export const VERDICT_WORDS: Record<TRunVerdict, string> = {
   no_baseline: 'no baseline',
   incomparable: 'not comparable',
 };
+
+/** "regression (not confirmed)": a run verdict with its confirmation state, as every surface shows it. */
+export function describeVerdict(verdict: TRunVerdict, confirmation: TConfirmationState = 'none'): string {
+  const w = VERDICT_WORDS[verdict];
+  return verdict === 'regression' && confirmation !== 'none'
+    ? `${w} (${CONFIRMATION_WORDS[confirmation]})`
+    : w;
+}
 
 export const ZRunReportIn = ZRunBaselineIn.extend({
   /** `markdown`: the body is the markdown report itself (text/markdown); `json`: the structured report. */
@@ -53,9 +70,16 @@ export const ZRunReport = z.object({
   sha: z.string().nullable(),
   status: ZRunStatus,
   verdict: ZRunVerdict,
-  /** VERDICT_WORDS[verdict]. */
+  /** describeVerdict(verdict, confirmation state). */
   verdict_words: z.string(),
+  /** A regression that fails a check: confirmed, or judged without confirmation. */
   regression: z.boolean(),
+  /** A suspected regression's confirmation runs and decision (null: none asked or no regression). */
+  confirmation: ZConfirmation.nullable(),
+  /** The suspected run this run confirms. */
+  confirms: z.string().nullable(),
+  /** The workload's alert precision and noise (null: the run has no workload). */
+  precision: ZAlertPrecision.nullable(),
   regressions: z.array(z.string()),
   reason: z.string(),
   baseline: ZBaselineRef,

@@ -34,6 +34,10 @@ export const ZRunCreate = z.object({
   startedAt: ZTimestamp.optional(),
   /** The machine the run ran on (the CLI sends it): baselines are chosen from runs on the same kind. */
   machine: ZMachine.optional(),
+  /** Confirmation runs a suspected regression of this run waits for before it alerts (CLI `--confirm`). */
+  confirm: z.number().int().min(1).max(10).optional(),
+  /** The suspected run this run confirms (CLI `--confirm`: same workload, judged against that run's baseline). */
+  confirms: z.string().min(1).max(64).optional(),
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 /** What a client sends (defaults not applied yet). */

@@ -50,7 +50,7 @@ export const HISTORY_MIN_RUNS = 5;
  * The test behind a metric verdict: Welch's t or a block bootstrap on interval samples, the history test
  * (one value per run against the baseline runs' values), or none (one value against one, indicative).
  */
-export const ZVerdictTest = z.enum(['welch', 'bootstrap', 'history', 'none']);
+export const ZVerdictTest = z.enum(['welch', 'bootstrap', 'history', 'threshold', 'none']);
 export type TVerdictTest = z.infer<typeof ZVerdictTest>;
 
 /**
@@ -74,6 +74,7 @@ export const TEST_BADGE: Record<TVerdictTest, string> = {
   welch: 'Welch t',
   bootstrap: 'bootstrap',
   history: 'history',
+  threshold: 'threshold',
   none: 'no test',
 };
 
@@ -81,6 +82,7 @@ export const TEST_WORDS: Record<TVerdictTest, string> = {
   welch: "Welch's t-test on interval samples",
   bootstrap: 'block bootstrap on interval samples',
   history: `history test against the baseline runs' values`,
+  threshold: `the workload's threshold for the metric (its test and limit over the baseline runs' values)`,
   none: 'no test',
 };
 

@@ -237,6 +237,8 @@ const ZWorkloadFields = z.object({
   description: z.string().max(2000).default(''),
   /** Metric names and kinds that can make a verdict (empty: rates, latencies and error rates). */
   verdictMetrics: ZVerdictMetrics.default([]),
+  /** Confirmation runs a suspected regression of a run started on an agent waits for (0: alert at once). */
+  confirmRuns: int(0, 10).default(2),
 });
 
 export const ZWorkloadCreate = ZWorkloadFields;
@@ -297,6 +299,7 @@ export const ZWorkloadPatch = z.object({
   warmupS: int(0, 3600).optional(),
   description: z.string().max(2000).optional(),
   verdictMetrics: ZVerdictMetrics.optional(),
+  confirmRuns: int(0, 10).optional(),
 });
 export type TWorkloadPatch = z.infer<typeof ZWorkloadPatch>;
 
@@ -312,6 +315,7 @@ export const ZWorkload = z.object({
   warmupS: z.number().int(),
   description: z.string(),
   verdictMetrics: z.array(z.string()),
+  confirmRuns: z.number().int(),
   runs: z.number().int(),
   /** The newest run; its cluster is the default of the next Run. */
   lastRun: z

@@ -151,7 +151,7 @@ describe('compareRunWithBaseline', () => {
     )!;
     const cmp = await compareRunIds(deps, caller, ids.slow, `main:${page.baseline.window}`);
     const alert = (await getWorkloadHistory(deps, caller, ids.workload)).alerts.find(
-      (a) => a.runId === ids.slow,
+      (a) => a.runId === ids.slow && a.metric === 'tps',
     )!;
     const seen = [
       { verdict: page.verdict, baseline: page.baseline.name, reason: page.reason },
@@ -172,6 +172,7 @@ describe('compareRunWithBaseline', () => {
       /^tps [\d,.]+ tx\/s is \d+\.\d % below the baseline [\d,.]+ tx\/s \(main, last 4 runs; limit 10 %\)$/,
     );
     const tps = page.verdicts.find((v) => v.metric === 'tps')!;
+    expect(tps.test).toBe('threshold');
     expect(alert.baseline).toBeCloseTo(tps.baseline, 6);
     expect(alert.value).toBeCloseTo(tps.value, 6);
   });
@@ -212,9 +213,14 @@ describe('compareRunWithBaseline', () => {
 });
 
 describe('thresholds and alerts', () => {
-  it('creates an alert for the slow run only (not the equal or env-unhealthy run)', async () => {
-    const alerts = await findRegressionAlerts(deps, caller, { workloadId: ids.workload });
-    expect(alerts.map((a) => a.runId)).toEqual([ids.slow]);
+  it('creates an alert per regressed metric of the slow run only (not the equal or env-unhealthy run)', async () => {
+    const all = await findRegressionAlerts(deps, caller, { workloadId: ids.workload });
+    // The run verdict's regressed metrics: tps by its threshold, p95 latency by the default test.
+    expect(all.map((a) => [a.runId, a.metric]).sort()).toEqual([
+      [ids.slow, 'lat_p95_ms'],
+      [ids.slow, 'tps'],
+    ]);
+    const alerts = all.filter((a) => a.metric === 'tps');
     expect(alerts[0]).toMatchObject({ metric: 'tps', gitBranch: 'feature', acknowledgedAt: null });
     expect(alerts[0].baseline).toBeGreaterThan(990);
     expect(await findRegressionAlerts(deps, other)).toEqual([]);
@@ -222,6 +228,7 @@ describe('thresholds and alerts', () => {
     const acked = await ackRegressionAlert(deps, caller, alerts[0].id);
     expect(acked.acknowledgedAt).toBeInstanceOf(Date);
     expect(acked.acknowledgedBy).toBe('token:t1');
+    for (const a of all) await ackRegressionAlert(deps, caller, a.id);
     expect(await findRegressionAlerts(deps, caller, { unacknowledged: true })).toEqual([]);
   });
 
@@ -266,7 +273,11 @@ describe('thresholds and alerts', () => {
     ]);
     expect(tps.band!.lo).toBeGreaterThan(850);
     expect(tps.band!.lo).toBeLessThan(tps.band!.mean);
-    expect(h.alerts.length).toBe(1);
+    expect(h.alerts.map((a) => a.metric).sort()).toEqual(['lat_p95_ms', 'tps']);
+    // Each run judged by the threshold carries the boundary it was judged against (the chart's line).
+    const slow = tps.points.find((p) => p.runId === ids.slow)!;
+    expect(slow.bound).toBeGreaterThan(slow.value);
+    expect(tps.points.find((p) => p.runId === ids.m1)!.bound).toBeNull();
     await expect(getWorkloadHistory(deps, other, ids.workload)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

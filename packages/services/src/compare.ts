@@ -15,6 +15,7 @@ import {
   MIN_EFFECT_PCT,
   VERDICT_RULE,
   describeMachineMismatch,
+  ZRunComparison,
   ZRunFilter,
   parseDay,
   summarizeEvidence,
@@ -32,6 +33,7 @@ import {
   type TComparisonView,
   type TRunFilter,
   type TRunVerdict,
+  type TThreshold,
 } from '@clusterscope/schema';
 import { getBenchResults, getBenchSamples } from '@clusterscope/tsdb';
 import type { TDeps } from './deps';
@@ -48,7 +50,14 @@ import {
 } from './access';
 import { AppError, notFound } from './errors';
 import { computeRunEnvironment } from './environment';
-import { decideRunVerdict, findMismatch, nameBaseline, parseBranchRef, type TBaselineSpec } from './verdict';
+import {
+  applyThresholds,
+  decideRunVerdict,
+  findMismatch,
+  nameBaseline,
+  parseBranchRef,
+  type TBaselineSpec,
+} from './verdict';
 
 /** Throughput metrics in order of preference for the run list's key metric. */
 const THROUGHPUT = ['tps', 'ops_per_s', 'qps', 'rps', 'events_per_s', 'tpmC', 'read_iops', 'write_iops'];
@@ -150,23 +159,38 @@ export function toMetricVerdict(c: TMetricComparison): TMetricVerdict {
 /** Longest branch window pooled for a verdict (a threshold may ask for up to 1000 runs). */
 const MAX_POOL = 50;
 
-/** A workload's default baseline: the branch and window of its first threshold, else main, last 3 runs. */
+type TBranchSpec = { branch: string; window: number; after?: Date | null };
+
+/**
+ * A workload's default baseline: the branch and the longest window of its thresholds (which judge their
+ * metrics in every verdict), else main, last 3 runs; it starts at the workload's baseline reset (an alert
+ * triaged "expected").
+ */
 export async function getDefaultBaseline(
   deps: TDeps,
   orgId: string,
-  workloadId: string | null,
-): Promise<{ branch: string; window: number }> {
-  const ts = workloadId ? await listThresholds(deps.db, orgId, workloadId) : [];
-  return ts[0]
-    ? { branch: ts[0].branch, window: Math.min(MAX_POOL, ts[0].windowSize) }
-    : { branch: DEFAULT_BASELINE_BRANCH, window: DEFAULT_BASELINE_WINDOW };
+  run: Pick<TRunRow, 'workloadId' | 'workload'>,
+): Promise<TBranchSpec & { thresholds: TThreshold[] }> {
+  const rows = run.workloadId ? await listThresholds(deps.db, orgId, run.workloadId) : [];
+  const thresholds = rows.map((t) => ({ ...t, test: t.test as TThreshold['test'] }));
+  const after = run.workload?.baselineFrom ?? null;
+  if (!thresholds[0])
+    return { branch: DEFAULT_BASELINE_BRANCH, window: DEFAULT_BASELINE_WINDOW, after, thresholds };
+  const branch = thresholds[0].branch;
+  const window = Math.max(...thresholds.filter((t) => t.branch === branch).map((t) => t.windowSize));
+  return {
+    branch,
+    window: Math.min(MAX_POOL, window),
+    after,
+    thresholds: thresholds.filter((t) => t.branch === branch),
+  };
 }
 
 async function findBranchBaseline(
   deps: TDeps,
   caller: TCaller,
   run: TRunRow,
-  spec: { branch: string; window: number },
+  spec: TBranchSpec,
 ): Promise<TRunRow[]> {
   const q = {
     clusterId: boundClusterOf(caller),
@@ -175,6 +199,7 @@ async function findBranchBaseline(
     toolWorkload: run.toolWorkload,
     branch: spec.branch,
     before: run.startedAt,
+    after: spec.after,
     excludeId: run.id,
     limit: spec.window,
   };
@@ -201,7 +226,7 @@ function warnMachines(run: TRunRow, baseRuns: readonly TRunRow[], branch: boolea
 async function findBranchBaselines(
   deps: TDeps,
   caller: TCaller,
-  items: readonly { run: TRunRow; spec: { branch: string; window: number } }[],
+  items: readonly { run: TRunRow; spec: TBranchSpec }[],
 ): Promise<Map<string, TRunRow[]>> {
   const groups = new Map<string, (typeof items)[number][]>();
   for (const it of items) {
@@ -211,6 +236,7 @@ async function findBranchBaselines(
       it.spec.branch,
       it.spec.window,
       r.machineKind,
+      it.spec.after ?? null,
     ]);
     const g = groups.get(key);
     if (g) g.push(it);
@@ -240,8 +266,11 @@ async function findBranchBaselines(
   return out;
 }
 
-/** How a verdict is asked for: `verdictMetrics` (CLI `--verdict-metrics`) overrides the workload's. */
-export type TJudgeOptions = { verdictMetrics?: readonly string[] };
+/**
+ * How a verdict is asked for: `verdictMetrics` (CLI `--verdict-metrics`) overrides the workload's;
+ * `thresholds` (the workload's, with its default baseline) judge their metrics.
+ */
+export type TJudgeOptions = { verdictMetrics?: readonly string[]; thresholds?: readonly TThreshold[] };
 
 /** Each metric's stored value in each baseline run (the history test's input). */
 function getHistory(baseRuns: readonly TRunData[]): Record<string, number[]> {
@@ -277,14 +306,17 @@ export function judgeRun(
   warning: string | null;
 } {
   const warning = findMismatch(run, baseRuns);
-  const verdicts =
+  const base = baseRuns.map((r) => data.get(r.id)!);
+  let verdicts =
     baseRuns.length && !warning
       ? compareData(
-          baseRuns.map((r) => data.get(r.id)!),
+          base,
           data.get(run.id)!,
           opts.verdictMetrics?.length ? opts.verdictMetrics : (run.workload?.verdictMetrics ?? []),
         )
       : [];
+  if (opts.thresholds?.length && verdicts.length)
+    verdicts = applyThresholds(verdicts, opts.thresholds, base.map(getRunValues));
   const v = decideRunVerdict({
     verdicts,
     envHealthy: run.envHealthy,
@@ -294,7 +326,7 @@ export function judgeRun(
   return { verdicts, ...v, warning };
 }
 
-type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[] };
+type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[]; thresholds?: TThreshold[] };
 
 /** A baseline ref (run id, `branch` or `branch:N`; default: the workload's) resolved for one run. */
 async function resolveBaseline(
@@ -308,14 +340,17 @@ async function resolveBaseline(
     if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
     return { spec: { kind: 'run', runId: asRun.id }, ref: asRun.id, runs: [asRun] };
   }
-  const def = await getDefaultBaseline(deps, caller.orgId, run.workloadId);
+  const def = await getDefaultBaseline(deps, caller.orgId, run);
   const parsed = baseline ? parseBranchRef(baseline) : null;
   const spec = {
     kind: 'branch' as const,
     branch: parsed?.branch ?? def.branch,
     window: Math.min(MAX_POOL, parsed?.window ?? def.window),
   };
-  return { spec, ref: baseline ?? spec.branch, runs: await findBranchBaseline(deps, caller, run, spec) };
+  // The workload's own baseline (no ref, or its branch) carries its reset and thresholds.
+  const own = !parsed || (parsed.branch === def.branch && parsed.window === null);
+  const runs = await findBranchBaseline(deps, caller, run, { ...spec, after: own ? def.after : null });
+  return { spec, ref: baseline ?? spec.branch, runs, thresholds: own ? def.thresholds : undefined };
 }
 
 function toBaselineRef(b: TResolved): TBaselineRef {
@@ -344,8 +379,38 @@ export async function compareRunWithBaseline(
 ): Promise<TRunComparison> {
   assertCan(caller, { run: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, runId);
+  if (!baseline && !opts.verdictMetrics?.length) {
+    const stored = await readEvaluation(deps, caller, run);
+    if (stored) return stored;
+  }
   const b = await resolveBaseline(deps, caller, run, baseline);
   return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]), opts);
+}
+
+/** A stored evaluation (evaluation.ts) parsed, or null when absent or of an older shape. */
+export function parseEvaluation(run: Pick<TRunRow, 'evaluation'>): TRunComparison | null {
+  if (!run.evaluation) return null;
+  const p = ZRunComparison.safeParse(run.evaluation);
+  return p.success ? p.data : null;
+}
+
+/**
+ * The run's one stored evaluation, what every page, the report and the CLI read when no other baseline
+ * is asked for. A token bound to one cluster reads it only when all its baseline runs are on that
+ * cluster; otherwise it is judged against that cluster's runs.
+ */
+export async function readEvaluation(
+  deps: TDeps,
+  caller: TCaller,
+  run: TRunRow,
+): Promise<TRunComparison | null> {
+  const e = parseEvaluation(run);
+  if (!e) return null;
+  if (boundClusterOf(caller) && e.baseline.run_ids.length) {
+    const visible = await loadRuns(deps, caller, e.baseline.run_ids);
+    if (visible.length !== new Set(e.baseline.run_ids).size) return null;
+  }
+  return e;
 }
 
 type TBaseline = Awaited<ReturnType<typeof resolveBaseline>>;
@@ -356,7 +421,7 @@ function toComparison(
   data: Map<string, TRunData>,
   opts: TJudgeOptions = {},
 ): TRunComparison {
-  const j = judgeRun(run, b.runs, data, opts);
+  const j = judgeRun(run, b.runs, data, { ...opts, thresholds: opts.thresholds ?? b.thresholds });
   const env = run.env as { reasons?: unknown } | null;
   return {
     run_id: run.id,
@@ -370,7 +435,34 @@ function toComparison(
     rule: VERDICT_RULE,
     warning: j.warning,
     machine_warning: warnMachines(run, b.runs, b.spec.kind === 'branch'),
+    confirmation: null,
+    confirms: run.confirmsRunId,
   };
+}
+
+/** The evaluation of a run against its workload's baseline and thresholds (stored at finish). */
+export async function evaluateRunLive(deps: TDeps, caller: TCaller, run: TRunRow): Promise<TRunComparison> {
+  const b = await resolveBaseline(deps, caller, run);
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]));
+}
+
+/** The evaluation of a run against given baseline runs (a confirmation run against its suspect's). */
+export async function evaluateRunAgainst(
+  deps: TDeps,
+  caller: TCaller,
+  run: TRunRow,
+  like: TRunComparison,
+): Promise<TRunComparison> {
+  const runs = await loadRuns(deps, caller, like.baseline.run_ids);
+  const order = new Map(like.baseline.run_ids.map((id, i) => [id, i]));
+  runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const spec: TBaselineSpec =
+    like.baseline.kind === 'run'
+      ? { kind: 'run', runId: like.baseline.ref }
+      : { kind: 'branch', branch: like.baseline.branch ?? '', window: like.baseline.window ?? runs.length };
+  const def = await getDefaultBaseline(deps, caller.orgId, run);
+  const b: TResolved = { spec, ref: like.baseline.ref, runs, thresholds: def.thresholds };
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...runs]));
 }
 
 /**
@@ -385,14 +477,17 @@ export async function getRunPage(
 ): Promise<TRunPageView> {
   assertCan(caller, { run: ['read'], cluster: ['read'] });
   const run: TRunRow = await loadRun(deps, caller, id);
+  const stored = baseline ? null : await readEvaluation(deps, caller, run);
   // The environment (ClickHouse) is read while the baseline is resolved (PostgreSQL), not after.
   const [[b, data], environment] = await Promise.all([
-    resolveBaseline(deps, caller, run, baseline).then(
-      async (b) => [b, await loadRunData(deps, caller.orgId, [run, ...b.runs])] as const,
-    ),
+    stored
+      ? loadRunData(deps, caller.orgId, [run]).then((data) => [null, data] as const)
+      : resolveBaseline(deps, caller, run, baseline).then(
+          async (b) => [b, await loadRunData(deps, caller.orgId, [run, ...b.runs])] as const,
+        ),
     computeRunEnvironment(deps, caller.orgId, run),
   ]);
-  return { run: toRunView(run, data), comparison: toComparison(run, b, data), environment };
+  return { run: toRunView(run, data), comparison: stored ?? toComparison(run, b!, data), environment };
 }
 
 /** Parses `a,b,c` or an array into `min`–8 distinct run ids. */
@@ -513,7 +608,8 @@ export async function findRunRows(deps: TDeps, caller: TCaller, filter: TRunFilt
   return r ? (await queryRuns(deps, caller, r.q, { limit: r.limit, offset: r.offset })).items : [];
 }
 
-function pickKeyMetrics(names: Set<string>): string[] {
+/** The run list's key metrics: the preferred throughput, then the preferred latency, of those present. */
+export function pickKeyMetrics(names: Set<string>): string[] {
   const t = THROUGHPUT.find((m) => names.has(m));
   const l = LATENCY.find((m) => names.has(m));
   return [t, l].filter((x): x is string => !!x);
@@ -530,12 +626,27 @@ export async function judgeRunsByDefault(
   rows: readonly TRunRow[],
   data: Map<string, TRunData> = new Map(),
 ): Promise<Map<string, TRunJudged>> {
-  const defaults = new Map<string | null, Promise<{ branch: string; window: number }>>();
+  const out = new Map<string, TRunJudged>();
+  const stored = await Promise.all(
+    rows.map((r) => (r.status === 'succeeded' ? readEvaluation(deps, caller, r) : null)),
+  );
+  rows.forEach((r, i) => {
+    const e = stored[i];
+    if (e)
+      out.set(r.id, {
+        verdict: e.verdict,
+        reason: e.reason,
+        evidence: summarizeEvidence(e.verdicts),
+        warning: e.warning,
+        baselineName: e.baseline.name,
+        confirmation: e.confirmation?.state ?? 'none',
+      });
+  });
+  const defaults = new Map<string | null, ReturnType<typeof getDefaultBaseline>>();
   const specs = await Promise.all(
     rows.map(async (r) => {
-      if (r.status !== 'succeeded') return null;
-      if (!defaults.has(r.workloadId))
-        defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r.workloadId));
+      if (r.status !== 'succeeded' || out.has(r.id)) return null;
+      if (!defaults.has(r.workloadId)) defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r));
       return { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
     }),
   );
@@ -553,17 +664,17 @@ export async function judgeRunsByDefault(
   for (const r of [...rows, ...baselines.flatMap((b) => b?.runs ?? [])]) all.set(r.id, r);
   const need = [...all.values()].filter((r) => !data.has(r.id));
   for (const [id, d] of await loadRunData(deps, caller.orgId, need)) data.set(id, d);
-  const out = new Map<string, TRunJudged>();
   rows.forEach((r, i) => {
     const b = baselines[i];
     if (!b) return;
-    const j = judgeRun(r, b.runs, data);
+    const j = judgeRun(r, b.runs, data, { thresholds: b.spec.thresholds });
     out.set(r.id, {
       verdict: j.verdict,
       reason: j.reason,
       evidence: summarizeEvidence(j.verdicts),
       warning: j.warning,
       baselineName: nameBaseline(b.spec, b.runs.length),
+      confirmation: 'none',
     });
   });
   return out;
@@ -597,6 +708,7 @@ export async function toRunListRows(
       verdictReason: j?.reason ?? '',
       verdictEvidence: j?.evidence ?? '',
       baselineName: j?.baselineName ?? null,
+      confirmation: j?.confirmation ?? 'none',
     };
   });
 }

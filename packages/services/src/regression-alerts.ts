@@ -1,12 +1,20 @@
+import { describeNoise } from '@clusterscope/bench';
 import {
   acknowledgeRegressionAlert,
+  countNotifiedAlerts,
+  countRegressionAlertsByConfirmation,
   countRegressionAlertsByStatus,
+  findBaselineRuns,
+  getWorkload,
   getRegressionAlert,
   listRegressionAlerts,
   setWorkloadBaselineFrom,
   triageRegressionAlert,
 } from '@clusterscope/db';
 import {
+  ALPHA,
+  MIN_EFFECT_PCT,
+  ZConfirmationState,
   ZRegressionAlertStatus,
   ZRegressionAlertTriage,
   type TAlertPrecision,
@@ -19,6 +27,7 @@ import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { boundClusterOf } from './access';
 import { notFound } from './errors';
+import { getDefaultBaseline, getRunValues, loadRunData, pickKeyMetrics } from './compare';
 
 const actorOf = (caller: TCaller) =>
   caller.kind === 'user' ? `user:${caller.userId}` : `token:${caller.tokenId}`;
@@ -45,6 +54,8 @@ export function toRegressionAlert(a: TRegressionAlertRow): TRegressionAlert {
     issueUrl: a.issueUrl,
     gitBranch: a.run.gitBranch,
     gitSha: a.run.gitSha,
+    confirmation: ZConfirmationState.catch('none').parse(a.confirmation),
+    confirmNote: a.confirmNote,
   };
 }
 
@@ -106,7 +117,14 @@ export async function triageAlert(deps: TDeps, caller: TCaller, input: TRegressi
 /** Window of the precision counts shown on the workload page and in the run report. */
 export const PRECISION_DAYS = 90;
 
-/** A workload's alerts over the last `days` by triage status, and the share triaged invalid. */
+/** Baseline runs the noise of a workload is measured over. */
+const NOISE_RUNS = 20;
+
+/**
+ * A workload's precision over the last `days`: its alerts by triage status and by confirmation, the share
+ * of notified alerts (confirmed, or without confirmation) triaged invalid, and its noise: the spread of
+ * the headline metric over its latest baseline runs and the smallest change a verdict detects.
+ */
 export async function getAlertPrecision(
   deps: TDeps,
   caller: TCaller,
@@ -115,16 +133,58 @@ export async function getAlertPrecision(
   now = new Date(),
 ): Promise<TAlertPrecision> {
   const since = new Date(now.getTime() - days * 86_400_000);
-  const counts = await countRegressionAlertsByStatus(
-    deps.db,
-    caller.orgId,
-    workloadId,
-    since,
-    boundClusterOf(caller),
-  );
+  const bound = boundClusterOf(caller);
+  const [counts, confirmations, notified, noise] = await Promise.all([
+    countRegressionAlertsByStatus(deps.db, caller.orgId, workloadId, since, bound),
+    countRegressionAlertsByConfirmation(deps.db, caller.orgId, workloadId, since, bound),
+    countNotifiedAlerts(deps.db, caller.orgId, workloadId, since, bound),
+    getWorkloadNoise(deps, caller, workloadId, now),
+  ]);
   const byStatus = Object.fromEntries(
     ZRegressionAlertStatus.options.map((s) => [s, counts.get(s) ?? 0]),
   ) as Record<TRegressionAlertStatus, number>;
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  return { days, total, byStatus, falseAlertShare: total ? byStatus.invalid / total : null };
+  const confirmed = confirmations.get('confirmed') ?? 0;
+  const notConfirmed = confirmations.get('not_confirmed') ?? 0;
+  return {
+    days,
+    total,
+    byStatus,
+    falseAlertShare: notified.all ? notified.invalid / notified.all : null,
+    suspected: (confirmations.get('suspected') ?? 0) + confirmed + notConfirmed,
+    confirmed,
+    notConfirmed,
+    noise,
+  };
+}
+
+async function getWorkloadNoise(deps: TDeps, caller: TCaller, workloadId: string, now: Date) {
+  const w = await getWorkload(deps.db, caller.orgId, workloadId);
+  if (!w) return null;
+  const def = await getDefaultBaseline(deps, caller.orgId, { workloadId, workload: w });
+  const runs = await findBaselineRuns(deps.db, caller.orgId, {
+    workloadId,
+    tool: w.tool,
+    toolWorkload: '',
+    branch: def.branch,
+    before: now,
+    after: def.after,
+    limit: NOISE_RUNS,
+    clusterId: boundClusterOf(caller),
+  });
+  if (runs.length < 3) return null;
+  const data = await loadRunData(deps, caller.orgId, runs);
+  const values = runs.map((r) => getRunValues(data.get(r.id)!));
+  const [metric] = pickKeyMetrics(new Set(values.flatMap((v) => [...v.keys()])));
+  if (!metric) return null;
+  const xs = values.flatMap((v) => v.get(metric)?.value ?? []);
+  const direction = values.find((v) => v.has(metric))!.get(metric)!.direction;
+  const t = def.thresholds.find((x) => x.metric === metric);
+  const n = describeNoise(xs, {
+    alpha: ALPHA,
+    minEffectPct: MIN_EFFECT_PCT,
+    direction,
+    threshold: t ? { test: t.test, limit: t.limit, minSamples: t.minSamples } : null,
+  });
+  return n ? { metric, ...n } : null;
 }

@@ -25,6 +25,8 @@ function noBaseline(branch: string | null, baselineBranch = 'main'): TReportFact
     rule: VERDICT_RULE,
     warning: null,
     machine_warning: null,
+    confirmation: null,
+    confirms: null,
   };
   return {
     run: {

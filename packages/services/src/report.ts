@@ -6,9 +6,10 @@ import { getMetricInfo } from '@clusterscope/bench';
 import {
   EVIDENCE_WORDS,
   TEST_BADGE,
-  VERDICT_WORDS,
+  describeVerdict,
   formatValue,
   shortId,
+  type TAlertPrecision,
   type TMetricVerdict,
   type TReportMetric,
   type TRunComparison,
@@ -18,7 +19,8 @@ import {
 import type { TDeps } from './deps';
 import { assertCan, type TCaller } from './caller';
 import { loadRun } from './access';
-import { compareRunWithBaseline } from './compare';
+import { compareRunWithBaseline, readEvaluation } from './compare';
+import { getAlertPrecision } from './regression-alerts';
 
 export function toReportMetric(v: TMetricVerdict): TReportMetric {
   return {
@@ -82,7 +84,34 @@ export type TReportFacts = {
   fellBackFrom?: string | null;
   /** Warnings every surface shows (cross-machine comparison, run without a branch…). */
   warnings?: string[];
+  precision?: TAlertPrecision | null;
 };
+
+/** "Precision (90 days): 4 suspected, 1 confirmed, 3 not confirmed; 0 invalid, 0 expected; false alerts 0 %." */
+export function describePrecision(p: TAlertPrecision): string[] {
+  const share =
+    p.falseAlertShare === null
+      ? 'no notified alerts'
+      : `false alerts ${Math.round(p.falseAlertShare * 100)} %`;
+  const out = [
+    `Precision (last ${p.days} days): ${p.suspected} suspected, ${p.confirmed} confirmed, ${p.notConfirmed} not confirmed; ${p.byStatus.invalid} invalid, ${p.byStatus.expected} expected; ${share}.`,
+  ];
+  if (p.noise)
+    out.push(
+      `Noise: ${p.noise.metric} varies ${p.noise.cvPct.toFixed(1)} % (CV) over the last ${p.noise.runs} baseline runs; detects changes of ${Math.round(p.noise.detectablePct)} % or more (${p.noise.basis}).`,
+    );
+  return out;
+}
+
+/** The confirmation part of a report: the decision, each confirmation run's part, and the rule. */
+function describeConfirmation(c: TRunComparison['confirmation']): string[] {
+  if (!c) return [];
+  return [
+    c.note.charAt(0).toUpperCase() + c.note.slice(1) + '.',
+    ...c.runs.map((r) => `- confirmation run ${shortId(r.id)}: ${r.reason}`),
+    `Rule: ${c.rule}`,
+  ];
+}
 
 /**
  * Which baseline was used, or why there is none and what to pass, in one sentence. `plain` renders the
@@ -132,7 +161,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     warnings.push(
       `the cluster was unhealthy during the run${c.env_reasons.length ? `: ${c.env_reasons.join('; ')}` : ''}; regressions are not counted`,
     );
-  const words = VERDICT_WORDS[c.verdict];
+  const words = describeVerdict(c.verdict, c.confirmation?.state);
   const baselineNote = describeBaseline(f);
   const regressions = metrics.filter((m) => m.verdict === 'regression').map((m) => m.metric);
   const who = `${f.run.cluster}/${f.run.workload}`;
@@ -145,6 +174,10 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     '',
   ];
   for (const w of warnings) md.push(`> ⚠️ **Warning:** ${e(w)}`, '');
+  const confirmation = describeConfirmation(c.confirmation);
+  if (c.confirms)
+    md.push(`This is a confirmation run of run ${shortId(c.confirms)}, judged against its baseline.`, '');
+  if (confirmation.length) md.push(...confirmation.map(e), '');
   const judged = metrics.filter((m) => m.verdict !== null);
   const unjudged = metrics.filter((m) => m.verdict === null);
   if (judged.length) {
@@ -165,6 +198,8 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     md.push('', '</details>', '');
   }
   md.push(describeBaseline(f, escapeMarkdown), '');
+  const precision = f.precision ? describePrecision(f.precision) : [];
+  if (precision.length) md.push(...precision.map(e), '');
   const ref = [
     f.run.branch && `branch ${e(f.run.branch)}`,
     f.run.sha && `commit ${e(f.run.sha.slice(0, 12))}`,
@@ -178,6 +213,8 @@ export function renderRunReport(f: TReportFacts): TRunReport {
 
   const text: string[] = [`${who}: ${words} vs ${b.name}: ${c.reason}`];
   for (const w of warnings) text.push(`warning: ${w}`);
+  if (c.confirms) text.push(`confirmation run of run ${shortId(c.confirms)}, judged against its baseline`);
+  text.push(...confirmation);
   if (metrics.length) {
     const rows = [
       ['metric', 'baseline', 'this run', 'change', '95% CI', 'test', 'verdict'],
@@ -204,7 +241,7 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     );
     for (const m of unjudged) text.push(`not judged: ${m.metric}: ${m.reason}`);
   }
-  text.push(baselineNote, `run:     ${runUrl}`);
+  text.push(baselineNote, ...precision, `run:     ${runUrl}`);
   if (compareUrl) text.push(`compare: ${compareUrl}`);
 
   return {
@@ -220,6 +257,9 @@ export function renderRunReport(f: TReportFacts): TRunReport {
     verdict: c.verdict,
     verdict_words: words,
     regression: c.regression,
+    confirmation: c.confirmation,
+    confirms: c.confirms,
+    precision: f.precision ?? null,
     regressions,
     reason: c.reason,
     baseline: b,
@@ -245,7 +285,10 @@ export async function getRunReport(
   const warnings: string[] = [];
   let comparison: TRunComparison;
   let fellBack = false;
-  if (!baseline && startPoint && run.gitBranch && run.gitBranch !== startPoint) {
+  // A suspected regression is confirmed against its stored baseline: its report is that evaluation.
+  const stored = baseline ? null : await readEvaluation(deps, caller, run);
+  if (stored?.confirmation) comparison = stored;
+  else if (!baseline && startPoint && run.gitBranch && run.gitBranch !== startPoint) {
     comparison = await compareRunWithBaseline(deps, caller, id, run.gitBranch);
     if (comparison.baseline.run_ids.length === 0) {
       comparison = await compareRunWithBaseline(deps, caller, id, startPoint);
@@ -271,5 +314,6 @@ export async function getRunReport(
     origin: deps.origin ?? '',
     org: caller.orgSlug,
     warnings,
+    precision: run.workloadId ? await getAlertPrecision(deps, caller, run.workloadId) : null,
   });
 }

@@ -58,7 +58,18 @@ export async function createRun(
         ? `output: no known tool recognised in it (one of ${FORMATS.join(', ')}); send tool to create workload '${input.workload}'`
         : `tool: required to create workload '${input.workload}' (one of ${TOOLS.join(', ')}), or send output to detect it`,
     );
+  if (input.confirms) {
+    const suspect = await loadRun(deps, caller, input.confirms).catch(() => null);
+    if (!suspect) throw new AppError('UNPROCESSABLE_CONTENT', `confirms: no run '${input.confirms}'`);
+    if (suspect.workloadId !== workload.id || suspect.clusterId !== cluster.id)
+      throw new AppError(
+        'UNPROCESSABLE_CONTENT',
+        `confirms: run '${input.confirms}' is of another workload or cluster (a confirmation re-runs the same workload on the same cluster)`,
+      );
+  }
   const run = await insertRun(deps.db, caller.orgId, {
+    confirmsRunId: input.confirms ?? null,
+    confirmRuns: input.confirm ?? null,
     clusterId: cluster.id,
     workloadId: workload.id,
     workloadVersion: workload.version,

@@ -1,9 +1,6 @@
 import { detectChangePoints, directionOf, evaluateThreshold, getMetricInfo } from '@clusterscope/bench';
 import {
-  createRegressionAlert,
   deleteThreshold as removeThreshold,
-  findBaselineRuns,
-  findRunsByIds,
   findWorkloadHistory,
   getThreshold,
   getWorkload,
@@ -19,11 +16,10 @@ import {
   type TWorkloadHistory,
 } from '@clusterscope/schema';
 import type { TDeps } from './deps';
-import { notifyBenchmarkAlert } from './alerting/deliveries';
 import { audit } from './audit';
 import { assertCan, type TCaller } from './caller';
-import { getRunValues, judgeRunsByDefault, loadRunData } from './compare';
-import { formatAlertText } from './verdict';
+import { getRunValues, judgeRunsByDefault, loadRunData, parseEvaluation } from './compare';
+import { evaluateFinishedRun } from './evaluation';
 import { refreshRunEnvironment } from './environment';
 import { getAlertPrecision, toRegressionAlert } from './regression-alerts';
 import { notFound } from './errors';
@@ -73,103 +69,16 @@ async function getMetricValues(deps: TDeps, orgId: string, runs: readonly TRunRo
   return new Map(runs.map((r) => [r.id, getRunValues(data.get(r.id)!)]));
 }
 
-export type TThresholdEvaluation = {
-  thresholdId: string;
-  metric: string;
-  status: 'ok' | 'crossed' | 'insufficient' | 'missing';
-  reason: string;
-  alertId: string | null;
-};
-
 /**
- * Evaluates a finished run against each threshold of its workload: the baseline window is the
- * latest `windowSize` succeeded runs on the threshold's branch before this run (env-unhealthy runs
- * skipped). A crossing creates an Alert unless the run's environment was unhealthy.
- */
-export async function evaluateRunThresholds(
-  deps: TDeps,
-  orgId: string,
-  runId: string,
-): Promise<TThresholdEvaluation[]> {
-  const [run] = await findRunsByIds(deps.db, orgId, [runId]);
-  if (!run || run.status !== 'succeeded' || !run.workloadId) return [];
-  const [thresholds, workload] = await Promise.all([
-    listThresholds(deps.db, orgId, run.workloadId),
-    getWorkload(deps.db, orgId, run.workloadId),
-  ]);
-  const out: TThresholdEvaluation[] = [];
-  const own = (await getMetricValues(deps, orgId, [run])).get(run.id)!;
-  for (const t of thresholds) {
-    const mine = own.get(t.metric);
-    if (!mine) {
-      out.push({
-        thresholdId: t.id,
-        metric: t.metric,
-        status: 'missing',
-        reason: 'run lacks the metric',
-        alertId: null,
-      });
-      continue;
-    }
-    const base = await findBaselineRuns(deps.db, orgId, {
-      workloadId: run.workloadId,
-      tool: run.tool,
-      toolWorkload: run.toolWorkload,
-      branch: t.branch,
-      before: run.startedAt,
-      after: workload?.baselineFrom,
-      excludeId: run.id,
-      limit: t.windowSize,
-    });
-    const vals = await getMetricValues(deps, orgId, base);
-    const xs = base
-      .map((b) => vals.get(b.id)?.get(t.metric)?.value)
-      .filter((v): v is number => v !== undefined);
-    const res = evaluateThreshold(
-      { test: t.test as TThresholdTest, limit: t.limit, minSamples: t.minSamples },
-      xs,
-      mine.value,
-      mine.direction,
-    );
-    let alertId: string | null = null;
-    let reason = res.reason;
-    if (res.crossed && run.envHealthy === false) reason += ' (no alert: environment unhealthy)';
-    else if (res.crossed) {
-      const a = await createRegressionAlert(deps.db, orgId, {
-        runId: run.id,
-        thresholdId: t.id,
-        metric: t.metric,
-        value: mine.value,
-        baseline: res.baseline_mean,
-        message: formatAlertText({
-          metric: t.metric,
-          unit: mine.unit,
-          value: mine.value,
-          baseline: res.baseline_mean ?? NaN,
-          branch: t.branch,
-          runs: xs.length,
-          test: t.test as TThresholdTest,
-          limit: t.limit,
-        }),
-      });
-      alertId = a.id;
-      // Same notification routing as on-call alerts (the org's warning channels).
-      await notifyBenchmarkAlert(deps, orgId, { ...a, clusterId: run.clusterId });
-    }
-    out.push({ thresholdId: t.id, metric: t.metric, status: res.status, reason, alertId });
-  }
-  return out;
-}
-
-/**
- * The work done when a run finishes (called by the runs service's onRunFinished hook):
- * environment health, then thresholds. Never throws; failures are logged.
+ * The work done when a run finishes (called by the runs service's onRunFinished hook): environment
+ * health, then the run's one evaluation (verdicts, thresholds, alerts, confirmation). Never throws;
+ * failures are logged.
  */
 export async function handleRunFinished(deps: TDeps, orgId: string, runId: string) {
   try {
     const env = await refreshRunEnvironment(deps, orgId, runId);
-    const thresholds = await evaluateRunThresholds(deps, orgId, runId);
-    return { envHealthy: env.healthy, thresholds };
+    const evaluation = await evaluateFinishedRun(deps, orgId, runId);
+    return { envHealthy: env.healthy, evaluation };
   } catch (err) {
     console.error(
       JSON.stringify({ level: 'error', msg: 'run finish evaluation failed', runId, err: String(err) }),
@@ -200,6 +109,12 @@ export async function getWorkloadHistory(
     getAlertPrecision(deps, caller, id),
   ]);
   const values = await getMetricValues(deps, caller.orgId, runs);
+  const bounds = new Map(
+    runs.map((r) => [
+      r.id,
+      new Map((parseEvaluation(r)?.verdicts ?? []).map((v) => [v.metric, v.bound ?? null])),
+    ]),
+  );
   const names = [...new Set(runs.flatMap((r) => [...(values.get(r.id)?.keys() ?? [])]))].sort();
   const metrics = names.map((metric) => {
     const points = runs.flatMap((r) => {
@@ -213,6 +128,7 @@ export async function getWorkloadHistory(
               sha: r.gitSha,
               branch: r.gitBranch,
               envHealthy: r.envHealthy,
+              bound: bounds.get(r.id)?.get(metric) ?? null,
             },
           ]
         : [];

@@ -3,12 +3,14 @@
  * verdicts, the rule text shown wherever a verdict appears, and the human alert text. The run page, runs
  * list, compare page, threshold alerts, CLI and REST compare all go through these.
  */
+import { evaluateThreshold } from '@clusterscope/bench';
 import {
   formatValue,
   MIN_EFFECT_PCT,
   shortId,
   type TMetricVerdict,
   type TRunVerdict,
+  type TThreshold,
   type TThresholdTest,
 } from '@clusterscope/schema';
 
@@ -88,6 +90,51 @@ export function decideRunVerdict(a: {
   };
 }
 
+/**
+ * A workload's thresholds decide the verdicts of their metrics (as Bencher's): each threshold's test and
+ * limit over the metric's values in the newest `windowSize` baseline runs. A crossing is a regression; a
+ * value within the boundary is no regression (an improvement found by the default test stays one). A
+ * threshold whose window has fewer than `minSamples` runs leaves the default test's verdict, and says so.
+ * `history` holds each baseline run's values, newest first.
+ */
+export function applyThresholds(
+  verdicts: readonly TMetricVerdict[],
+  thresholds: readonly Pick<TThreshold, 'metric' | 'test' | 'limit' | 'minSamples' | 'windowSize'>[],
+  history: readonly ReadonlyMap<string, { value: number }>[],
+): TMetricVerdict[] {
+  return verdicts.map((v) => {
+    const t = thresholds.find((x) => x.metric === v.metric);
+    if (!t) return v;
+    const xs = history
+      .slice(0, t.windowSize)
+      .map((h) => h.get(v.metric)?.value)
+      .filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const r = evaluateThreshold(
+      { test: t.test, limit: t.limit, minSamples: t.minSamples },
+      xs,
+      v.value,
+      v.direction,
+    );
+    if (r.status === 'insufficient' || !r.boundary || r.baseline_mean === null)
+      return { ...v, reason: `${v.reason}; threshold not applied: ${r.reason}` };
+    const bound = v.direction === 'higher' ? r.boundary.lo : r.boundary.hi;
+    const verdict = r.crossed ? 'regression' : v.verdict === 'regression' ? 'noise' : v.verdict;
+    const change =
+      r.baseline_mean === 0 ? null : ((v.value - r.baseline_mean) / Math.abs(r.baseline_mean)) * 100;
+    return {
+      ...v,
+      baseline: r.baseline_mean,
+      change_pct: change,
+      test: 'threshold',
+      judged: true,
+      verdict,
+      n_baseline: xs.length,
+      reason: `threshold over ${xs.length} runs: ${r.reason}`,
+      bound,
+    };
+  });
+}
+
 /** Alert text rounds like every page (formatValue of @clusterscope/schema). */
 export const formatAmount = formatValue;
 
@@ -115,8 +162,10 @@ export function formatAlertText(a: {
   baseline: number;
   branch: string;
   runs: number;
-  test: TThresholdTest;
-  limit: number;
+  /** The threshold that judged it; without one, `judgedBy` names the test ("Welch t, strong evidence"). */
+  test?: TThresholdTest;
+  limit?: number;
+  judgedBy?: string;
 }): string {
   const unit = a.unit && a.unit !== 'count' ? ` ${a.unit}` : '';
   const diff = a.baseline === 0 ? null : ((a.value - a.baseline) / Math.abs(a.baseline)) * 100;
@@ -127,5 +176,6 @@ export function formatAlertText(a: {
         ? `equals the baseline ${formatAmount(a.baseline)}`
         : `is ${Math.abs(diff).toFixed(1)} % ${diff < 0 ? 'below' : 'above'} the baseline ${formatAmount(a.baseline)}`;
   const window = `${a.branch}, last ${a.runs === 1 ? 'run' : `${a.runs} runs`}`;
-  return `${a.metric} ${formatAmount(a.value)}${unit} ${how}${unit} (${window}; ${describeLimit(a.test, a.limit)})`;
+  const rule = a.test && a.limit !== undefined ? describeLimit(a.test, a.limit) : (a.judgedBy ?? '');
+  return `${a.metric} ${formatAmount(a.value)}${unit} ${how}${unit} (${window}${rule ? `; ${rule}` : ''})`;
 }

@@ -53,6 +53,7 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     warmupS: w.warmupS,
     description: w.description,
     verdictMetrics: w.verdictMetrics,
+    confirmRuns: w.confirmRuns,
     runs: w._count.runs,
     lastRun: last
       ? {
@@ -326,8 +327,8 @@ export async function startWorkloadRun(
   deps: TDeps,
   caller: TCaller,
   input: TWorkloadStart,
-  /** What started it when not a person or a client of the API (a schedule). */
-  trigger?: 'schedule',
+  /** What started it when not a person or a client of the API (a schedule, a confirmation of a regression). */
+  trigger?: 'schedule' | 'confirmation',
 ): Promise<TRunStarted> {
   assertCan(caller, { run: ['start'] });
   const q = ZWorkloadStart.parse(input);

@@ -60,6 +60,9 @@ then its full output, and finishes the run with the tool's status. Exits with th
 
 Options:
 ${COMMON_OPTS}
+  --confirm N              on a suspected regression, run the tool N more times (posted as confirmation
+                           runs of the first); exit 3 only when the regressed metric regresses again in
+                           every counted confirmation run
 
 Example:
   clusterscope run --cluster prod-east --workload oltp_read_write --label pr=123 --fail-on-regression \\
@@ -142,6 +145,7 @@ const OPTIONS = {
   'fail-on-regression': { type: 'boolean' },
   baseline: { type: 'string' },
   'verdict-metrics': { type: 'string' },
+  confirm: { type: 'string' },
   repo: { type: 'string' },
   branch: { type: 'string' },
   sha: { type: 'string' },
@@ -204,6 +208,9 @@ async function main(argv: string[]): Promise<number> {
     }
     if (toolArgv.length === 0)
       throw new UsageError('no tool given: put the command after "--", e.g. -- sysbench cpu run');
+    const confirm = p.values.confirm === undefined ? undefined : Number(p.values.confirm);
+    if (confirm !== undefined && !(Number.isInteger(confirm) && confirm >= 1 && confirm <= 10))
+      throw new UsageError(`--confirm "${p.values.confirm}" must be a whole number from 1 to 10`);
     const server = requireServer(env);
     const api = new ApiClient(server.url, server.token);
     const ciOpts = toCiOptions(p.values);
@@ -224,6 +231,7 @@ async function main(argv: string[]): Promise<number> {
         ci: new CiPublisher(env, ciOpts, io),
         machine: collectMachine(env),
         argv: toolArgv,
+        confirm,
       },
       {
         ...io,
@@ -247,6 +255,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(SUBMIT_HELP);
       return 0;
     }
+    if (p.values.confirm !== undefined)
+      throw new UsageError('--confirm re-runs the tool: use it with clusterscope run');
     if (p.positionals.length !== 1) throw new UsageError('give exactly one output file (or "-" for stdin)');
     const file = p.positionals[0];
     let output: string;

@@ -290,3 +290,95 @@ describe('cli helpers', () => {
     expect(gitInfo(readEnv({}), { branch: 'main' })).toEqual({ branch: 'main' });
   });
 });
+
+describe('clusterscope run --confirm', () => {
+  const fixture = fileURLToPath(
+    new URL('../../../../packages/bench/fixtures/pgbench_tpcb.txt', import.meta.url),
+  );
+
+  /**
+   * A stand-in of the runs API that numbers runs and decides a suspect as the server does once its
+   * confirmation runs are in: each confirmation run regresses again or not as `again` says.
+   */
+  async function startConfirmingApi(again: boolean[]) {
+    const created: { id: string; body: Record<string, unknown> }[] = [];
+    const finished = new Set<string>();
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const send = (status: number, b: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(b));
+        };
+        if (req.method === 'POST' && req.url === '/api/v1/runs') {
+          const id = `run_${created.length + 1}`;
+          created.push({ id, body: JSON.parse(raw) });
+          return send(201, { id });
+        }
+        const m = /^\/api\/v1\/runs\/(run_\d+)\/(\w+)/.exec(req.url ?? '');
+        if (!m) return send(404, { error: 'no route' });
+        const [, id, what] = m;
+        if (what === 'finish') finished.add(id);
+        if (what === 'output') return send(200, { summary: [] });
+        if (what !== 'report') return send(200, {});
+        const confs = created.filter((c) => c.body.confirms === 'run_1' && finished.has(c.id));
+        const wanted = Number(created[0]!.body.confirm ?? 0);
+        const miss = confs.findIndex((_, i) => !again[i]);
+        const state: 'none' | 'suspected' | 'confirmed' | 'not_confirmed' =
+          wanted === 0
+            ? 'none'
+            : miss >= 0
+              ? 'not_confirmed'
+              : confs.length >= wanted
+                ? 'confirmed'
+                : 'suspected';
+        const confirmation =
+          state === 'none' ? null : { state, wanted, metrics: ['tps'], runs: [], rule: 'r', note: state };
+        send(200, makeReport(state === 'none' || state === 'confirmed', { run_id: id, confirmation }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    close = () => new Promise<void>((r) => server.close(() => r()));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, created };
+  }
+
+  const pgRun = {
+    cluster: 'ci',
+    workload: 'tpcb',
+    tool: 'pgbench' as const,
+    labels: {},
+    failOnRegression: true,
+  };
+
+  it('runs the tool N more times as confirmation runs of the first and exits 3 once confirmed', async () => {
+    const api = await startConfirmingApi([true, true]);
+    const cap = capture();
+    const code = await runBenchmark(
+      new ApiClient(api.url, 't0k'),
+      { ...pgRun, confirm: 2, argv: ['sh', '-c', `cat "${fixture}"`] },
+      cap.io,
+    );
+    expect(code).toBe(3);
+    expect(api.created.map((c) => [c.id, c.body.confirm, c.body.confirms])).toEqual([
+      ['run_1', 2, undefined],
+      ['run_2', undefined, 'run_1'],
+      ['run_3', undefined, 'run_1'],
+    ]);
+    expect(cap.err()).toContain('suspected regression: confirmation run 2 of 2');
+    expect(cap.err()).toContain('run run_1: regression confirmed');
+  }, 30_000);
+
+  it('stops at the first confirmation run that does not regress and exits 0 (not confirmed)', async () => {
+    const api = await startConfirmingApi([false, true]);
+    const cap = capture();
+    const code = await runBenchmark(
+      new ApiClient(api.url, 't0k'),
+      { ...pgRun, confirm: 2, argv: ['sh', '-c', `cat "${fixture}"`] },
+      cap.io,
+    );
+    expect(code).toBe(0);
+    expect(api.created).toHaveLength(2);
+    expect(cap.err()).toContain('run run_1: regression not confirmed');
+  }, 30_000);
+});

@@ -17,6 +17,9 @@ export function makeReport(regression: boolean, over: Partial<TRunReport> = {}):
     verdict,
     verdict_words: words,
     regression,
+    confirmation: null,
+    confirms: null,
+    precision: null,
     regressions: regression ? ['events_per_s'] : [],
     reason: regression ? 'regressed: events_per_s -12.5%' : 'no metric changed significantly by 9% or more',
     baseline: {

@@ -8,6 +8,8 @@ import { readEnv } from '../env';
 
 export interface RunOptions extends RunTarget {
   argv: string[];
+  /** On a suspected regression, run the tool this many more times as confirmation runs (`--confirm N`). */
+  confirm?: number;
   /** How often the accumulated output is parsed for new interval samples. */
   sampleEveryMs?: number;
 }
@@ -23,12 +25,71 @@ export const EXIT_REGRESSION = 3;
 
 const note = (io: RunIo, msg: string) => io.err(`clusterscope: ${msg}\n`);
 
-/** Returns the process exit code: the tool's, or 3 on a regression with --fail-on-regression. */
+type TToolRun = {
+  id: string;
+  status: 'succeeded' | 'failed' | 'cancelled';
+  exitCode: number;
+  outputError?: string;
+};
+
+/**
+ * Returns the process exit code: the tool's, or 3 on a regression with --fail-on-regression. With
+ * `--confirm N`, a suspected regression runs the tool N more times, each posted as a confirmation run of
+ * the first; the server decides (the regressed metric regresses again in every counted one), and only a
+ * confirmed regression exits 3.
+ */
 export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo): Promise<number> {
   const ci = opts.ci ?? new CiPublisher(readEnv({}), NO_CI, { out: io.out, err: io.err });
   await ci.begin(opts.cluster, opts.workload);
+  const first = await runTool(api, opts, io, { confirm: opts.confirm || undefined });
+  const { id, status, exitCode: code0, outputError } = first;
+  if (opts.confirm && status === 'succeeded') {
+    try {
+      let state = (await api.report(id)).confirmation?.state;
+      for (let i = 1; state === 'suspected' && i <= opts.confirm; i++) {
+        note(io, `suspected regression: confirmation run ${i} of ${opts.confirm}`);
+        const c = await runTool(api, opts, io, { confirms: id });
+        if (c.status === 'cancelled') break;
+        state = (await api.report(id)).confirmation?.state;
+      }
+      if (state && state !== 'none') note(io, `run ${id}: regression ${state.replace('_', ' ')}`);
+    } catch (e) {
+      note(io, `confirming run ${id} failed: ${(e as Error).message}`);
+    }
+  }
+  try {
+    const { code } = await reportRun(api, ci, id, {
+      baseline: opts.baseline,
+      startPoint: opts.startPoint,
+      verdictMetrics: opts.verdictMetrics,
+      failOnRegression: opts.failOnRegression && status === 'succeeded',
+    });
+    if (code === EXIT_REGRESSION) {
+      note(
+        io,
+        `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`,
+      );
+      return EXIT_REGRESSION;
+    }
+    if (code !== 0 && code0 === 0) return code;
+  } catch (e) {
+    note(io, `the report of run ${id} could not be read: ${(e as Error).message}`);
+    if (opts.failOnRegression && status === 'succeeded') return 1;
+  }
+  // The tool exited 0 but its output ends in an error: the run failed, and so does this command.
+  return code0 === 0 && outputError && status !== 'cancelled' ? 1 : code0;
+}
+
+/** Runs the tool once as one run (live samples, output, finish). */
+async function runTool(
+  api: ApiClient,
+  opts: RunOptions,
+  io: RunIo,
+  link: { confirm?: number; confirms?: string },
+): Promise<TToolRun> {
   const startedAt = Date.now();
   const { id, notice } = await api.createRun({
+    ...link,
     cluster: opts.cluster,
     workload: opts.workload,
     tool: opts.tool,
@@ -149,28 +210,7 @@ export async function runBenchmark(api: ApiClient, opts: RunOptions, io: RunIo):
     note(io, `finishing run ${id} failed: ${(e as Error).message}`);
   }
   note(io, `run ${id} ${status} (exit code ${exit.code}, ${posted} live samples posted)`);
-
-  try {
-    const { code } = await reportRun(api, ci, id, {
-      baseline: opts.baseline,
-      startPoint: opts.startPoint,
-      verdictMetrics: opts.verdictMetrics,
-      failOnRegression: opts.failOnRegression && status === 'succeeded',
-    });
-    if (code === EXIT_REGRESSION) {
-      note(
-        io,
-        `regression against ${opts.baseline ?? 'the default baseline'}: exiting with ${EXIT_REGRESSION}`,
-      );
-      return EXIT_REGRESSION;
-    }
-    if (code !== 0 && exit.code === 0) return code;
-  } catch (e) {
-    note(io, `the report of run ${id} could not be read: ${(e as Error).message}`);
-    if (opts.failOnRegression && status === 'succeeded') return 1;
-  }
-  // The tool exited 0 but its output ends in an error: the run failed, and so does this command.
-  return exit.code === 0 && outputError && !cancelled ? 1 : exit.code;
+  return { id, status, exitCode: exit.code, outputError };
 }
 
 function signalNumber(sig: NodeJS.Signals): number {

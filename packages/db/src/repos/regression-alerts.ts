@@ -10,9 +10,75 @@ export async function createRegressionAlert(
     value: number;
     baseline: number | null;
     message: string;
+    /** none | suspected (waits for confirmation runs) */
+    confirmation?: string;
+    confirmNote?: string;
   },
 ) {
   return db.regressionAlert.create({ data: { organizationId: orgId, ...input } });
+}
+
+/** A run's alerts still waiting for confirmation. */
+export async function listSuspectedAlerts(db: TDb, orgId: string, runId: string) {
+  return db.regressionAlert.findMany({ where: { organizationId: orgId, runId, confirmation: 'suspected' } });
+}
+
+/**
+ * Moves a suspected alert to confirmed or not_confirmed. True only for the caller whose update made the
+ * move, so two confirmation runs finishing at once notify once.
+ */
+export async function settleRegressionAlert(
+  db: TDb,
+  orgId: string,
+  id: string,
+  to: { confirmation: 'confirmed' | 'not_confirmed'; note: string },
+): Promise<boolean> {
+  const r = await db.regressionAlert.updateMany({
+    where: { id, organizationId: orgId, confirmation: 'suspected' },
+    data: { confirmation: to.confirmation, confirmNote: to.note },
+  });
+  return r.count === 1;
+}
+
+/** A workload's alerts since `since` by confirmation state. */
+export async function countRegressionAlertsByConfirmation(
+  db: TDb,
+  orgId: string,
+  workloadId: string,
+  since: Date,
+  clusterId?: string,
+) {
+  const rows = await db.regressionAlert.groupBy({
+    by: ['confirmation'],
+    where: {
+      organizationId: orgId,
+      createdAt: { gte: since },
+      run: { workloadId, ...(clusterId ? { clusterId } : {}) },
+    },
+    _count: { _all: true },
+  });
+  return new Map(rows.map((r) => [r.confirmation, r._count._all]));
+}
+
+/** Alerts that notified (confirmed, or without confirmation) triaged invalid since `since`. */
+export async function countNotifiedAlerts(
+  db: TDb,
+  orgId: string,
+  workloadId: string,
+  since: Date,
+  clusterId?: string,
+) {
+  const where = {
+    organizationId: orgId,
+    createdAt: { gte: since },
+    confirmation: { in: ['none', 'confirmed'] },
+    run: { workloadId, ...(clusterId ? { clusterId } : {}) },
+  };
+  const [all, invalid] = await Promise.all([
+    db.regressionAlert.count({ where }),
+    db.regressionAlert.count({ where: { ...where, status: 'invalid' } }),
+  ]);
+  return { all, invalid };
 }
 
 const withRun = {

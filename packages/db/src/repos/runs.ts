@@ -3,13 +3,17 @@ import { Prisma, type RunStatus } from '../generated/prisma/client';
 
 const runInclude = {
   cluster: { select: { id: true, name: true } },
-  workload: { select: { id: true, name: true, verdictMetrics: true } },
+  workload: { select: { id: true, name: true, verdictMetrics: true, baselineFrom: true, confirmRuns: true } },
 } as const;
 
 export type TRunRow = Prisma.RunGetPayload<{ include: typeof runInclude }>;
 
 /** What every new run row names: where, which workload version and tool, with what, by whom. */
 export interface TRunInsert {
+  /** A confirmation run: the suspected run it re-runs. */
+  confirmsRunId?: string | null;
+  /** Confirmation runs a suspected regression of this run waits for (CLI --confirm). */
+  confirmRuns?: number | null;
   clusterId: string;
   workloadId: string;
   workloadVersion: number;
@@ -262,6 +266,33 @@ export async function updateRunResults(
     data: { ...rest, ...(summary !== undefined ? { summary: summary as Prisma.InputJsonValue } : {}) },
   });
   return res.count > 0 ? getRun(db, orgId, id) : null;
+}
+
+/** Stores a run's one evaluation (verdicts, baseline, confirmation). */
+export async function storeRunEvaluation(db: TDb, orgId: string, id: string, evaluation: unknown) {
+  await db.run.updateMany({
+    where: { id, organizationId: orgId },
+    data: { evaluation: evaluation as Prisma.InputJsonValue },
+  });
+}
+
+/** Makes a queued run a confirmation run of `confirmsRunId`, on that run's git lane. */
+export async function markConfirmationRun(
+  db: TDb,
+  orgId: string,
+  id: string,
+  of: { confirmsRunId: string; gitRepo: string | null; gitBranch: string | null; gitSha: string | null },
+) {
+  await db.run.updateMany({ where: { id, organizationId: orgId }, data: of });
+}
+
+/** The confirmation runs of a suspected run, oldest first. */
+export async function findConfirmationRuns(db: TDb, orgId: string, confirmsRunId: string) {
+  return db.run.findMany({
+    where: { organizationId: orgId, confirmsRunId },
+    orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+    include: runInclude,
+  });
 }
 
 export async function countWorkloadRuns(db: TDb, orgId: string, workloadName: string) {

@@ -129,6 +129,8 @@ export interface THistoryPoint {
   sha: string | null;
   branch: string | null;
   envHealthy: boolean | null;
+  /** The threshold boundary this run was judged against (null: no threshold judged it). */
+  bound?: number | null;
 }
 
 export interface THistoryChart {
@@ -152,8 +154,8 @@ export function describeHistoryPoint(p: THistoryPoint, unit: string, zone = 'UTC
 
 /**
  * Metric history over time (x = run start): the value per run (a data item carries its `runId`, so a
- * click opens the run), the threshold's baseline band (only its worse side can be crossed) and change
- * points as vertical lines. Times in `zone` (UTC, or the browser's zone).
+ * click opens the run), the threshold's baseline band (only its worse side can be crossed), the boundary
+ * each run was judged against (a dotted step line) and change points as vertical lines. Times in `zone` (UTC, or the browser's zone).
  */
 export function buildHistoryOption(h: THistoryChart, o: { zone?: string } = {}): EChartsCoreOption {
   const zone = o.zone ?? 'UTC';
@@ -216,6 +218,21 @@ export function buildHistoryOption(h: THistoryChart, o: { zone?: string } = {}):
         markLine,
         ...(markArea ? { markArea } : {}),
       },
+      ...(h.points.some((p) => p.bound != null)
+        ? [
+            {
+              name: 'threshold boundary',
+              type: 'line',
+              step: 'end',
+              silent: true,
+              showSymbol: false,
+              connectNulls: false,
+              color: '#dc2626',
+              lineStyle: { type: 'dotted', width: 1.5 },
+              data: h.points.map((p) => [p.t, p.bound ?? null]),
+            },
+          ]
+        : []),
     ],
   };
 }
