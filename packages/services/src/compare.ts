@@ -10,6 +10,7 @@ import {
 import { findBaselineRuns, listThresholds, type RunStatus, type TRunQuery } from '@clusterscope/db';
 import {
   ALPHA,
+  DASHBOARD_LANE,
   DEFAULT_BASELINE_BRANCH,
   DEFAULT_BASELINE_WINDOW,
   MIN_EFFECT_PCT,
@@ -161,18 +162,29 @@ export async function getDefaultBaseline(
     : { branch: DEFAULT_BASELINE_BRANCH, window: DEFAULT_BASELINE_WINDOW };
 }
 
+/** A run Clusterscope queued on an agent without a git branch: its default baseline is the dashboard lane. */
+export const isDashboardRun = (run: Pick<TRunRow, 'gitBranch' | 'queuedAt'>): boolean =>
+  !run.gitBranch && run.queuedAt !== null;
+
+/** The default baseline of one run: the workload's, or the dashboard lane for a dashboard run. */
+function getRunDefault(run: TRunRow, def: { branch: string; window: number }) {
+  return isDashboardRun(run) ? { branch: DASHBOARD_LANE, window: def.window } : def;
+}
+
 async function findBranchBaseline(
   deps: TDeps,
   caller: TCaller,
   run: TRunRow,
   spec: { branch: string; window: number },
 ): Promise<TRunRow[]> {
+  const lane = spec.branch === DASHBOARD_LANE;
   return findBaselineRuns(deps.db, caller.orgId, {
-    clusterId: boundClusterOf(caller),
+    // The lane is per cluster: a dashboard run measures the cluster it ran on.
+    clusterId: boundClusterOf(caller) ?? (lane ? (run.clusterId ?? undefined) : undefined),
     workloadId: run.workloadId,
     tool: run.tool,
     toolWorkload: run.toolWorkload,
-    branch: spec.branch,
+    branch: lane ? null : spec.branch,
     before: run.startedAt,
     excludeId: run.id,
     limit: spec.window,
@@ -192,7 +204,13 @@ async function findBranchBaselines(
   const groups = new Map<string, (typeof items)[number][]>();
   for (const it of items) {
     const r = it.run;
-    const key = JSON.stringify([r.workloadId ?? [r.tool, r.toolWorkload], it.spec.branch, it.spec.window]);
+    const lane = it.spec.branch === DASHBOARD_LANE ? r.clusterId : null;
+    const key = JSON.stringify([
+      r.workloadId ?? [r.tool, r.toolWorkload],
+      it.spec.branch,
+      it.spec.window,
+      lane,
+    ]);
     const g = groups.get(key);
     if (g) g.push(it);
     else groups.set(key, [it]);
@@ -288,7 +306,7 @@ async function resolveBaseline(
     if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
     return { spec: { kind: 'run', runId: asRun.id }, ref: asRun.id, runs: [asRun] };
   }
-  const def = await getDefaultBaseline(deps, caller.orgId, run.workloadId);
+  const def = getRunDefault(run, await getDefaultBaseline(deps, caller.orgId, run.workloadId));
   const parsed = baseline ? parseBranchRef(baseline) : null;
   const spec = {
     kind: 'branch' as const,
@@ -306,6 +324,7 @@ function toBaselineRef(b: TResolved): TBaselineRef {
     branch: b.spec.kind === 'branch' ? b.spec.branch : null,
     window: b.spec.kind === 'branch' ? b.spec.window : null,
     run_ids: b.runs.map((r) => r.id),
+    lane: b.spec.kind === 'branch' && b.spec.branch === DASHBOARD_LANE,
   };
 }
 
@@ -514,7 +533,7 @@ export async function judgeRunsByDefault(
       if (r.status !== 'succeeded') return null;
       if (!defaults.has(r.workloadId))
         defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r.workloadId));
-      return { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
+      return { kind: 'branch' as const, ...getRunDefault(r, await defaults.get(r.workloadId)!) };
     }),
   );
   const found = await findBranchBaselines(
@@ -616,11 +635,22 @@ export async function getRunDetail(deps: TDeps, caller: TCaller, id: string): Pr
   return toRunView(run, await loadRunData(deps, caller.orgId, [run]));
 }
 
+/**
+ * Interval samples as one series per metric with a point for every sample: an interval without that
+ * metric (a stalled second has a rate of 0 but no latency) is null, so charts draw a gap there.
+ */
+export function toSampleSeries(
+  samples: readonly TIntervalSample[],
+): Record<string, [number, number | null][]> {
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.values)))];
+  return Object.fromEntries(
+    names.map((k) => [k, samples.map((s): [number, number | null] => [s.elapsed_s, s.values[k] ?? null])]),
+  );
+}
+
 function toRunView(run: TRunRow, all: Map<string, TRunData>): TRunView {
   const data = all.get(run.id)!;
-  const series: Record<string, [number, number][]> = {};
-  for (const s of data.samples)
-    for (const [k, v] of Object.entries(s.values)) (series[k] ??= []).push([s.elapsed_s, v]);
+  const series = toSampleSeries(data.samples);
   return {
     ...toRunBrief(run),
     gitRepo: run.gitRepo,

@@ -89,6 +89,10 @@ function describeBaseline(f: TReportFacts): string {
   const b = f.comparison.baseline;
   if (b.kind === 'run') return `Baseline: run ${shortId(b.ref)}.`;
   const since = f.fellBackFrom ? ` (branch ${f.fellBackFrom} has no runs of its own yet)` : '';
+  if (b.lane)
+    return b.run_ids.length > 0
+      ? `Baseline: ${b.name}, the latest succeeded runs of this workload that Clusterscope started on this cluster without a git branch (the dashboard lane).`
+      : 'No baseline yet: this is the first succeeded run of this workload that Clusterscope started on this cluster without a git branch; the next such runs are compared with it (the dashboard lane). Pass `--baseline RUN_ID|BRANCH` to compare with another.';
   if (b.run_ids.length > 0)
     return `Baseline: ${b.name}, the latest succeeded runs of this workload on branch ${b.branch}${since}.`;
   if (!f.run.branch)
@@ -242,7 +246,7 @@ export async function getRunReport(
       fellBack = true;
     }
   } else comparison = await compareRunWithBaseline(deps, caller, id, baseline ?? startPoint);
-  if (!run.gitBranch)
+  if (!run.gitBranch && run.queuedAt === null)
     warnings.push(
       'this run has no branch: pass --branch (or run in CI) so that later runs can use it as a baseline',
     );
