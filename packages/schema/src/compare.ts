@@ -111,6 +111,8 @@ export const ZBaselineRef = z.object({
   run_ids: z.array(z.string()),
   /** True for the dashboard lane (branch `dashboard`): branchless runs started by Clusterscope on this cluster. */
   lane: z.boolean().optional(),
+  /** A run started by a cluster's build change is compared with the runs before that change. */
+  change: z.object({ from: z.string(), to: z.string(), at: z.string() }).nullable().optional(),
 });
 export type TBaselineRef = z.infer<typeof ZBaselineRef>;
 

@@ -236,6 +236,8 @@ const ZWorkloadFields = z.object({
   description: z.string().max(2000).default(''),
   /** Metric names and kinds that can make a verdict (empty: rates, latencies and error rates). */
   verdictMetrics: ZVerdictMetrics.default([]),
+  /** Clusters (ids or names) on which the workload runs once after a CockroachDB build change. */
+  changeClusterIds: z.array(z.string().min(1).max(128)).max(50).default([]),
 });
 
 export const ZWorkloadCreate = ZWorkloadFields;
@@ -296,6 +298,7 @@ export const ZWorkloadPatch = z.object({
   warmupS: int(0, 3600).optional(),
   description: z.string().max(2000).optional(),
   verdictMetrics: ZVerdictMetrics.optional(),
+  changeClusterIds: z.array(z.string().min(1).max(128)).max(50).optional(),
 });
 export type TWorkloadPatch = z.infer<typeof ZWorkloadPatch>;
 
@@ -311,6 +314,8 @@ export const ZWorkload = z.object({
   warmupS: z.number().int(),
   description: z.string(),
   verdictMetrics: z.array(z.string()),
+  /** Cluster ids on which it runs once after a CockroachDB build change (upgrade or rollback). */
+  changeClusterIds: z.array(z.string()),
   runs: z.number().int(),
   /** The newest run; its cluster is the default of the next Run. */
   lastRun: z

@@ -171,6 +171,21 @@ function getRunDefault(run: TRunRow, def: { branch: string; window: number }) {
   return isDashboardRun(run) ? { branch: DASHBOARD_LANE, window: def.window } : def;
 }
 
+/** The build change that started a run (labels set by the change pass), or null. */
+export function getRunChange(run: Pick<TRunRow, 'labels'>): { from: string; to: string; at: string } | null {
+  const l = (run.labels ?? {}) as Record<string, unknown>;
+  return typeof l.change_at === 'string' &&
+    typeof l.change_from === 'string' &&
+    typeof l.change_to === 'string'
+    ? { from: l.change_from, to: l.change_to, at: l.change_at }
+    : null;
+}
+
+const changeStart = (run: TRunRow): Date | null => {
+  const c = getRunChange(run);
+  return c ? new Date(c.at) : null;
+};
+
 async function findBranchBaseline(
   deps: TDeps,
   caller: TCaller,
@@ -185,7 +200,8 @@ async function findBranchBaseline(
     tool: run.tool,
     toolWorkload: run.toolWorkload,
     branch: lane ? null : spec.branch,
-    before: run.startedAt,
+    // A run started by a build change is compared with the runs before that change.
+    before: (lane && changeStart(run)) || run.startedAt,
     excludeId: run.id,
     limit: spec.window,
   });
@@ -224,6 +240,7 @@ async function findBranchBaselines(
       const pool = await findBranchBaseline(deps, caller, newest.run, { ...newest.spec, window: limit });
       await Promise.all(
         group.map(async ({ run, spec }) => {
+          if (changeStart(run)) return out.set(run.id, await findBranchBaseline(deps, caller, run, spec));
           const before = pool.filter((x) => x.startedAt < run.startedAt);
           // The pool is the newest `limit` runs before `newest`: complete below a run if it was not full.
           const runs =
@@ -292,7 +309,7 @@ export function judgeRun(
   return { verdicts, ...v, warning };
 }
 
-type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[] };
+type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[]; change?: TBaselineRef['change'] };
 
 /** A baseline ref (run id, `branch` or `branch:N`; default: the workload's) resolved for one run. */
 async function resolveBaseline(
@@ -313,7 +330,9 @@ async function resolveBaseline(
     branch: parsed?.branch ?? def.branch,
     window: Math.min(MAX_POOL, parsed?.window ?? def.window),
   };
-  return { spec, ref: baseline ?? spec.branch, runs: await findBranchBaseline(deps, caller, run, spec) };
+  const runs = await findBranchBaseline(deps, caller, run, spec);
+  const change = spec.branch === DASHBOARD_LANE ? getRunChange(run) : null;
+  return { spec, ref: baseline ?? spec.branch, runs, change };
 }
 
 function toBaselineRef(b: TResolved): TBaselineRef {
@@ -325,6 +344,7 @@ function toBaselineRef(b: TResolved): TBaselineRef {
     window: b.spec.kind === 'branch' ? b.spec.window : null,
     run_ids: b.runs.map((r) => r.id),
     lane: b.spec.kind === 'branch' && b.spec.branch === DASHBOARD_LANE,
+    change: b.change ?? null,
   };
 }
 

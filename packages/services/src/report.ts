@@ -89,6 +89,12 @@ function describeBaseline(f: TReportFacts): string {
   const b = f.comparison.baseline;
   if (b.kind === 'run') return `Baseline: run ${shortId(b.ref)}.`;
   const since = f.fellBackFrom ? ` (branch ${f.fellBackFrom} has no runs of its own yet)` : '';
+  if (b.lane && b.change) {
+    const what = `the build change ${b.change.from} → ${b.change.to} seen at ${b.change.at} that started this run`;
+    return b.run_ids.length > 0
+      ? `Baseline: ${b.name}, the latest succeeded runs of this workload on this cluster before ${what}.`
+      : `No baseline: this workload has no succeeded run on this cluster before ${what}.`;
+  }
   if (b.lane)
     return b.run_ids.length > 0
       ? `Baseline: ${b.name}, the latest succeeded runs of this workload that Clusterscope started on this cluster without a git branch (the dashboard lane).`

@@ -13,6 +13,7 @@ export interface TWorkloadData {
   warmupS: number;
   description: string;
   verdictMetrics?: string[];
+  changeClusterIds?: string[];
 }
 
 const withRuns = {
