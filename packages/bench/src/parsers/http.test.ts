@@ -102,3 +102,21 @@ describe('parseWrk on real failed runs (fixtures/failed, SOURCES.md)', () => {
     });
   });
 });
+
+describe('parseHey on a failed run (fixtures/failed, SOURCES.md)', () => {
+  it('connection refused: failed, 0 served, errors as count and rate, no 0-latency', () => {
+    const r = parseHey(readFixture('failed/hey-connection-refused.txt'));
+    expect(r.error).toBe(
+      'no response: 20 request errors (Get "http://127.0.0.1:9/": dial tcp 127.0.0.1:9: connect: connection refused)',
+    );
+    expectMetrics(r, { requests: 0, rps: 0, errors: 20, errors_per_s: expect.closeTo(20 / 0.0256, 6) });
+    expect(r.summary.filter((m) => m.name.startsWith('lat_'))).toEqual([]);
+  });
+
+  it('a run with responses keeps its latency and adds errors/s', () => {
+    const r = parseHey(readFixture('hey.txt'));
+    expect(r.error).toBeUndefined();
+    expect(metricOf(r, 'errors_per_s')).toBe(0);
+    expect(r.summary.some((m) => m.name === 'lat_max_ms')).toBe(true);
+  });
+});
