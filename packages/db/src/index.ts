@@ -11,6 +11,7 @@ export * from './live';
 export * from './repos/thresholds';
 export * from './repos/regression-alerts';
 export * from './repos/schedules';
+export * from './repos/cluster-changes';
 export * from './repos/workloads';
 export * from './repos/jobs';
 export * from './repos/alerting';

@@ -9,6 +9,13 @@ export type TVerdict = z.infer<typeof ZVerdict>;
 /** Default branch window when a workload has no threshold: main, last 3 runs. */
 export const DEFAULT_BASELINE_BRANCH = 'main';
 export const DEFAULT_BASELINE_WINDOW = 3;
+/**
+ * The baseline lane of runs Clusterscope started on an agent (the dashboard's Run, the API's start, a
+ * schedule, a cluster change) without a git branch: each is compared with the earlier such runs of its
+ * workload on the same cluster. As a baseline ref (`dashboard`, `dashboard:5`) it names this lane, not a
+ * git branch of that name.
+ */
+export const DASHBOARD_LANE = 'dashboard';
 /** The statistics every verdict uses (run page, list, compare, CLI, REST). */
 export const ALPHA = 0.05;
 export const MIN_EFFECT_PCT = 9;
@@ -104,6 +111,10 @@ export const ZBaselineRef = z.object({
   window: z.number().int().nullable(),
   /** Runs whose samples form the baseline (pooled, newest first). */
   run_ids: z.array(z.string()),
+  /** True for the dashboard lane (branch `dashboard`): branchless runs started by Clusterscope on this cluster. */
+  lane: z.boolean().optional(),
+  /** A run started by a cluster's build change is compared with the runs before that change. */
+  change: z.object({ from: z.string(), to: z.string(), at: z.string() }).nullable().optional(),
 });
 export type TBaselineRef = z.infer<typeof ZBaselineRef>;
 
@@ -356,8 +367,11 @@ export const ZRunView = ZRunBrief.extend({
   hasRawOutput: z.boolean(),
   rawOutputBytes: z.number(),
   summary: z.array(ZMetric.extend({ label: z.string(), kind: ZMetricKind })),
-  /** Metric → [elapsed_s, value] points. */
-  series: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
+  /**
+   * Metric → [elapsed_s, value] points, one per interval sample; null where that interval has no value
+   * (no operations, so no latency), so a chart breaks the line there instead of joining across the stall.
+   */
+  series: z.record(z.string(), z.array(z.tuple([z.number(), z.number().nullable()]))),
   direction: z.record(z.string(), ZDirection),
   duration: z.object({ seconds: z.number(), source: z.enum(['clock', 'output']) }).nullable(),
 });

@@ -239,6 +239,8 @@ const ZWorkloadFields = z.object({
   verdictMetrics: ZVerdictMetrics.default([]),
   /** Confirmation runs a suspected regression of a run started on an agent waits for (0: alert at once). */
   confirmRuns: int(0, 10).default(2),
+  /** Clusters (ids or names) on which the workload runs once after a CockroachDB build change. */
+  changeClusterIds: z.array(z.string().min(1).max(128)).max(50).default([]),
 });
 
 export const ZWorkloadCreate = ZWorkloadFields;
@@ -300,6 +302,7 @@ export const ZWorkloadPatch = z.object({
   description: z.string().max(2000).optional(),
   verdictMetrics: ZVerdictMetrics.optional(),
   confirmRuns: int(0, 10).optional(),
+  changeClusterIds: z.array(z.string().min(1).max(128)).max(50).optional(),
 });
 export type TWorkloadPatch = z.infer<typeof ZWorkloadPatch>;
 
@@ -316,6 +319,8 @@ export const ZWorkload = z.object({
   description: z.string(),
   verdictMetrics: z.array(z.string()),
   confirmRuns: z.number().int(),
+  /** Cluster ids on which it runs once after a CockroachDB build change (upgrade or rollback). */
+  changeClusterIds: z.array(z.string()),
   runs: z.number().int(),
   /** The newest run; its cluster is the default of the next Run. */
   lastRun: z

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseCockroachWorkload } from '@clusterscope/bench';
 import type { TMetricVerdict } from '@clusterscope/schema';
-import { parseRunIds, poolRunData, trimWarmup } from './compare';
+import { parseRunIds, poolRunData, toSampleSeries, trimWarmup } from './compare';
 import { decideRunVerdict } from './verdict';
 import { parseExportFormat, toCsv } from './export';
 
@@ -69,5 +71,38 @@ describe('input parsing', () => {
         ],
       ),
     ).toBe('a,b\r\n"x\ny",\r\n1.5,1970-01-01T00:00:00.000Z\r\n');
+  });
+});
+
+describe('run view series', () => {
+  it('a stalled interval has no latency: null in the series (a gap), never 0 ms or a joined line', () => {
+    // Real output of cockroachdb/cockroach#47202: ops stop after 1 s, the tool prints 0.0 latencies.
+    const out = readFileSync(
+      new URL('../../bench/fixtures/real/issue-47202-workload-kv-stall.txt', import.meta.url),
+      'utf8',
+    );
+    const series = toSampleSeries(parseCockroachWorkload(out).samples);
+    const p95 = Object.keys(series).find((k) => /p95/.test(k))!;
+    const rate = Object.keys(series).find((k) => /ops_per_s$/.test(k) && !/cum/.test(k))!;
+    expect(series[p95][0]).toEqual([1, 14.7]);
+    expect(series[p95].slice(1, 5)).toEqual([
+      [2, null],
+      [3, null],
+      [4, null],
+      [5, null],
+    ]);
+    // Every metric has a point per interval, so the rate (0 while stalled) and the latency align.
+    expect(series[p95]).toHaveLength(series[rate].length);
+    expect(series[rate][1]).toEqual([2, 0]);
+    const latencies = Object.keys(series).filter((k) => /p\d+|pMax|max/i.test(k));
+    expect(latencies.flatMap((k) => series[k].filter(([, v]) => v === 0))).toEqual([]);
+  });
+
+  it('samples without gaps have no nulls; a metric missing from early samples starts with nulls', () => {
+    const s = toSampleSeries([
+      { elapsed_s: 1, values: { tps: 10 } },
+      { elapsed_s: 2, values: { tps: 12, lat_avg_ms: 3 } },
+    ]);
+    expect(s).toEqual({ tps: [[1, 10], [2, 12]], lat_avg_ms: [[1, null], [2, 3]] }); // prettier-ignore
   });
 });

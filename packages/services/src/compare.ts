@@ -10,6 +10,7 @@ import {
 import { findBaselineRuns, listThresholds, type RunStatus, type TRunQuery } from '@clusterscope/db';
 import {
   ALPHA,
+  DASHBOARD_LANE,
   DEFAULT_BASELINE_BRANCH,
   DEFAULT_BASELINE_WINDOW,
   MIN_EFFECT_PCT,
@@ -186,19 +187,47 @@ export async function getDefaultBaseline(
   };
 }
 
+/** A run Clusterscope queued on an agent without a git branch: its default baseline is the dashboard lane. */
+export const isDashboardRun = (run: Pick<TRunRow, 'gitBranch' | 'queuedAt'>): boolean =>
+  !run.gitBranch && run.queuedAt !== null;
+
+/** The default baseline of one run: the workload's, or the dashboard lane for a dashboard run. */
+function getRunDefault<T extends TBranchSpec & { thresholds: TThreshold[] }>(run: TRunRow, def: T): T {
+  // The workload's thresholds are set on its branches, not on the lane: lane runs get the default tests.
+  return isDashboardRun(run) ? { ...def, branch: DASHBOARD_LANE, thresholds: [] } : def;
+}
+
+/** The build change that started a run (labels set by the change pass), or null. */
+export function getRunChange(run: Pick<TRunRow, 'labels'>): { from: string; to: string; at: string } | null {
+  const l = (run.labels ?? {}) as Record<string, unknown>;
+  return typeof l.change_at === 'string' &&
+    typeof l.change_from === 'string' &&
+    typeof l.change_to === 'string'
+    ? { from: l.change_from, to: l.change_to, at: l.change_at }
+    : null;
+}
+
+const changeStart = (run: TRunRow): Date | null => {
+  const c = getRunChange(run);
+  return c ? new Date(c.at) : null;
+};
+
 async function findBranchBaseline(
   deps: TDeps,
   caller: TCaller,
   run: TRunRow,
   spec: TBranchSpec,
 ): Promise<TRunRow[]> {
+  const lane = spec.branch === DASHBOARD_LANE;
   const q = {
-    clusterId: boundClusterOf(caller),
+    // The lane is per cluster: a dashboard run measures the cluster it ran on.
+    clusterId: boundClusterOf(caller) ?? (lane ? (run.clusterId ?? undefined) : undefined),
     workloadId: run.workloadId,
     tool: run.tool,
     toolWorkload: run.toolWorkload,
-    branch: spec.branch,
-    before: run.startedAt,
+    branch: lane ? null : spec.branch,
+    // A run started by a build change is compared with the runs before that change.
+    before: (lane && changeStart(run)) || run.startedAt,
     after: spec.after,
     excludeId: run.id,
     limit: spec.window,
@@ -231,12 +260,14 @@ async function findBranchBaselines(
   const groups = new Map<string, (typeof items)[number][]>();
   for (const it of items) {
     const r = it.run;
+    const lane = it.spec.branch === DASHBOARD_LANE ? r.clusterId : null;
     const key = JSON.stringify([
       r.workloadId ?? [r.tool, r.toolWorkload],
       it.spec.branch,
       it.spec.window,
       r.machineKind,
       it.spec.after ?? null,
+      lane,
     ]);
     const g = groups.get(key);
     if (g) g.push(it);
@@ -251,6 +282,7 @@ async function findBranchBaselines(
       const pool = await findBranchBaseline(deps, caller, newest.run, { ...newest.spec, window: limit });
       await Promise.all(
         group.map(async ({ run, spec }) => {
+          if (changeStart(run)) return out.set(run.id, await findBranchBaseline(deps, caller, run, spec));
           const before = pool.filter((x) => x.startedAt < run.startedAt);
           // The pool is the newest `limit` runs before `newest`: complete below a run if it was not full.
           // A run with none of its machine kind before it falls back to every machine's on its own.
@@ -326,7 +358,13 @@ export function judgeRun(
   return { verdicts, ...v, warning };
 }
 
-type TResolved = { spec: TBaselineSpec; ref: string; runs: TRunRow[]; thresholds?: TThreshold[] };
+type TResolved = {
+  spec: TBaselineSpec;
+  ref: string;
+  runs: TRunRow[];
+  thresholds?: TThreshold[];
+  change?: TBaselineRef['change'];
+};
 
 /** A baseline ref (run id, `branch` or `branch:N`; default: the workload's) resolved for one run. */
 async function resolveBaseline(
@@ -340,7 +378,7 @@ async function resolveBaseline(
     if (asRun.id === run.id) throw new AppError('BAD_REQUEST', 'baseline: a run cannot be its own baseline');
     return { spec: { kind: 'run', runId: asRun.id }, ref: asRun.id, runs: [asRun] };
   }
-  const def = await getDefaultBaseline(deps, caller.orgId, run);
+  const def = getRunDefault(run, await getDefaultBaseline(deps, caller.orgId, run));
   const parsed = baseline ? parseBranchRef(baseline) : null;
   const spec = {
     kind: 'branch' as const,
@@ -350,7 +388,8 @@ async function resolveBaseline(
   // The workload's own baseline (no ref, or its branch) carries its reset and thresholds.
   const own = !parsed || (parsed.branch === def.branch && parsed.window === null);
   const runs = await findBranchBaseline(deps, caller, run, { ...spec, after: own ? def.after : null });
-  return { spec, ref: baseline ?? spec.branch, runs, thresholds: own ? def.thresholds : undefined };
+  const change = spec.branch === DASHBOARD_LANE ? getRunChange(run) : null;
+  return { spec, ref: baseline ?? spec.branch, runs, thresholds: own ? def.thresholds : undefined, change };
 }
 
 function toBaselineRef(b: TResolved): TBaselineRef {
@@ -361,6 +400,8 @@ function toBaselineRef(b: TResolved): TBaselineRef {
     branch: b.spec.kind === 'branch' ? b.spec.branch : null,
     window: b.spec.kind === 'branch' ? b.spec.window : null,
     run_ids: b.runs.map((r) => r.id),
+    lane: b.spec.kind === 'branch' && b.spec.branch === DASHBOARD_LANE,
+    change: b.change ?? null,
   };
 }
 
@@ -647,7 +688,7 @@ export async function judgeRunsByDefault(
     rows.map(async (r) => {
       if (r.status !== 'succeeded' || out.has(r.id)) return null;
       if (!defaults.has(r.workloadId)) defaults.set(r.workloadId, getDefaultBaseline(deps, caller.orgId, r));
-      return { kind: 'branch' as const, ...(await defaults.get(r.workloadId)!) };
+      return { kind: 'branch' as const, ...getRunDefault(r, await defaults.get(r.workloadId)!) };
     }),
   );
   const found = await findBranchBaselines(
@@ -750,11 +791,22 @@ export async function getRunDetail(deps: TDeps, caller: TCaller, id: string): Pr
   return toRunView(run, await loadRunData(deps, caller.orgId, [run]));
 }
 
+/**
+ * Interval samples as one series per metric with a point for every sample: an interval without that
+ * metric (a stalled second has a rate of 0 but no latency) is null, so charts draw a gap there.
+ */
+export function toSampleSeries(
+  samples: readonly TIntervalSample[],
+): Record<string, [number, number | null][]> {
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.values)))];
+  return Object.fromEntries(
+    names.map((k) => [k, samples.map((s): [number, number | null] => [s.elapsed_s, s.values[k] ?? null])]),
+  );
+}
+
 function toRunView(run: TRunRow, all: Map<string, TRunData>): TRunView {
   const data = all.get(run.id)!;
-  const series: Record<string, [number, number][]> = {};
-  for (const s of data.samples)
-    for (const [k, v] of Object.entries(s.values)) (series[k] ??= []).push([s.elapsed_s, v]);
+  const series = toSampleSeries(data.samples);
   return {
     ...toRunBrief(run),
     gitRepo: run.gitRepo,

@@ -92,7 +92,7 @@ export async function exportResults(
         [
           ...d.summary.map((m) => ['summary', m.name, '', m.value, m.unit, m.direction]),
           ...Object.entries(d.series).flatMap(([metric, pts]) =>
-            pts.map(([t, v]) => ['sample', metric, t, v, '', d.direction[metric]]),
+            pts.flatMap(([t, v]) => (v === null ? [] : [['sample', metric, t, v, '', d.direction[metric]]])),
           ),
         ],
       ),

@@ -26,6 +26,7 @@ export * from './environment';
 export * from './thresholds';
 export * from './regression-alerts';
 export * from './schedules';
+export * from './cluster-changes';
 export * from './export';
 export * from './health-views';
 export * from './dashboard';

@@ -126,6 +126,16 @@ function describeBaseline(
   const b = f.comparison.baseline;
   if (b.kind === 'run') return `Baseline: run ${shortId(b.ref)}.`;
   const since = f.fellBackFrom ? ` (branch ${plain(f.fellBackFrom)} has no runs of its own yet)` : '';
+  if (b.lane && b.change) {
+    const what = `the build change ${plain(b.change.from)} → ${plain(b.change.to)} seen at ${b.change.at} that started this run`;
+    return b.run_ids.length > 0
+      ? `Baseline: ${plain(b.name)}, the latest succeeded runs of this workload on this cluster before ${what}.`
+      : `No baseline: this workload has no succeeded run on this cluster before ${what}.`;
+  }
+  if (b.lane)
+    return b.run_ids.length > 0
+      ? `Baseline: ${plain(b.name)}, the latest succeeded runs of this workload that Clusterscope started on this cluster without a git branch (the dashboard lane).`
+      : `No baseline yet: this is the first succeeded run of this workload that Clusterscope started on this cluster without a git branch; the next such runs are compared with it (the dashboard lane). Pass ${flag('--baseline RUN_ID|BRANCH')} to compare with another.`;
   const branch = plain(b.branch ?? '');
   if (b.run_ids.length > 0)
     return `Baseline: ${plain(b.name)}, the latest succeeded runs of this workload on branch ${branch}${since}.`;
@@ -295,7 +305,7 @@ export async function getRunReport(
       fellBack = true;
     }
   } else comparison = await compareRunWithBaseline(deps, caller, id, baseline ?? startPoint);
-  if (!run.gitBranch)
+  if (!run.gitBranch && run.queuedAt === null)
     warnings.push(
       'this run has no branch: pass --branch (or run in CI) so that later runs can use it as a baseline',
     );

@@ -19,6 +19,7 @@ import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
 import { AppError, notFound } from './errors';
 import { startWorkloadRun } from './workloads';
+import { checkClusterChanges } from './cluster-changes';
 
 /** Advisory-lock key of the scheduler (one process fires schedules per database). */
 export const SCHEDULER_LEADER_KEY = 0x73636864; // 'schd'
@@ -211,7 +212,9 @@ export function startScheduler(
   const pass = async () => {
     try {
       if (!(await opts.lock.tryAcquire())) return;
-      const fired = await fireSchedules(deps, opts.now?.() ?? new Date());
+      const now = opts.now?.() ?? new Date();
+      const fired = await fireSchedules(deps, now);
+      await checkClusterChanges(deps, now);
       opts.onPass?.(fired);
     } catch (err) {
       console.error(

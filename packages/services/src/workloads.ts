@@ -54,6 +54,7 @@ export function toWorkloadDto(w: TWorkloadRow): TWorkload {
     description: w.description,
     verdictMetrics: w.verdictMetrics,
     confirmRuns: w.confirmRuns,
+    changeClusterIds: w.changeClusterIds,
     runs: w._count.runs,
     lastRun: last
       ? {
@@ -162,9 +163,11 @@ export async function createWorkload(
   const w = parsed.data;
   const params = checked(w);
   let row: TWorkloadRow;
+  const changeClusterIds = await resolveClusterIds(deps, caller, w.changeClusterIds);
   try {
     row = await insertWorkload(deps.db, caller.orgId, {
       ...w,
+      changeClusterIds,
       params,
       ...sealTarget(deps, caller.orgId, w.target),
     });
@@ -179,6 +182,13 @@ export async function createWorkload(
     data: { name: row.name, tool: row.tool },
   });
   return toWorkloadDto(row);
+}
+
+/** Cluster ids or names as ids (404 naming an unknown one), each once. */
+async function resolveClusterIds(deps: TDeps, caller: TCaller, refs: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const r of refs) ids.push((await resolveCluster(deps, caller, r)).id);
+  return [...new Set(ids)];
 }
 
 /** Any change bumps the version; runs keep the version they were started with. */
@@ -202,6 +212,8 @@ export async function updateWorkload(
   const data = Object.fromEntries(
     Object.entries({
       ...changes,
+      changeClusterIds:
+        changes.changeClusterIds && (await resolveClusterIds(deps, caller, changes.changeClusterIds)),
       params,
       ...(keep ? { target: undefined } : sealTarget(deps, caller.orgId, next.target)),
     }).filter(([, v]) => v !== undefined),
@@ -327,8 +339,8 @@ export async function startWorkloadRun(
   deps: TDeps,
   caller: TCaller,
   input: TWorkloadStart,
-  /** What started it when not a person or a client of the API (a schedule, a confirmation of a regression). */
-  trigger?: 'schedule' | 'confirmation',
+  /** What started it when not a person or a client of the API: a schedule, a confirmation of a regression, or a cluster's build change. */
+  trigger?: 'schedule' | 'confirmation' | 'change',
 ): Promise<TRunStarted> {
   assertCan(caller, { run: ['start'] });
   const q = ZWorkloadStart.parse(input);

@@ -1,6 +1,7 @@
 import type { TParseResult } from '@clusterscope/schema';
 import { ResultBuilder, splitLines, toNumber } from './result-builder';
 import { percentileMetric } from './sysbench';
+import { getMetricKind } from '../metrics';
 
 const SUMMARY: Record<string, string> = {
   Slowest: 'lat_max_ms',
@@ -16,6 +17,7 @@ export function parseHey(output: string): TParseResult {
   let requests = 0;
   let non2xx = 0;
   let errors = 0;
+  let total: number | null = null;
   let sawStatus = false;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
@@ -29,7 +31,7 @@ export function parseHey(output: string): TParseResult {
     let m: RegExpExecArray | null;
     if (section === 'Summary' && (m = /^\s+([\w/][\w/ ]*):\s+([\d.]+)(?: secs)?$/.exec(line))) {
       const [key, v] = [m[1], toNumber(m[2])];
-      if (key === 'Total') b.metric('duration_s', v);
+      if (key === 'Total') b.metric('duration_s', (total = v));
       else if (key === 'Requests/sec') b.metric('rps', v);
       else if (key in SUMMARY) b.metric(SUMMARY[key], v === null ? null : v * 1000);
     } else if (section === 'Response time histogram' && (m = /^\s+([\d.]+) \[(\d+)\]/.exec(line))) {
@@ -52,6 +54,17 @@ export function parseHey(output: string): TParseResult {
     b.metric('requests', requests);
     b.metric('non_2xx', non2xx);
     b.metric('errors', errors);
+    // Errors as a rate beside the count: a longer run has more of them at the same error rate.
+    if (total) b.metric('errors_per_s', errors / total);
+    if (requests === 0 && errors > 0) {
+      // hey's Requests/sec counts failed requests too: with no response at all, nothing was served.
+      b.metric('rps', 0);
+      b.error = `no response: ${errors} request error${errors === 1 ? '' : 's'} (${b.warnings[0]?.slice(7) ?? ''})`;
+    }
   } else b.markIncomplete('hey output ends before "Status code distribution"');
-  return b.build('hey text, but no "Summary:" numbers');
+  const out = b.build('hey text, but no "Summary:" numbers');
+  // No response came: the 0.0000 secs slowest/fastest are no latency at all.
+  if (sawStatus && requests === 0)
+    out.summary = out.summary.filter((x) => getMetricKind(x.name) !== 'latency');
+  return out;
 }

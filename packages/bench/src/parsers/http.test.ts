@@ -79,3 +79,44 @@ describe('parseHey', () => {
     expect(metricOf(r, 'lat_avg_ms')).toBeCloseTo(0.2, 9);
   });
 });
+
+describe('parseWrk on real failed runs (fixtures/failed, SOURCES.md)', () => {
+  it('no request completed (wg/wrk#497): failed, errors as count and rate, no 0-latency', () => {
+    const r = parseWrk(readFixture('failed/wrk-issue-497-read-errors.txt'));
+    expect(r.error).toBe('no request completed: 236 socket errors');
+    expectMetrics(r, { requests: 0, rps: 0, errors: 236, errors_per_s: expect.closeTo(47.2, 9) });
+    expect(r.summary.filter((m) => m.name.startsWith('lat_'))).toEqual([]);
+  });
+
+  it('connect errors under load (wg/wrk#371): a count and a rate beside the requests', () => {
+    const r = parseWrk(readFixture('failed/wrk-issue-371-connect-errors.txt'));
+    expect(r.error).toBeUndefined();
+    expect(r.incomplete).toBe(false);
+    expectMetrics(r, {
+      requests: 517458,
+      rps: 17193.2,
+      errors: 157,
+      errors_per_s: expect.closeTo(157 / 30.1, 9),
+      non_2xx: 517458,
+      lat_avg_ms: expect.closeTo(14.38, 9),
+    });
+  });
+});
+
+describe('parseHey on a failed run (fixtures/failed, SOURCES.md)', () => {
+  it('connection refused: failed, 0 served, errors as count and rate, no 0-latency', () => {
+    const r = parseHey(readFixture('failed/hey-connection-refused.txt'));
+    expect(r.error).toBe(
+      'no response: 20 request errors (Get "http://127.0.0.1:9/": dial tcp 127.0.0.1:9: connect: connection refused)',
+    );
+    expectMetrics(r, { requests: 0, rps: 0, errors: 20, errors_per_s: expect.closeTo(20 / 0.0256, 6) });
+    expect(r.summary.filter((m) => m.name.startsWith('lat_'))).toEqual([]);
+  });
+
+  it('a run with responses keeps its latency and adds errors/s', () => {
+    const r = parseHey(readFixture('hey.txt'));
+    expect(r.error).toBeUndefined();
+    expect(metricOf(r, 'errors_per_s')).toBe(0);
+    expect(r.summary.some((m) => m.name === 'lat_max_ms')).toBe(true);
+  });
+});

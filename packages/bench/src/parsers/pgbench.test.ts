@@ -59,3 +59,15 @@ describe('parsePgbench', () => {
     expect(r.summary).toEqual([]);
   });
 });
+
+describe('parsePgbench on a failed run (fixtures/failed, SOURCES.md)', () => {
+  it('no connection: the run failed with the tool error, no metrics and no 0-latency', () => {
+    const r = parsePgbench(readFixture('failed/pgbench-connection-refused.txt'));
+    expect(r.error).toBe(
+      'pgbench: error: connection to server at "127.0.0.1", port 5433 failed: Connection refused',
+    );
+    expect(r.summary).toEqual([]);
+    expect(r.samples).toEqual([]);
+    expect(r.incomplete).toBe(true);
+  });
+});

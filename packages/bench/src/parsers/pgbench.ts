@@ -91,6 +91,8 @@ export function parsePgbench(output: string): TParseResult {
       else tpsOther = toNumber(m[1]);
     } else if (/^(pgbench: (error|fatal)|client \d+ aborted|ERROR:|FATAL:)/.test(line)) {
       b.warnings.push(line.slice(0, 300));
+      // pgbench exits non-zero after any of these (a client aborted, no connection): the run failed.
+      b.error ??= line.slice(0, 300);
     }
   }
   b.metric('tps', tpsExcluding ?? tpsOther);

@@ -76,7 +76,8 @@ export class ResultBuilder {
   /** Throws ParseError when nothing at all was read. */
   build(recognisedIfEmpty: string): TParseResult {
     const summary = [...this.metrics.values()];
-    if (summary.length === 0 && this.samples.length === 0) {
+    // An output that only says why the tool failed is still read: a failed run without metrics.
+    if (summary.length === 0 && this.samples.length === 0 && !this.error) {
       throw new ParseError(`no ${this.tool} interval lines or summary found`, recognisedIfEmpty, this.tool);
     }
     const result: TParseResult = {

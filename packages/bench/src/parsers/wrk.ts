@@ -1,6 +1,7 @@
 import type { TParseResult } from '@clusterscope/schema';
 import { ResultBuilder, splitLines, toMs, toNumber } from './result-builder';
 import { percentileMetric } from './sysbench';
+import { getMetricKind } from '../metrics';
 
 const SIZE_TO_KIB: Record<string, number> = { B: 1 / 1024, KB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
 
@@ -10,6 +11,8 @@ export function parseWrk(output: string): TParseResult {
   b.workload = 'http';
   let inDistribution = false;
   let errors: number | null = null;
+  let requests: number | null = null;
+  let durationS: number | null = null;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
     if (line === '') {
@@ -37,9 +40,11 @@ export function parseWrk(output: string): TParseResult {
       b.metric('lat_stddev_ms', toMs(m[2]));
       b.metric('lat_max_ms', toMs(m[3]));
     } else if ((m = /^\s+(\d+) requests in ([\d.]+[a-z]+),/.exec(line))) {
-      b.metric('requests', toNumber(m[1]));
+      requests = toNumber(m[1]);
+      b.metric('requests', requests);
       const ms = toMs(m[2]);
-      b.metric('duration_s', ms === null ? null : ms / 1000);
+      durationS = ms === null ? null : ms / 1000;
+      b.metric('duration_s', durationS);
     } else if ((m = /^\s+Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(line))) {
       errors = m.slice(1, 5).reduce((s, x) => s + (toNumber(x) ?? 0), 0);
     } else if ((m = /^\s+Non-2xx or 3xx responses: (\d+)/.exec(line))) b.metric('non_2xx', toNumber(m[1]));
@@ -49,7 +54,15 @@ export function parseWrk(output: string): TParseResult {
       b.metric('transfer_kib_s', v === null ? null : v * SIZE_TO_KIB[m[2]]);
     }
   }
-  if (b.hasMetric('rps')) b.metric('errors', errors ?? 0);
-  else b.markIncomplete('wrk output ends before "Requests/sec:"');
-  return b.build('wrk banner, but no latency or request lines');
+  if (b.hasMetric('rps')) {
+    b.metric('errors', errors ?? 0);
+    // Socket errors as a rate beside the count: a longer run has more of them at the same error rate.
+    if (durationS) b.metric('errors_per_s', (errors ?? 0) / durationS);
+  } else b.markIncomplete('wrk output ends before "Requests/sec:"');
+  if (requests === 0 && errors)
+    b.error = `no request completed: ${errors} socket error${errors === 1 ? '' : 's'}`;
+  const result = b.build('wrk banner, but no latency or request lines');
+  // No request completed: wrk prints 0.00us latencies (and -nan%), which are no latency at all.
+  if (requests === 0) result.summary = result.summary.filter((x) => getMetricKind(x.name) !== 'latency');
+  return result;
 }

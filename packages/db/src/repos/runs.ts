@@ -159,7 +159,8 @@ export async function findBaselineRuns(
     workloadId: string | null;
     tool: string;
     toolWorkload: string;
-    branch: string;
+    /** A git branch, or null: runs Clusterscope queued on an agent without a branch (the dashboard lane). */
+    branch: string | null;
     before: Date;
     /** Only runs started at or after this (the workload's baseline reset). */
     after?: Date | null;
@@ -178,6 +179,7 @@ export async function findBaselineRuns(
       machineKind: q.machineKind,
       ...(q.workloadId ? { workloadId: q.workloadId } : { tool: q.tool, toolWorkload: q.toolWorkload }),
       gitBranch: q.branch,
+      ...(q.branch === null ? { queuedAt: { not: null } } : {}),
       status: 'succeeded',
       startedAt: { lt: q.before, ...(q.after ? { gte: q.after } : {}) },
       // envHealthy IS DISTINCT FROM false (NOT (x = false) drops NULLs in SQL).

@@ -14,6 +14,7 @@ export interface TWorkloadData {
   description: string;
   verdictMetrics?: string[];
   confirmRuns?: number;
+  changeClusterIds?: string[];
 }
 
 const withRuns = {

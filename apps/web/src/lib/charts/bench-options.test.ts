@@ -54,6 +54,21 @@ describe('buildElapsedOption', () => {
   });
 });
 
+describe('buildElapsedOption gaps', () => {
+  it('keeps nulls (intervals without a value) and never connects across them', () => {
+    const o = buildElapsedOption({
+      unit: 'ms',
+      lines: [{ name: 'p95_ms', data: [[1, 14.7], [2, null], [3, null], [4, 9], [5, 8]] }],
+    }) as unknown as TAny; // prettier-ignore
+    expect(o.series[0].data[1]).toEqual([2, null]);
+    expect(o.series[0].connectNulls).toBe(false);
+    // 14.7 at 1 s stands alone between the start and a gap: its symbol is drawn.
+    expect(o.series[0].showSymbol).toBe(true);
+    const joined = buildElapsedOption({ unit: 'ms', lines: [{ name: 'x', data: [[1, 1], [2, 2]] }] }) as unknown as TAny; // prettier-ignore
+    expect(joined.series[0].showSymbol).toBe(false);
+  });
+});
+
 describe('legendRows', () => {
   it('leaves room for every full name (no paging, no truncation)', () => {
     // Each item is 34 px + 6.5 px per character: 10 names of 20 characters = 164 px each, 2 per 420 px row.

@@ -25,8 +25,8 @@ export const formatNum = formatValue;
 
 export interface TElapsedLine {
   name: string;
-  /** [elapsed seconds, value] */
-  data: [number, number][];
+  /** [elapsed seconds, value]; null is an interval without a value, drawn as a gap. */
+  data: [number, number | null][];
   color?: string;
   dashed?: boolean;
 }
@@ -70,7 +70,7 @@ export type TUnitChart = { title: string; unit: string; lines: TElapsedLine[] };
  * charts), with every sampled metric in one of them; charts in the order of the kinds (rates first).
  */
 export function groupSeriesByUnit(
-  series: Record<string, [number, number][]>,
+  series: Record<string, [number, number | null][]>,
   units: Record<string, string> = {},
 ): TUnitChart[] {
   const order = ['rate', 'latency', 'error_rate', 'count', 'setup', 'duration'];
@@ -90,6 +90,12 @@ export function groupSeriesByUnit(
       unit,
       lines: g.names.map((n) => ({ name: n, data: series[n] })),
     }));
+}
+
+function hasLonePoint(data: readonly [number, number | null][]): boolean {
+  return data.some(
+    ([, v], i) => v !== null && (data[i - 1]?.[1] ?? null) === null && (data[i + 1]?.[1] ?? null) === null,
+  );
 }
 
 export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): EChartsCoreOption {
@@ -113,9 +119,12 @@ export function buildElapsedOption(a: { lines: TElapsedLine[]; unit: string }): 
     series: a.lines.map((l, i) => ({
       name: l.name,
       type: 'line',
-      showSymbol: l.data.length === 1,
+      // A point with no neighbour (one sample, or one between two gaps) has no line: show symbols then.
+      showSymbol: hasLonePoint(l.data),
       symbolSize: 6,
       data: l.data,
+      // A null is an interval with no value (a stall has no latency): break the line, never join across.
+      connectNulls: false,
       lineStyle: { width: 1.5, type: l.dashed ? 'dashed' : 'solid' },
       color: l.color ?? RUN_PALETTE[i % RUN_PALETTE.length],
     })),

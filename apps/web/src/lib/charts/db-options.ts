@@ -63,14 +63,14 @@ export const toElapsed = (points: readonly [number, number | null][], fromMs: nu
   points.flatMap(([t, v]): [number, number][] => (v === null ? [] : [[Math.max(0, (t - fromMs) / 1000), v]]));
 
 /** The client's throughput and p99 (ms) series of a run, by the names the parsers give them. */
-export function pickClientSeries(series: Record<string, [number, number][]>): {
-  throughput: [string, [number, number][]] | null;
-  p99: [string, [number, number][]] | null;
+export function pickClientSeries(series: Record<string, [number, number | null][]>): {
+  throughput: [string, [number, number | null][]] | null;
+  p99: [string, [number, number | null][]] | null;
 } {
   const names = Object.keys(series);
   const pick = (re: RegExp) => {
     const n = names.find((x) => re.test(x));
-    return n === undefined ? null : ([n, series[n]] as [string, [number, number][]]);
+    return n === undefined ? null : ([n, series[n]] as [string, [number, number | null][]]);
   };
   return {
     throughput: pick(/^(tps|qps|ops_per_s|rps|events_per_s|tpmC)$|\.ops_per_s$|_per_s$/),
