@@ -45,8 +45,8 @@ export interface TPoolOptions {
 
 /**
  * Workers for `cores` when INGEST_WORKERS is unset: one per core but one (1 to 4). The event loop and chDB's
- * insert threads keep a core: on 2 cores `bench:ingest` stored 49.6k and 47.7k rows/s with 1 worker against
- * 44.2k and 43.6k with 2, and each worker's heap is ~28 MB of the web process's RSS.
+ * insert threads keep a core, because a worker that competes with them for it stores fewer rows per second and
+ * each worker's heap adds to the web process's RSS (docs/performance.md).
  */
 export const defaultIngestWorkers = (cores: number) => Math.max(1, Math.min(4, cores - 1));
 
@@ -72,7 +72,7 @@ function once(head: TBatchHead, encode: TPrepared['encode'], drop: () => void = 
 }
 
 /**
- * Ingest's CPU work (gunzip, JSON.parse, zod, TabSeparated encoding: ~11 µs per sample) on worker
+ * Ingest's CPU work (gunzip, JSON.parse, zod, TabSeparated encoding) on worker
  * threads, so the event loop only moves bytes and chDB's insert thread overlaps with the next
  * batches' parsing. A worker that dies fails its in-flight jobs (the requests answer 503 and the
  * agents retry) and is replaced.

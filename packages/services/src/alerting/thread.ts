@@ -1,7 +1,7 @@
 /**
  * The alerting loop (leader lock, evaluator, notifier) on its own thread of the web process, with its own
  * PostgreSQL pool and a lower scheduling priority: Prisma runs its query compiler on the JS thread, so a cycle
- * on the event loop took ~40 ms of it away from requests. The web thread only answers the thread's ClickHouse
+ * on the event loop would take that time away from requests. The web thread only answers the thread's ClickHouse
  * reads when ClickHouse is chDB (one per process, opened there); with CLICKHOUSE_URL the thread opens its own
  * client. The entry is thread-worker.ts (bundled by apps/web as alert-worker.js).
  */
@@ -37,14 +37,14 @@ export type TFromThread =
 
 const STOP_GRACE_MS = 2000;
 /**
- * Caps the thread's heap so an idle isolate does not grow the web's RSS. Idle it holds ~40 MB (Prisma, the
- * bus); under bench:load (500 nodes posting every second) cycles run back to back and it peaked at 134 MB
- * used — 96 MB killed it there. Out of memory = the thread exits and is started again. A process-wide
- * `--max-semi-space-size` (the launcher passes 4) overrides the young generation's limit.
+ * Caps the thread's heap so an idle isolate does not grow the web's RSS, with room for cycles that run back to
+ * back under heavy ingest (the cap sits well above `bench:load`'s peak). Out of memory = the thread exits and
+ * is started again. A process-wide `--max-semi-space-size` (the launcher's) overrides the young generation's
+ * limit.
  */
 const THREAD_HEAP = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
 
-/** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
+/** Nice 10: the thread yields to the request path under contention yet still gets a share of a busy core. */
 export const ALERT_THREAD_NICE = 10;
 
 /**
