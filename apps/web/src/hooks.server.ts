@@ -5,7 +5,7 @@ import { building } from '$app/environment';
 import { isAllowedAuthRoute } from '$lib/server/auth-routes';
 import { crossSiteFormResponse, isCrossSiteForm } from '$lib/server/csrf';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
-import { getServer, shutdown } from '$lib/server/deps';
+import { getServer, log, shutdown } from '$lib/server/deps';
 import { getEnv } from '$lib/server/env';
 import { serverTiming, withTimings } from '$lib/server/timing';
 import { startDemo } from '$lib/server/demo';
@@ -139,15 +139,14 @@ const serve: Handle = async ({ event, resolve }) => {
 export const handleError: HandleServerError = ({ error, event, status, message }) => {
   if (status < 500) return { message };
   const id = randomUUID();
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'request failed',
+  log.error(
+    {
       id,
       method: event.request.method,
       path: event.url.pathname,
       err: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    }),
+    },
+    'request failed',
   );
   return { message: 'internal error', id };
 };

@@ -15,7 +15,7 @@ const cache = globalThis as unknown as { __csPrisma?: Map<string, TDb> };
  */
 export function createDb(
   url: string,
-  opts: { backendNice?: number; observe?: (ms: number) => void } = {},
+  opts: { backendNice?: number; observe?: (ms: number) => void; onPoolError?: (err: Error) => void } = {},
 ): TDb {
   cache.__csPrisma ??= new Map();
   const hit = cache.__csPrisma.get(url);
@@ -40,8 +40,7 @@ export function createDb(
   const adapter = new PrismaPg(pool ?? config, {
     disposeExternalPool: true,
     // Without a handler, a server shutdown (SIGTERM to embedded pg) crashes the process.
-    onPoolError: (err) =>
-      console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
+    onPoolError: opts.onPoolError ?? ((err) => console.error(`postgres pool error: ${err.message}`)),
   });
   const client = new PrismaClient({ adapter });
   const observe = opts.observe;

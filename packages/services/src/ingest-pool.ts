@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { TSample } from '@clusterscope/schema';
 import { EncodeError, encodeSamplesToBytes, type TEncodedBytes } from '@clusterscope/tsdb/encode';
 import { decodeBatch, type TBatchHead, type TDecodeError } from './ingest-prep';
+import { logOf, type TLogger } from './logger';
 
 /** A validated batch waiting for its cluster to be resolved; encode or drop it exactly once. */
 export interface TPrepared {
@@ -40,7 +41,7 @@ export interface TPoolOptions {
   /** The worker script (the bundled ingest-worker.js, or ingest-worker.ts with a TS loader). */
   entry?: string | URL;
   execArgv?: string[];
-  log?: (msg: string) => void;
+  log?: TLogger;
 }
 
 /**
@@ -80,7 +81,7 @@ function once(head: TBatchHead, encode: TPrepared['encode'], drop: () => void = 
 export function createIngestPool(opts: TPoolOptions): TIngestPool {
   if (opts.size <= 0 || !opts.entry) return inProcessPool();
   const entry = opts.entry;
-  const log = opts.log ?? ((m: string) => console.error(m));
+  const log = opts.log ?? logOf({});
   let closed = false;
   let nextId = 1;
 
@@ -125,7 +126,7 @@ export function createIngestPool(opts: TPoolOptions): TIngestPool {
       slot.queue = [];
     };
     worker.on('error', (err) => {
-      log(JSON.stringify({ level: 'error', msg: 'ingest worker failed', worker: i, err: err.message }));
+      log.error({ worker: i, err: err.message }, 'ingest worker failed');
       fail(`failed: ${err.message}`);
     });
     worker.on('exit', (code) => {

@@ -19,6 +19,7 @@ import { assertCan, type TCaller } from './caller';
 import { resolveCluster } from './clusters';
 import { AppError, notFound } from './errors';
 import { startWorkloadRun } from './workloads';
+import { logOf } from './logger';
 
 /** Advisory-lock key of the scheduler (one process fires schedules per database). */
 export const SCHEDULER_LEADER_KEY = 0x73636864; // 'schd'
@@ -214,9 +215,7 @@ export function startScheduler(
       const fired = await fireSchedules(deps, opts.now?.() ?? new Date());
       opts.onPass?.(fired);
     } catch (err) {
-      console.error(
-        JSON.stringify({ level: 'warn', msg: 'scheduler pass failed', err: (err as Error).message }),
-      );
+      logOf(deps).warn({ err: (err as Error).message }, 'scheduler pass failed');
     }
   };
   const tick = () => {

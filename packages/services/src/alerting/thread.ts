@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { TDeps } from '../deps';
 import type { TSecretKeys } from '../secrets';
 import type { TAlertCycle } from './runner';
+import { logOf, type TLogger } from '../logger';
 
 export interface TAlertThreadConfig {
   databaseUrl: string;
@@ -53,16 +54,16 @@ export const ALERT_THREAD_NICE = 10;
  * lock and closes its pool, or is terminated after 2 s.
  */
 export function startAlertingThread(
-  deps: Pick<TDeps, 'ch'>,
+  deps: Pick<TDeps, 'ch' | 'log'>,
   opts: {
     entry: string | URL;
     config: TAlertThreadConfig;
     onCycle?: (c: TAlertCycle) => void;
     restartMs?: number;
-    log?: (msg: string) => void;
+    log?: TLogger;
   },
 ): () => Promise<void> {
-  const log = opts.log ?? ((m: string) => console.error(m));
+  const log = opts.log ?? logOf(deps);
   let stopping = false;
   let worker: Worker | null = null;
   let restart: NodeJS.Timeout | null = null;
@@ -77,12 +78,12 @@ export function startAlertingThread(
       else if (m.t === 'ch') void answer(w, m);
     });
     w.on('error', (err) => {
-      log(JSON.stringify({ level: 'error', msg: 'alerting thread failed', err: err.message }));
+      log.error({ err: err.message }, 'alerting thread failed');
     });
     w.on('exit', (code) => {
       if (worker === w) worker = null;
       if (stopping) return;
-      log(JSON.stringify({ level: 'warn', msg: 'alerting thread exited; restarting', code }));
+      log.warn({ code }, 'alerting thread exited; restarting');
       restart = setTimeout(spawn, opts.restartMs ?? 5000);
     });
   }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   ALERT_THREAD_NICE,
+  logOf,
   secretKeysOf,
   startAlertingLeader,
   startAlertingThread,
@@ -31,12 +32,7 @@ export async function startAlertingOnce(): Promise<void> {
   let leader = false;
   const onCycle = (c: TAlertCycle) => {
     if (c.leader !== leader)
-      console.error(
-        JSON.stringify({
-          level: 'info',
-          msg: c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower',
-        }),
-      );
+      logOf(deps).info(c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower');
     leader = c.leader;
   };
   const intervalMs = env.ALERT_EVAL_INTERVAL_S * 1000;

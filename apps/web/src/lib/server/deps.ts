@@ -5,6 +5,7 @@ import { getRequestEvent } from '$app/server';
 import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus } from '@clusterscope/db';
 import {
   createAuth,
+  createLogger,
   createMailer,
   createOutbound,
   createParser,
@@ -16,6 +17,7 @@ import {
   sealWorkloadSecrets,
   type TAuth,
   type TDeps,
+  type TLogger,
 } from '@clusterscope/services';
 import { migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 
@@ -39,6 +41,9 @@ const g = globalThis as unknown as {
   __csClosers?: (() => Promise<unknown>)[];
 };
 
+/** The process's one logger: the server, its services (through `deps.log`) and its hooks write through it. */
+export const log: TLogger = createLogger();
+
 /** Registers cleanup (flush writers, stop timers, close stores) for graceful shutdown; runs last-in first-out. */
 export function onShutdown(fn: () => Promise<unknown>): void {
   (g.__csClosers ??= []).push(fn);
@@ -47,7 +52,7 @@ export function onShutdown(fn: () => Promise<unknown>): void {
 export async function shutdown(): Promise<void> {
   const fns = (g.__csClosers ?? []).splice(0).reverse();
   for (const fn of fns)
-    await fn().catch((err: Error) => console.error(`clusterscope: shutdown: ${err.message}`));
+    await fn().catch((err: Error) => log.error({ err: err.message }, 'shutdown step failed'));
 }
 
 /** The handle with its queries timed for Server-Timing (the reads the request's code makes). */
@@ -61,11 +66,12 @@ const timeTsdb = (ch: TTsdb): TTsdb => ({
 export function getServer(): Promise<TServer> {
   g.__csServer ??= (async () => {
     const env = getEnv();
-    const stopTrim = startMallocTrim(env.MALLOC_TRIM_MS, (msg) =>
-      console.error(JSON.stringify({ level: 'info', msg })),
-    );
+    const stopTrim = startMallocTrim(env.MALLOC_TRIM_MS, (msg) => log.info(msg));
     onShutdown(async () => stopTrim());
-    const db = createDb(env.DATABASE_URL, env.SERVER_TIMING ? { observe: (ms) => record('pg', ms) } : {});
+    const db = createDb(env.DATABASE_URL, {
+      ...(env.SERVER_TIMING ? { observe: (ms: number) => record('pg', ms) } : {}),
+      onPoolError: (err) => log.warn({ err: err.message }, 'postgres pool error'),
+    });
     onShutdown(() => db.$disconnect());
     const opened = await openClickHouse({ url: env.CLICKHOUSE_URL, path: env.CLICKHOUSE_PATH });
     const ch = env.SERVER_TIMING ? timeTsdb(opened) : opened;
@@ -86,13 +92,18 @@ export function getServer(): Promise<TServer> {
       secrets,
       mail,
       origin: env.ORIGIN,
-      vapid: loadVapid(env),
+      vapid: loadVapid(env, log),
       outbound,
+      log,
     };
     // Posted tool output is parsed on the bundled parse-worker.js next to index.js (absent in vite dev: in-thread).
     const parseEntry = path.join(path.dirname(process.argv[1] ?? ''), 'parse-worker.js');
     if (existsSync(parseEntry)) {
-      const parser = createParser({ entry: parseEntry, budgetMs: env.PARSE_TIMEOUT_MS });
+      const parser = createParser({
+        entry: parseEntry,
+        budgetMs: env.PARSE_TIMEOUT_MS,
+        log,
+      });
       deps.parser = parser;
       onShutdown(() => parser.close());
     }
@@ -123,13 +134,9 @@ export function getServer(): Promise<TServer> {
     // Rows from before encryption: seal any clear-text password now (idempotent, quick when none).
     const sealed = await sealWorkloadSecrets(deps);
     if (sealed.sealed || sealed.failed.length)
-      console.error(
-        JSON.stringify({
-          level: sealed.failed.length ? 'warn' : 'info',
-          msg: 'sealed workload credentials stored in clear text',
-          sealed: sealed.sealed,
-          failed: sealed.failed.length,
-        }),
+      log[sealed.failed.length ? 'warn' : 'info'](
+        { sealed: sealed.sealed, failed: sealed.failed.length },
+        'sealed workload credentials stored in clear text',
       );
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
     const writer = getIngestWriter(deps, {

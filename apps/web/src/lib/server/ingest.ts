@@ -15,7 +15,7 @@ import {
   type TIngestPool,
 } from '@clusterscope/services';
 import { readBearer } from './context';
-import { getServer, onShutdown } from './deps';
+import { getServer, log, onShutdown } from './deps';
 import { getEnv } from './env';
 import { readCapped } from './json-body';
 import { statusOf } from './status';
@@ -88,7 +88,7 @@ function getPool(): TIngestPool {
   const env = getEnv();
   const entry = path.join(path.dirname(process.argv[1] ?? ''), 'ingest-worker.js');
   const size = existsSync(entry) ? (env.INGEST_WORKERS ?? defaultIngestWorkers(availableParallelism())) : 0;
-  const pool = createIngestPool({ size, entry });
+  const pool = createIngestPool({ size, entry, log });
   g.__csIngestPool = pool;
   onShutdown(() => pool.close());
   return pool;
