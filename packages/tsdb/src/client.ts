@@ -96,8 +96,9 @@ const cache = globalThis as unknown as TCache;
 
 /**
  * Opens ClickHouse over HTTP when `url` is given (CLICKHOUSE_URL, may carry user, password and
- * database), else in-process chDB with its data in `path`. chDB handles are cached per path on
- * globalThis (one chDB data directory per process; dev reloads reuse it); `close()` evicts it.
+ * database), else in-process chDB with its data in `path`. chDB is one native engine per process, whichever
+ * copy of this module opens it (vite dev evaluates modules again after edits), so its handles are kept per
+ * path on globalThis and a second open of a path gets the first handle; `close()` evicts it.
  */
 export async function openClickHouse(opts: { url?: string; path: string }): Promise<TTsdb> {
   if (opts.url) return openHttp(opts.url);
