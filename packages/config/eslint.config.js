@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import ts from 'typescript-eslint';
 
@@ -27,4 +28,37 @@ export default ts.config(
       'no-console': 'off',
     },
   },
+  {
+    // Another workspace package is reached by its name and its exports (`@clusterscope/db/testing`), never by a
+    // relative path into its folders: the exports are the package's contract, its folders are not.
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.svelte', '.json'] })],
+    },
+    rules: { 'import-x/no-relative-packages': 'error' },
+  },
 );
+
+const TESTS = ['**/*.test.ts', '**/test/**', '**/test-*.ts', '**/testing.ts', 'scripts/**'];
+
+/**
+ * The layering rule of one package (DESIGN.md, "Layering, enforced"): its source may import only the workspace
+ * packages in `allow`; its tests and scripts may also import those in `tests` (to set up real databases).
+ */
+export function layer(pkg, allow, tests = []) {
+  const rule = (names) => [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['@clusterscope/*', ...names.map((n) => `!@clusterscope/${n}`), '!@clusterscope/config'],
+          message: `${pkg} reaches only ${names.length ? names.map((n) => `@clusterscope/${n}`).join(', ') : 'no other workspace package'} here (DESIGN.md, layering).`,
+        },
+      ],
+    },
+  ];
+  return [
+    { files: ['**/*.ts'], rules: { 'no-restricted-imports': rule(allow) } },
+    { files: TESTS, rules: { 'no-restricted-imports': rule([...allow, ...tests]) } },
+  ];
+}

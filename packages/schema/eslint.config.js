@@ -1,1 +1,4 @@
-export { default } from '@clusterscope/config/eslint';
+import base, { layer } from '@clusterscope/config/eslint';
+
+/** Layering: the schema package depends on no other workspace package. */
+export default [...base, ...layer('@clusterscope/schema', [])];

@@ -5,15 +5,15 @@ import { building } from '$app/environment';
 import { isAllowedAuthRoute } from '$lib/server/auth-routes';
 import { crossSiteFormResponse, isCrossSiteForm } from '$lib/server/csrf';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
-import { getServer, shutdown } from '$lib/server/deps';
+import { getServer, getSignInLimiter, log, shutdown, startBackground } from '$lib/server/deps';
 import { getEnv } from '$lib/server/env';
 import { serverTiming, withTimings } from '$lib/server/timing';
 import { startDemo } from '$lib/server/demo';
 import { kb, maxBodyBytes } from '$lib/server/json-body';
-import { startJobSweeperOnce } from '$lib/server/job-sweeper';
-import { startAlertingOnce } from '$lib/server/alerting';
-import { startSchedulerOnce } from '$lib/server/scheduler';
-import { getSignInLimiter, tooManySignIns } from '$lib/server/sign-in-limit';
+import { startSweeper } from '$lib/server/job-sweeper';
+import { startAlerting } from '$lib/server/alerting';
+import { startScheduler } from '$lib/server/scheduler';
+import { tooManySignIns } from '$lib/server/sign-in-limit';
 
 export const init: ServerInit = async () => {
   if (building) return;
@@ -31,10 +31,7 @@ export const init: ServerInit = async () => {
     console.error(`clusterscope: start-up failed: ${(err as Error).message}`);
     process.exit(1);
   }
-  startDemo();
-  await startJobSweeperOnce();
-  await startAlertingOnce();
-  await startSchedulerOnce();
+  await startBackground([startDemo, startSweeper, startAlerting, startScheduler]);
 };
 
 const json = (status: number, body: unknown) =>
@@ -139,15 +136,14 @@ const serve: Handle = async ({ event, resolve }) => {
 export const handleError: HandleServerError = ({ error, event, status, message }) => {
   if (status < 500) return { message };
   const id = randomUUID();
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'request failed',
+  log.error(
+    {
       id,
       method: event.request.method,
       path: event.url.pathname,
       err: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    }),
+    },
+    'request failed',
   );
   return { message: 'internal error', id };
 };

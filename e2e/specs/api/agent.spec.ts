@@ -23,7 +23,7 @@ import {
   type AgentProcess,
 } from '../../fixtures/agent';
 import { waitFor } from '../../fixtures/launch';
-import { tempDir } from '../../../apps/agent/test/temp';
+import { tempDir } from '@clusterscope/agent/testing';
 
 const METRICS_PORT = PORT + 2;
 const AGENT_PKG = JSON.parse(

@@ -24,7 +24,7 @@ import {
   writeAgentConfig,
   type AgentProcess,
 } from '../../fixtures/agent';
-import { storeMetrics, type FixtureNode } from '../../../apps/agent/test/cockroach-fixture';
+import { storeMetrics, type FixtureNode } from '@clusterscope/agent/testing';
 import { ADMIN, TSX_LOADER, WEB_DIR } from '../../fixtures/launch';
 
 const uid = randomBytes(4).toString('hex');

@@ -9,8 +9,7 @@ import { expect, test } from '@playwright/test';
 import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { runGitHubJob, runGitLabJob } from '../../fixtures/ci-runner';
-import { startForge } from '../../../apps/agent/test/forge';
-import { tempDir } from '../../../apps/agent/test/temp';
+import { startForge, tempDir } from '@clusterscope/agent/testing';
 
 const DOCS = path.resolve(import.meta.dirname, '../../../docs/ci');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });

@@ -10,7 +10,7 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { getRunPoints } from './run-points';
-import { tempDir } from '../../../apps/agent/test/temp';
+import { tempDir } from '@clusterscope/agent/testing';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../packages/bench/fixtures');
 const uid = () => randomBytes(4).toString('hex');

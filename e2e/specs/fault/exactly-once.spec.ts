@@ -12,7 +12,7 @@ import { expect, test } from '@playwright/test';
 import { PORT } from '../../playwright.config';
 import { adminTokenFor, countStored, createCluster, createIngestToken } from '../../fixtures/agent';
 import { launch, waitHealthy, type TLaunched } from '../../fixtures/launch';
-import { sendIngest } from '../../../apps/web/scripts/lib/http';
+import { sendIngest } from '@clusterscope/web/testing';
 
 const APP_PORT = PORT + 5;
 const AGENTS = 50;

@@ -147,7 +147,7 @@ test('the cluster page shows the statements/s and p99 that three scraped nodes i
   };
   const got = await figures();
   // Readings are stamped when the scrape starts and the counters advance until the node answers: a
-  // difference in that latency between two 1 s scrapes moves a rate by ~1 % per 10 ms (CI saw 15 ms, 1.5 %).
+  // difference in that latency between two 1 s scrapes moves a rate by about 1 % per 10 ms.
   // A lost or doubled node or type is off by 1/6 or more.
   expect(Math.abs(got.statements - rate)).toBeLessThanOrEqual(rate * 0.03);
   expect(Math.abs(got.p99 - p99)).toBeLessThanOrEqual(0.051);

@@ -2,7 +2,7 @@
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TDeps } from '@clusterscope/services';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 
 export async function openTestDeps(): Promise<{ db: TDb; deps: TDeps; close: () => Promise<void> }> {
   const db = createDb(await createTestDatabase());

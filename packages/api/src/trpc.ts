@@ -6,6 +6,7 @@ import {
   AppError,
   authenticateToken,
   listMyOrgs,
+  logOf,
   toUserCaller,
   type TCaller,
   type TDeps,
@@ -39,19 +40,14 @@ const t = initTRPC
   .meta<OpenApiMeta>()
   .create({
     // An unexpected error is logged under an id; the client (tRPC and REST alike) gets only that id.
-    errorFormatter({ shape, error, path }) {
+    errorFormatter({ shape, error, path, ctx }) {
       const cause = error.cause;
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         const id = randomUUID();
         const err = cause ?? error;
-        console.error(
-          JSON.stringify({
-            level: 'error',
-            msg: 'procedure failed',
-            id,
-            path,
-            err: err instanceof Error ? (err.stack ?? err.message) : String(err),
-          }),
+        logOf(ctx?.deps ?? {}).error(
+          { id, path, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+          'procedure failed',
         );
         return {
           message: 'internal error',

@@ -5,21 +5,16 @@ import { PrismaClient } from './generated/prisma/client';
 
 export type TDb = PrismaClient;
 
-const cache = globalThis as unknown as { __csPrisma?: Map<string, TDb> };
-
 /**
- * One Prisma client per URL per process (dev reloads reuse it). `backendNice`: the server processes
+ * A Prisma client with its own connection pool; the caller owns it (`$disconnect`). `backendNice`: the server processes
  * of this client's connections run at that nice value when PostgreSQL is on this machine (loopback or
  * a socket), so background work (the alerting thread) yields to the requests' queries too. `observe`
  * gets every operation's duration (ms), in the caller's async context (Server-Timing), first call only.
  */
 export function createDb(
   url: string,
-  opts: { backendNice?: number; observe?: (ms: number) => void } = {},
+  opts: { backendNice?: number; observe?: (ms: number) => void; onPoolError?: (err: Error) => void } = {},
 ): TDb {
-  cache.__csPrisma ??= new Map();
-  const hit = cache.__csPrisma.get(url);
-  if (hit) return hit;
   const config = { connectionString: url, max: 10 };
   const nice = opts.backendNice ?? 0;
   let pool: pg.Pool | null = null;
@@ -40,8 +35,7 @@ export function createDb(
   const adapter = new PrismaPg(pool ?? config, {
     disposeExternalPool: true,
     // Without a handler, a server shutdown (SIGTERM to embedded pg) crashes the process.
-    onPoolError: (err) =>
-      console.error(JSON.stringify({ level: 'warn', msg: 'postgres pool error', err: err.message })),
+    onPoolError: opts.onPoolError ?? ((err) => console.error(`postgres pool error: ${err.message}`)),
   });
   const client = new PrismaClient({ adapter });
   const observe = opts.observe;
@@ -60,7 +54,6 @@ export function createDb(
         },
       }) as unknown as TDb)
     : client;
-  cache.__csPrisma.set(url, db);
   return db;
 }
 

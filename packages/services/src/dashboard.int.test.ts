@@ -3,7 +3,7 @@ import { unpackCharts, unpackDbCharts } from '@clusterscope/schema';
 import { createWriter, type TTsdb, type TWriter } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { createTestDatabase, dropTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from './caller';
 import {
   getClusterCharts,

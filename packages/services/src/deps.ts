@@ -5,6 +5,7 @@ import type { TMailer } from './mail';
 import type { TSeriesCache } from './series-cache';
 import type { TOutbound } from './outbound';
 import type { TParser } from './parse-pool';
+import type { TLogger } from './logger';
 
 /** Handles a service needs; created once per process by the app (apps/web) or a script. */
 export interface TDeps {
@@ -26,4 +27,6 @@ export interface TDeps {
   outbound?: TOutbound;
   /** Parses posted tool output on a worker with a time budget; without it, on the calling thread. */
   parser?: TParser;
+  /** The process's logger (logger.ts); without it, logOf() gives a stderr logger. */
+  log?: TLogger;
 }

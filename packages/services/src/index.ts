@@ -1,4 +1,5 @@
 export * from './deps';
+export * from './logger';
 export * from './secrets';
 export * from './errors';
 export * from './permissions';

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { TSample } from '@clusterscope/schema';
 import { EncodeError, encodeSamplesToBytes, type TEncodedBytes } from '@clusterscope/tsdb/encode';
 import { decodeBatch, type TBatchHead, type TDecodeError } from './ingest-prep';
+import { logOf, type TLogger } from './logger';
 
 /** A validated batch waiting for its cluster to be resolved; encode or drop it exactly once. */
 export interface TPrepared {
@@ -40,13 +41,13 @@ export interface TPoolOptions {
   /** The worker script (the bundled ingest-worker.js, or ingest-worker.ts with a TS loader). */
   entry?: string | URL;
   execArgv?: string[];
-  log?: (msg: string) => void;
+  log?: TLogger;
 }
 
 /**
  * Workers for `cores` when INGEST_WORKERS is unset: one per core but one (1 to 4). The event loop and chDB's
- * insert threads keep a core: on 2 cores `bench:ingest` stored 49.6k and 47.7k rows/s with 1 worker against
- * 44.2k and 43.6k with 2, and each worker's heap is ~28 MB of the web process's RSS.
+ * insert threads keep a core, because a worker that competes with them for it stores fewer rows per second and
+ * each worker's heap adds to the web process's RSS (docs/performance.md).
  */
 export const defaultIngestWorkers = (cores: number) => Math.max(1, Math.min(4, cores - 1));
 
@@ -72,7 +73,7 @@ function once(head: TBatchHead, encode: TPrepared['encode'], drop: () => void = 
 }
 
 /**
- * Ingest's CPU work (gunzip, JSON.parse, zod, TabSeparated encoding: ~11 µs per sample) on worker
+ * Ingest's CPU work (gunzip, JSON.parse, zod, TabSeparated encoding) on worker
  * threads, so the event loop only moves bytes and chDB's insert thread overlaps with the next
  * batches' parsing. A worker that dies fails its in-flight jobs (the requests answer 503 and the
  * agents retry) and is replaced.
@@ -80,7 +81,7 @@ function once(head: TBatchHead, encode: TPrepared['encode'], drop: () => void = 
 export function createIngestPool(opts: TPoolOptions): TIngestPool {
   if (opts.size <= 0 || !opts.entry) return inProcessPool();
   const entry = opts.entry;
-  const log = opts.log ?? ((m: string) => console.error(m));
+  const log = opts.log ?? logOf({});
   let closed = false;
   let nextId = 1;
 
@@ -125,7 +126,7 @@ export function createIngestPool(opts: TPoolOptions): TIngestPool {
       slot.queue = [];
     };
     worker.on('error', (err) => {
-      log(JSON.stringify({ level: 'error', msg: 'ingest worker failed', worker: i, err: err.message }));
+      log.error({ worker: i, err: err.message }, 'ingest worker failed');
       fail(`failed: ${err.message}`);
     });
     worker.on('exit', (code) => {

@@ -11,6 +11,7 @@ import { hasScope, type TCaller } from './caller';
 import { AppError } from './errors';
 import { WorkerError, type TPrepared } from './ingest-pool';
 import type { TBatchHead } from './ingest-prep';
+import { logOf } from './logger';
 
 const writers = new WeakMap<TTsdb, TWriter>();
 
@@ -146,18 +147,13 @@ async function recordHeartbeat(
       const name = batch.agent?.name ?? hb.host;
       const row = await upsertLegacyAgentHeartbeat(deps.db, caller.orgId, { ...data, name, clusterId });
       if (!row)
-        console.error(
-          JSON.stringify({
-            level: 'warn',
-            msg: 'heartbeat ignored: the agent is enrolled or in another cluster (use its agent credential)',
-            agent: name,
-          }),
+        logOf(deps).warn(
+          { agent: name },
+          'heartbeat ignored: the agent is enrolled or in another cluster (use its agent credential)',
         );
     }
   } catch (err) {
     // The samples are stored; a failed Agent upsert must not make the agent resend them.
-    console.error(
-      JSON.stringify({ level: 'warn', msg: 'agent heartbeat upsert failed', err: (err as Error).message }),
-    );
+    logOf(deps).warn({ err: (err as Error).message }, 'agent heartbeat upsert failed');
   }
 }

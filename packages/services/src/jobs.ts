@@ -38,6 +38,7 @@ import { AppError, notFound } from './errors';
 import { addRunOutput, finalStatus, onRunFinished } from './runs';
 import { openSecret, secretKeysOf } from './secrets';
 import { loadRun, toRunDto } from './access';
+import { logOf } from './logger';
 
 /**
  * Wake-ups for long-polling agents: a queued run emits here at once (this instance) and NOTIFYs
@@ -390,14 +391,11 @@ export function startJobSweeper(
       if (stopped) return;
       try {
         for (const e of await sweepJobs(deps)) opts.onEnded?.(e);
-        if (failing) console.error(JSON.stringify({ level: 'info', msg: 'job sweeper recovered' }));
+        if (failing) logOf(deps).info('job sweeper recovered');
         failing = false;
       } catch (err) {
         // Once per outage, not every tick.
-        if (!failing)
-          console.error(
-            JSON.stringify({ level: 'warn', msg: 'job sweeper failed', err: (err as Error).message.trim() }),
-          );
+        if (!failing) logOf(deps).warn({ err: (err as Error).message.trim() }, 'job sweeper failed');
         failing = true;
       }
     });

@@ -1,7 +1,7 @@
 /** Members, invitations, owner rules, sign-up modes and SMTP mail against real embedded PostgreSQL. */
 import { createDb, findOrgBySlug, type TDb } from '@clusterscope/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { createTestDatabase, dropTestDatabase } from '@clusterscope/db/testing';
 import { createAuth, createUserWithPassword, type TAuth } from './auth';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';

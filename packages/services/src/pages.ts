@@ -38,6 +38,7 @@ import {
   getRouting,
   toDelivery,
 } from './alerting';
+import { logOf } from './logger';
 
 /*
  * One view-model per page (packages/schema/src/pages.ts): each page's load makes one call, which reads
@@ -60,8 +61,15 @@ async function listPeople(deps: TDeps, caller: TCaller) {
   }
 }
 
-/** Alerting must never break the page it sits on: on any error the page shows no alert list (null). */
-const orNull = <T>(p: Promise<T>): Promise<T | null> => p.catch(() => null);
+/**
+ * Alerting must never break the page it sits on: on any error the page shows no alert list (null), and the
+ * cause is logged, since the page itself says nothing of it.
+ */
+const orNull = <T>(deps: TDeps, part: string, p: Promise<T>): Promise<T | null> =>
+  p.catch((err: unknown) => {
+    logOf(deps).warn({ part, err: String(err) }, 'page part failed: shown without it');
+    return null;
+  });
 
 /** The cluster page: its view without charts (they load after) and its alerts over the window. */
 export async function getClusterPage(
@@ -72,6 +80,8 @@ export async function getClusterPage(
   const [view, alerts] = await Promise.all([
     getClusterView(deps, caller, { ...input, charts: false }),
     orNull(
+      deps,
+      'alerts',
       findAlertInstances(deps, caller, {
         clusterId: input.clusterId,
         from: input.from,
@@ -121,7 +131,7 @@ async function listOncallAlerts(deps: TDeps, caller: TCaller): Promise<TOncallAl
 export async function getOncallPage(deps: TDeps, caller: TCaller): Promise<TOncallPageView> {
   const [oncall, alerting] = await Promise.all([
     getOncall(deps, caller),
-    orNull(listOncallAlerts(deps, caller)),
+    orNull(deps, 'on-call alerts', listOncallAlerts(deps, caller)),
   ]);
   return { oncall, alerting };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
 import { createParser } from './parse-pool';
+import { createLogger } from './logger';
 import { addRunOutput, addRunOutputBytes, createRun } from './runs';
 import { bootWorkerFromSource } from './testing';
 import { errorReason, useTestEnv } from './test-env';
@@ -11,8 +12,8 @@ import { errorReason, useTestEnv } from './test-env';
 // Posted output is parsed on the parse worker (from source through tsx here) with a time budget.
 const env = useTestEnv();
 const { entry, dir } = bootWorkerFromSource('parse-worker.ts');
-const roomy = createParser({ entry, budgetMs: 60_000, log: () => undefined });
-const tight = createParser({ entry, budgetMs: 300, log: () => undefined });
+const roomy = createParser({ entry, budgetMs: 60_000, log: createLogger({ level: 'silent' }) });
+const tight = createParser({ entry, budgetMs: 300, log: createLogger({ level: 'silent' }) });
 let deps: TDeps;
 let ci: TCaller;
 

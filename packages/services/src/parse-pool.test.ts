@@ -3,6 +3,7 @@ import { parseOutput, ParseError } from '@clusterscope/bench';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootWorkerFromSource } from './testing';
 import { createParser, ParseTimeout, type TParser } from './parse-pool';
+import { createLogger } from './logger';
 
 // The worker runs from source through tsx (production runs the bundled parse-worker.js).
 const { entry, dir } = bootWorkerFromSource('parse-worker.ts');
@@ -11,7 +12,7 @@ const fixture = (name: string) =>
 
 const parsers: TParser[] = [];
 const open = (budgetMs: number) => {
-  const p = createParser({ entry, budgetMs, log: () => undefined });
+  const p = createParser({ entry, budgetMs, log: createLogger({ level: 'silent' }) });
   parsers.push(p);
   return p;
 };

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
 import type { TFormat, TParseResult } from '@clusterscope/schema';
+import { logOf, type TLogger } from './logger';
 
 /** Messages to the parse worker (parse-worker.ts). */
 export type TParseJob =
@@ -71,7 +72,7 @@ export interface TParserOptions {
   /** Most milliseconds one output may take; past it the worker is terminated and a fresh one started. */
   budgetMs: number;
   execArgv?: string[];
-  log?: (msg: string) => void;
+  log?: TLogger;
 }
 
 /** Parses on the calling thread (vite dev, scripts): no budget. */
@@ -97,7 +98,7 @@ interface TQueued {
 export function createParser(opts: TParserOptions): TParser {
   if (!opts.entry) return inThreadParser;
   const entry = opts.entry;
-  const log = opts.log ?? ((m: string) => console.error(m));
+  const log = opts.log ?? logOf({});
   let worker: Worker | null = null;
   let ready = false;
   let busy: (TQueued & { timer: NodeJS.Timeout }) | null = null;
@@ -130,7 +131,7 @@ export function createParser(opts: TParserOptions): TParser {
       pump();
     };
     w.on('error', (err) => {
-      log(JSON.stringify({ level: 'error', msg: 'parse worker failed', err: err.message }));
+      log.error({ err: err.message }, 'parse worker failed');
       fail(`failed: ${err.message}`);
     });
     w.on('exit', (code) => fail(`exited (code ${code})`));
@@ -151,9 +152,7 @@ export function createParser(opts: TParserOptions): TParser {
       settle();
       worker = null;
       ready = false;
-      log(
-        JSON.stringify({ level: 'warn', msg: 'parse over budget; worker recycled', budgetMs: opts.budgetMs }),
-      );
+      log.warn({ budgetMs: opts.budgetMs }, 'parse over budget; worker recycled');
       void w.terminate();
       next.reject(new ParseTimeout(opts.budgetMs));
       pump();

@@ -20,6 +20,7 @@ import { resolveCluster } from './clusters';
 import { AppError, notFound } from './errors';
 import { startWorkloadRun } from './workloads';
 import { checkClusterChanges } from './cluster-changes';
+import { logOf } from './logger';
 
 /** Advisory-lock key of the scheduler (one process fires schedules per database). */
 export const SCHEDULER_LEADER_KEY = 0x73636864; // 'schd'
@@ -217,9 +218,7 @@ export function startScheduler(
       await checkClusterChanges(deps, now);
       opts.onPass?.(fired);
     } catch (err) {
-      console.error(
-        JSON.stringify({ level: 'warn', msg: 'scheduler pass failed', err: (err as Error).message }),
-      );
+      logOf(deps).warn({ err: (err as Error).message }, 'scheduler pass failed');
     }
   };
   const tick = () => {

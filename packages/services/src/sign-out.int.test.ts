@@ -1,7 +1,7 @@
 /** Sign-out ends the session at once: a replay of the old cookies is refused (real embedded PostgreSQL). */
 import { createDb, type TDb } from '@clusterscope/db';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { createTestDatabase, dropTestDatabase } from '@clusterscope/db/testing';
 import { createAuth, createUserWithPassword, type TAuth } from './auth';
 
 let url: string;

@@ -7,7 +7,7 @@ import type { TTsdb } from '@clusterscope/tsdb';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, dropTestDatabase } from '../../db/test/pg';
+import { createTestDatabase, dropTestDatabase } from '@clusterscope/db/testing';
 import type { TDeps } from './deps';
 import { AppError } from './errors';
 

@@ -24,6 +24,7 @@ import { refreshRunEnvironment } from './environment';
 import { getAlertPrecision, toRegressionAlert } from './regression-alerts';
 import { notFound } from './errors';
 import { boundClusterOf, loadRuns, toRunBrief, type TRunRow } from './access';
+import { logOf } from './logger';
 
 type TThresholdRow = Awaited<ReturnType<typeof listThresholds>>[number];
 
@@ -80,9 +81,7 @@ export async function handleRunFinished(deps: TDeps, orgId: string, runId: strin
     const evaluation = await evaluateFinishedRun(deps, orgId, runId);
     return { envHealthy: env.healthy, evaluation };
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'run finish evaluation failed', runId, err: String(err) }),
-    );
+    logOf(deps).error({ runId, err: String(err) }, 'run finish evaluation failed');
     return null;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Binds query parameters into chDB SQL as typed literals, so the query runs without chdb's parameter
  * binder, which runs one parameterised query at a time in the whole process (its binder state is not
- * thread-safe): a 100 ms chart query held up every health read, ingest ledger lookup and alert read
- * behind it. Only the types this project uses are bound here; anything else returns null and the query
+ * thread-safe), so one slow chart query would hold up every health read, ingest ledger lookup and alert
+ * read behind it. Only the types this project uses are bound here; anything else returns null and the query
  * goes through chdb's binder as before. Strings become quoted literals with `\` and `'` escaped, so a
  * value can never end its literal; numbers must be integers in range.
  */

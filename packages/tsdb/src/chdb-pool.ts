@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import { bindLiterals } from './chdb-bind';
 
 /**
- * chDB runs one query at a time per connection (two 5 s queries on one connection: 10.3 s; on two: 6.3 s).
- * With one connection every read waited for the queries ahead of it. The pool sends each call to
+ * chDB runs one query at a time per connection, so with one connection every read waits for the queries
+ * ahead of it. The pool sends each call to
  * the connection with the fewest calls running; all share the process's one engine and data directory.
  * Parameters are bound as literals first (chdb-bind.ts): chdb runs queries that use its own binder one
  * at a time process-wide, whatever the connection.

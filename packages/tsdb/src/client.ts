@@ -69,22 +69,22 @@ const CHDB_SETTINGS = {
  * - background merges run at nice 10 (server setting, fixed when the engine starts);
  * - ingest inserts (their materialized views included) and the alerting thread's reads at nice 5
  *   (query settings, per thread while it runs).
- * Under bench:load, merges alone took half a core at the requests' priority. Raising nice needs no
+ * Merges at the requests' priority take a large share of a core under heavy ingest. Raising nice needs no
  * privilege (Linux, per thread; ClickHouse ≥ 25.x).
- * Idle threads kept: 16 (ClickHouse keeps up to 1000 for reuse; under bench:load chDB held 142, each with
- * its stack and jemalloc thread cache; with 16 it holds ~21: web RSS 902 -> 850 MB).
+ * Idle threads kept: 16, not ClickHouse's 1000: every idle pool thread keeps its stack and jemalloc thread
+ * cache resident in the web process.
  */
 const CHDB_ARGS = ['--os_threads_nice_value_merge_mutate=10', '--max_thread_pool_free_size=16'];
 /**
  * How often chDB's freed memory goes back to the OS (`SYSTEM JEMALLOC PURGE`). A ClickHouse server's
- * MemoryWorker does this when dirty pages pass a threshold; chDB runs none, and jemalloc kept ~80 MB of
- * freed pages resident under `bench:load`.
+ * MemoryWorker does this when dirty pages pass a threshold; chDB runs none, so without it jemalloc keeps
+ * freed pages resident.
  */
 const CHDB_PURGE_MS = 2_000;
 /**
  * chDB's jemalloc options (it reads `JE_MALLOC_CONF` when the engine loads; a value already set wins). No
- * per-thread caches: each of chDB's ~30 threads kept up to ~1 MB of freed blocks (20 MB in all under bench:load),
- * most of them idle pool threads; without them an allocation takes a lock on one of jemalloc's per-core arenas.
+ * per-thread caches: each of chDB's threads, most of them idle pool threads, would keep its own freed blocks;
+ * without them an allocation takes a lock on one of jemalloc's per-core arenas.
  */
 const CHDB_MALLOC_CONF = 'tcache:false';
 const CHDB_BACKGROUND = { os_threads_nice_value_query: 5, os_threads_nice_value_materialized_view: 5 };
@@ -96,8 +96,9 @@ const cache = globalThis as unknown as TCache;
 
 /**
  * Opens ClickHouse over HTTP when `url` is given (CLICKHOUSE_URL, may carry user, password and
- * database), else in-process chDB with its data in `path`. chDB handles are cached per path on
- * globalThis (one chDB data directory per process; dev reloads reuse it); `close()` evicts it.
+ * database), else in-process chDB with its data in `path`. chDB is one native engine per process, whichever
+ * copy of this module opens it (vite dev evaluates modules again after edits), so its handles are kept per
+ * path on globalThis and a second open of a path gets the first handle; `close()` evicts it.
  */
 export async function openClickHouse(opts: { url?: string; path: string }): Promise<TTsdb> {
   if (opts.url) return openHttp(opts.url);

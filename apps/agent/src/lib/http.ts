@@ -28,7 +28,7 @@ export class UnreachableError extends Error {
   }
 }
 
-/** node:https (and tls) only once an https URL is used: ~1 MB of RSS an http-only agent never pays. */
+/** node:https (and tls) only once an https URL is used: an http-only agent never pays their memory. */
 export async function httpModule(protocol: string): Promise<typeof http | typeof https> {
   return protocol === 'https:' ? (await import('node:https')).default : http;
 }

@@ -33,12 +33,12 @@ const ZLaunchEnv = z.object({
   WEB_BUILD_DIR: z.string().default('build'),
   /**
    * Node flags for the production web server, space-separated (e.g. `--cpu-prof --cpu-prof-dir=p`). Default:
-   * V8's heaps grow to 1.5× what a full collection left, not up to 4× (README: about 150 MB less at peak).
+   * V8's heaps grow to 1.5× what a full collection left, not up to 4×, which keeps the peak RSS down.
    */
   WEB_NODE_ARGS: z.string().default(WEB_NODE_ARGS_DEFAULT),
   /**
    * glibc malloc arenas of the web server (V8's off-heap memory, zlib, libuv's pool; not chDB's jemalloc).
-   * glibc allows 8 per core, each keeping its own freed memory; README: ~15 MB less RSS under load with 2.
+   * glibc allows 8 per core, each keeping its own freed memory, so fewer arenas hold less RSS under load.
    */
   MALLOC_ARENA_MAX: z.coerce.number().int().min(1).default(2),
   /** How hints name the admin CLI; the image sets `node scripts/bin/admin.mjs` (it has no npm or pnpm). */

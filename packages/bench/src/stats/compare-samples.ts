@@ -42,9 +42,9 @@ export type TCompareResult = {
 };
 
 /**
- * minEffectPct 9: `npm run bench:verdicts` on a 2-core machine saw identical pgbench runs differ by up to ~8.3%
- * with tight CIs (run-to-run drift no within-run test can see), so smaller shifts are reported as noise; 9 still
- * detects ≥ 95% of 15% slowdowns in noisy autocorrelated samples (unit test below).
+ * minEffectPct 9: identical runs on a loaded machine drift apart by more than their intervals show (run-to-run
+ * drift no within-run test can see: `npm run bench:verdicts`), so smaller shifts are reported as noise; 9 still
+ * detects 15% slowdowns in noisy autocorrelated samples (the unit test's bound).
  */
 const DEFAULTS = { alpha: 0.05, minEffectPct: 9, resamples: 2000, seed: 1 };
 

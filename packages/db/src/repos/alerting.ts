@@ -190,7 +190,7 @@ export async function saveEvaluation(
         data: { lastTrueAt: stillTrue.at },
       }),
     );
-  // One cycle can change thousands of instances; under load Prisma's 5 s default aborted whole cycles (bench:load).
+  // One cycle can change thousands of instances: Prisma's 5 s default would abort whole cycles under load.
   if (ops.length) await db.$transaction(ops, { maxWait: 10_000, timeout: 60_000 });
 }
 

@@ -15,7 +15,7 @@ import { createDb, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
 import { startSmtpInbox } from '../test-env';

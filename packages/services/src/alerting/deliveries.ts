@@ -17,6 +17,7 @@ import { assertCan, type TCaller } from '../caller';
 import { AppError } from '../errors';
 import { loadAlertChannel, toDelivery } from './api';
 import { sendToChannel, toFixedReason, type TNotification } from './channels';
+import { logOf } from '../logger';
 
 export const MAX_ATTEMPTS = 6;
 /** 10 s, 20 s, 40 s, … capped at 10 min. */
@@ -208,9 +209,7 @@ export async function notifyBenchmarkAlert(
     if (queued) await deliverDue(deps);
     return queued;
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: 'warn', msg: 'benchmark alert notification failed', err: String(err) }),
-    );
+    logOf(deps).warn({ err: String(err) }, 'benchmark alert notification failed');
     return 0;
   }
 }

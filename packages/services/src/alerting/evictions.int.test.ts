@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 import type { TDeps } from '../deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 

@@ -12,7 +12,7 @@ import { createDb, createLeaderLock, createLiveBus, type TDb } from '@clustersco
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createOutbound } from '../outbound';
-import { createTestDatabase } from '../../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 import type { TDeps } from '../deps';
 import { secretKeysOf } from '../secrets';
 import { bootWorkerFromSource, NODE_DOWN_NOW } from '../testing';

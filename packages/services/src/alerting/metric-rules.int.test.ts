@@ -9,7 +9,7 @@ import { createDb, type TDb } from '@clusterscope/db';
 import type { TMetricSample, TSample } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';

@@ -2,6 +2,7 @@ import { createLeaderLock, type TLeaderLock, type TLiveBus, type TLiveEvent } fr
 import type { TDeps } from '../deps';
 import { createEvaluatorMemo, evaluateAlerts, type TEvalStats } from './evaluator';
 import { notifyAlerts } from './notify';
+import { logOf } from '../logger';
 
 /** Advisory-lock key of the alert evaluator (one leader per database). */
 export const ALERT_LEADER_KEY = 0x616c7274; // 'alrt'
@@ -79,9 +80,7 @@ export function startAlerting(
       c = { leader, stats, ...n, ms: performance.now() - started };
     } catch (err) {
       c = { ...c, error: (err as Error).message };
-      console.error(
-        JSON.stringify({ level: 'warn', msg: 'alert evaluation failed', err: (err as Error).message }),
-      );
+      logOf(deps).warn({ err: (err as Error).message }, 'alert evaluation failed');
     } finally {
       opts.onCycle?.(scope ? { ...c, nudged: [...scope] } : c);
     }

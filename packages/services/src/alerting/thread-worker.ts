@@ -5,6 +5,7 @@ import { openClickHouse, type TChClient, type TTsdb } from '@clusterscope/tsdb';
 import type { TDeps } from '../deps';
 import { tuneThread } from '../os-thread';
 import { createMailer } from '../mail';
+import { createLogger } from '../logger';
 import { createOutbound } from '../outbound';
 import type { TSecretKey } from '../secrets';
 import { ALERT_LEADER_KEY, startAlerting } from './runner';
@@ -61,6 +62,7 @@ const bus = createLiveBus(cfg.databaseUrl);
 const key = (k: TSecretKey): TSecretKey => ({ id: k.id, key: Buffer.from(k.key) });
 const outbound = createOutbound({ allow: cfg.outboundAllow });
 const deps: TDeps = {
+  log: createLogger({ name: 'alerting' }),
   db,
   ch,
   secrets: { current: key(cfg.secrets.current), previous: cfg.secrets.previous.map(key) },

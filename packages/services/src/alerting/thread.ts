@@ -1,7 +1,7 @@
 /**
  * The alerting loop (leader lock, evaluator, notifier) on its own thread of the web process, with its own
  * PostgreSQL pool and a lower scheduling priority: Prisma runs its query compiler on the JS thread, so a cycle
- * on the event loop took ~40 ms of it away from requests. The web thread only answers the thread's ClickHouse
+ * on the event loop would take that time away from requests. The web thread only answers the thread's ClickHouse
  * reads when ClickHouse is chDB (one per process, opened there); with CLICKHOUSE_URL the thread opens its own
  * client. The entry is thread-worker.ts (bundled by apps/web as alert-worker.js).
  */
@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { TDeps } from '../deps';
 import type { TSecretKeys } from '../secrets';
 import type { TAlertCycle } from './runner';
+import { logOf, type TLogger } from '../logger';
 
 export interface TAlertThreadConfig {
   databaseUrl: string;
@@ -37,14 +38,14 @@ export type TFromThread =
 
 const STOP_GRACE_MS = 2000;
 /**
- * Caps the thread's heap so an idle isolate does not grow the web's RSS. Idle it holds ~40 MB (Prisma, the
- * bus); under bench:load (500 nodes posting every second) cycles run back to back and it peaked at 134 MB
- * used — 96 MB killed it there. Out of memory = the thread exits and is started again. A process-wide
- * `--max-semi-space-size` (the launcher passes 4) overrides the young generation's limit.
+ * Caps the thread's heap so an idle isolate does not grow the web's RSS, with room for cycles that run back to
+ * back under heavy ingest (the cap sits well above `bench:load`'s peak). Out of memory = the thread exits and
+ * is started again. A process-wide `--max-semi-space-size` (the launcher's) overrides the young generation's
+ * limit.
  */
 const THREAD_HEAP = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
 
-/** Nice 10: the thread yields to the request path under contention and still gets ~10 % of a busy core. */
+/** Nice 10: the thread yields to the request path under contention yet still gets a share of a busy core. */
 export const ALERT_THREAD_NICE = 10;
 
 /**
@@ -53,16 +54,16 @@ export const ALERT_THREAD_NICE = 10;
  * lock and closes its pool, or is terminated after 2 s.
  */
 export function startAlertingThread(
-  deps: Pick<TDeps, 'ch'>,
+  deps: Pick<TDeps, 'ch' | 'log'>,
   opts: {
     entry: string | URL;
     config: TAlertThreadConfig;
     onCycle?: (c: TAlertCycle) => void;
     restartMs?: number;
-    log?: (msg: string) => void;
+    log?: TLogger;
   },
 ): () => Promise<void> {
-  const log = opts.log ?? ((m: string) => console.error(m));
+  const log = opts.log ?? logOf(deps);
   let stopping = false;
   let worker: Worker | null = null;
   let restart: NodeJS.Timeout | null = null;
@@ -77,12 +78,12 @@ export function startAlertingThread(
       else if (m.t === 'ch') void answer(w, m);
     });
     w.on('error', (err) => {
-      log(JSON.stringify({ level: 'error', msg: 'alerting thread failed', err: err.message }));
+      log.error({ err: err.message }, 'alerting thread failed');
     });
     w.on('exit', (code) => {
       if (worker === w) worker = null;
       if (stopping) return;
-      log(JSON.stringify({ level: 'warn', msg: 'alerting thread exited; restarting', code }));
+      log.warn({ code }, 'alerting thread exited; restarting');
       restart = setTimeout(spawn, opts.restartMs ?? 5000);
     });
   }

@@ -62,14 +62,14 @@ const ioLimitSql = (col: string) =>
 
 /**
  * The bucket's last value of a Nullable limit column, NULL (no limit) as NaN: argMax skips NULL values,
- * which would bring back a limit that was removed (a tuple keeps them, at ~8 ms more per 36k rows).
+ * which would bring back a limit that was removed (a tuple would keep them, but reads slower).
  */
 const lastOf = (col: string) => `argMax(ifNull(toFloat64(${col}), nan), last_ts)`;
 
 /**
  * The columns of a cgroup series read, described once (the SELECT list and the reader both come from it),
  * ordered by series and time. Rates come from differences of consecutive readings of the cumulative
- * counters, taken while reading (a window function in SQL cost ~10 ms more per 18k rows in chDB).
+ * counters, taken while reading (cheaper than a window function in chDB's SQL).
  */
 const COLS = {
   host: ['host', 'str'],
@@ -151,7 +151,7 @@ function trim(b: TCgroupCols, n: number) {
 /**
  * cgroup CPU, throttling, memory and IO over a window, one block of columns per series (ordered by host and
  * cgroup); rates come from consecutive counter readings. Columns, not a point object per reading: a 30-day
- * chart reads 18k readings, and objects cost ~10 MB and their GC per call.
+ * chart reads thousands of readings, and an object each costs memory and collection per call.
  */
 export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): Promise<TCgroupCols[]> {
   assertRange(q.from, q.to);
@@ -205,7 +205,7 @@ export async function getCgroupSeries(ch: TClickHouse, q: TCgroupSeriesQuery): P
 
 /**
  * The blocks of a read's rows (ordered by series and time), readings before `from` used only for rates.
- * Not inlined into the async read: there the loop ran unoptimized and boxed every number (~500 B a row).
+ * Not inlined into the async read: V8 leaves a loop inside an async function unoptimized, boxing every number.
  */
 function toBlocks(
   r: ReturnType<typeof rbRows<typeof COLS>>,

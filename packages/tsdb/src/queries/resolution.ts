@@ -29,8 +29,8 @@ export const bucketMs = (r: TResolution): number => (r === '1m' ? 60_000 : r ===
 
 /**
  * The most points one series of a rollup read over [from, to) can have (the bucket that holds `from`
- * included), so its columns are sized once: growing them as they filled allocated ~3× their size on a
- * 30-day read. 0 for raw (unknown: columns grow).
+ * included), so its columns are sized once rather than reallocated as they fill. 0 for raw (unknown:
+ * columns grow).
  */
 export function rollupPoints(r: TResolution, from: number, to: number, stepMs?: number): number {
   const step = r === 'raw' ? 0 : Math.max(bucketMs(r), stepMs ?? 0);

@@ -52,7 +52,7 @@ export async function probeReady(
 }
 
 async function runCli(cfg: TCockroachdbConfig): Promise<string> {
-  // Loaded on first use: most agents never run the CLI fallback (node:child_process is ~1 MB of RSS).
+  // Loaded on first use: most agents never run the CLI fallback, so they never pay for node:child_process.
   const { execFile } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     execFile(

@@ -2,16 +2,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   ALERT_THREAD_NICE,
+  logOf,
   secretKeysOf,
   startAlertingLeader,
   startAlertingThread,
   type TAlertCycle,
 } from '@clusterscope/services';
-import { getServer, onShutdown } from './deps';
+import { onShutdown, type TServer } from './deps';
 import { getEnv } from './env';
 import { getLiveBus } from './live';
-
-const g = globalThis as unknown as { __csAlerting?: boolean };
 
 /**
  * Starts the on-call alert evaluator + notifier in this web process (every ALERT_EVAL_INTERVAL_S, 0 = off).
@@ -21,22 +20,14 @@ const g = globalThis as unknown as { __csAlerting?: boolean };
  * The built server runs the loop on its own thread (alert-worker.js next to index.js) so that evaluation
  * never holds up requests; vite dev runs it on the event loop.
  */
-export async function startAlertingOnce(): Promise<void> {
-  if (g.__csAlerting) return;
-  g.__csAlerting = true;
+export function startAlerting({ deps }: TServer): void {
   const env = getEnv();
   if (env.ALERT_EVAL_INTERVAL_S === 0) return;
-  const { deps } = await getServer();
   const entry = path.join(path.dirname(process.argv[1] ?? ''), 'alert-worker.js');
   let leader = false;
   const onCycle = (c: TAlertCycle) => {
     if (c.leader !== leader)
-      console.error(
-        JSON.stringify({
-          level: 'info',
-          msg: c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower',
-        }),
-      );
+      logOf(deps).info(c.leader ? 'alert evaluator: leader' : 'alert evaluator: follower');
     leader = c.leader;
   };
   const intervalMs = env.ALERT_EVAL_INTERVAL_S * 1000;

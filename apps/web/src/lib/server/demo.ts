@@ -6,7 +6,7 @@ import {
   seedDemoRuns,
   writeDemoTick,
 } from '@clusterscope/services';
-import { getServer, onShutdown, type TWriter } from './deps';
+import { onShutdown, type TServer, type TWriter } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
 
@@ -14,7 +14,6 @@ interface TDemoState {
   timer?: NodeJS.Timeout;
   writer?: TWriter;
 }
-const g = globalThis as unknown as { __csDemo?: TDemoState };
 const log = (msg: string) => console.log(`clusterscope: demo: ${msg}`);
 
 /**
@@ -22,12 +21,10 @@ const log = (msg: string) => console.log(`clusterscope: demo: ${msg}`);
  * through the tsdb writer, then pushes one sample per node every interval and notifies open dashboards.
  * Runs in the background; failures are logged, never fatal.
  */
-export function startDemo(): void {
-  if (!getEnv().DEMO || g.__csDemo) return;
+export function startDemo({ deps }: TServer): void {
+  if (!getEnv().DEMO) return;
   const state: TDemoState = {};
-  g.__csDemo = state;
   void (async () => {
-    const { deps } = await getServer();
     const found = await ensureDemoCluster(deps);
     if (!found) return log('organization "demo" not found; demo not started');
     const w = (state.writer = getIngestWriter(deps));

@@ -63,8 +63,8 @@ const ZEnv = z.object({
     .default(10 * 1024 * 1024),
   INGEST_RATE_PER_S: z.coerce.number().positive().default(50),
   /**
-   * Longest wait (ms) for concurrent ingest batches to coalesce into one ClickHouse insert. Inserts of
-   * a few thousand rows cost ~3x more per row than inserts of 10k+ (one part per table each).
+   * Longest wait (ms) for concurrent ingest batches to coalesce into one ClickHouse insert: every insert
+   * writes one part per table, so small inserts cost several times more per row than large ones.
    */
   INGEST_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(20),
   /**

@@ -1,26 +1,19 @@
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import {
   AppError,
   authenticateToken,
-  createIngestPool,
-  defaultIngestWorkers,
   getIngestWriter,
   hasScope,
   ingestPrepared,
   LATE_SAMPLES,
   SAMPLES,
   type TDeps,
-  type TIngestPool,
 } from '@clusterscope/services';
 import { readBearer } from './context';
-import { getServer, onShutdown } from './deps';
+import { getIngestLimiter, getIngestPool, getServer } from './deps';
 import { getEnv } from './env';
 import { readCapped } from './json-body';
 import { statusOf } from './status';
 import { notify } from './live';
-import { createRateLimiter, type TRateLimiter } from './rate-limit';
 
 /** A JSON error answer `{error, issues?, dependency?}`; never cached. */
 export function errorResponse(
@@ -73,32 +66,6 @@ export async function readRawBody(
   return { bytes, gz };
 }
 
-const g = globalThis as unknown as {
-  __csIngestLimiter?: { rate: number; limiter: TRateLimiter };
-  __csIngestPool?: TIngestPool;
-};
-
-/**
- * The ingest workers: INGEST_WORKERS threads (default: defaultIngestWorkers) running
- * the bundled ingest-worker.js next to the server's index.js. Without that file (vite dev, tests) or with
- * INGEST_WORKERS=0, batches are decoded on the event loop.
- */
-function getPool(): TIngestPool {
-  if (g.__csIngestPool) return g.__csIngestPool;
-  const env = getEnv();
-  const entry = path.join(path.dirname(process.argv[1] ?? ''), 'ingest-worker.js');
-  const size = existsSync(entry) ? (env.INGEST_WORKERS ?? defaultIngestWorkers(availableParallelism())) : 0;
-  const pool = createIngestPool({ size, entry });
-  g.__csIngestPool = pool;
-  onShutdown(() => pool.close());
-  return pool;
-}
-
-function getLimiter(rate: number): TRateLimiter {
-  if (g.__csIngestLimiter?.rate !== rate) g.__csIngestLimiter = { rate, limiter: createRateLimiter(rate) };
-  return g.__csIngestLimiter.limiter;
-}
-
 function fromAppError(err: AppError): Response {
   const extra: Record<string, unknown> = {};
   if (err.details?.dependency) extra.dependency = err.details.dependency;
@@ -132,7 +99,7 @@ export async function handleIngest(request: Request): Promise<Response> {
   }
   if (!hasScope(caller, 'ingest'))
     return errorResponse(403, `token lacks the 'ingest' scope (has: ${caller.scopes.join(', ')})`);
-  const rl = await getLimiter(env.INGEST_RATE_PER_S).take(caller.tokenId);
+  const rl = await getIngestLimiter(env.INGEST_RATE_PER_S).take(caller.tokenId);
   if (!rl.ok)
     return errorResponse(
       429,
@@ -150,7 +117,7 @@ export async function handleIngest(request: Request): Promise<Response> {
   }
   let decoded;
   try {
-    decoded = await getPool().decode(body.bytes, body.gz, env.INGEST_MAX_BYTES);
+    decoded = await getIngestPool().decode(body.bytes, body.gz, env.INGEST_MAX_BYTES);
   } catch (err) {
     return errorResponse(503, `ingest worker unavailable: ${(err as Error).message}`, {
       dependency: 'ingest-worker',

@@ -1,8 +1,8 @@
 /**
  * Gives the memory glibc's malloc keeps after a free back to the OS, every `ms`, as the JVM's
  * `-XX:TrimNativeHeapInterval` does. glibc returns only the free top of a heap; what is freed between
- * live blocks stays resident. Under bench:load the web server's two arenas held 93 MB of which 72 MB
- * were free; `malloc_trim(0)` releases the free pages anywhere in every arena. It runs on a libuv
+ * live blocks stays resident, and under load most of an arena can be such free pages. `malloc_trim(0)`
+ * releases the free pages anywhere in every arena. It runs on a libuv
  * thread (koffi's async call), so the event loop does not wait for it. Linux with glibc only; elsewhere
  * (musl, macOS) it does nothing.
  */

@@ -57,14 +57,6 @@ export function createSignInLimiter(
   };
 }
 
-const g = globalThis as unknown as { __csSignIn?: TSignInLimiter };
-
-/** The process-wide limiter shared by the /login form action and /api/auth/sign-in/email. */
-export function getSignInLimiter(): TSignInLimiter {
-  g.__csSignIn ??= createSignInLimiter();
-  return g.__csSignIn;
-}
-
 /** 429 with Retry-After for the JSON sign-in endpoint. */
 export function tooManySignIns(retryAfterS: number): Response {
   return new Response(

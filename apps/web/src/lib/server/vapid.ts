@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateVapidKeys } from '@clusterscope/services';
+import { generateVapidKeys, type TLogger } from '@clusterscope/services';
 import type { TEnv } from './env';
 
 /**
  * VAPID keys for Web Push: VAPID_PUBLIC_KEY/VAPID_PRIVATE_KEY, else a pair generated once into
  * `<data dir>/vapid.json` (0600). Several web instances must share one pair: set the variables then.
  */
-export function loadVapid(env: TEnv): { publicKey: string; privateKey: string; subject: string } | undefined {
+export function loadVapid(
+  env: TEnv,
+  log: TLogger,
+): { publicKey: string; privateKey: string; subject: string } | undefined {
   const subject = env.VAPID_SUBJECT ?? `mailto:no-reply@${new URL(env.ORIGIN).hostname || 'localhost'}`;
   if (env.VAPID_PUBLIC_KEY && env.VAPID_PRIVATE_KEY)
     return { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY, subject };
@@ -21,9 +24,7 @@ export function loadVapid(env: TEnv): { publicKey: string; privateKey: string; s
     const keys = JSON.parse(fs.readFileSync(file, 'utf8')) as { publicKey: string; privateKey: string };
     return { publicKey: keys.publicKey, privateKey: keys.privateKey, subject };
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: 'warn', msg: 'web push disabled: no VAPID keys', err: (err as Error).message }),
-    );
+    log.warn({ err: (err as Error).message }, 'web push disabled: no VAPID keys');
     return undefined;
   }
 }

@@ -3,7 +3,7 @@ import { APIError } from 'better-auth/api';
 import { safeNext } from '$lib/safe-next';
 import { CLIENT_IP_HEADER, clientAddress } from '$lib/server/client-address';
 import { getServer } from '$lib/server/deps';
-import { getSignInLimiter } from '$lib/server/sign-in-limit';
+import { getSignInLimiter } from '$lib/server/deps';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = ({ locals, url }) => {
