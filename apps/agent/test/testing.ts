@@ -4,3 +4,5 @@ export * from './cgroup-fixture';
 export * from './cockroach-fixture';
 export * from './forge';
 export * from './temp';
+export { parseNodeStatusOutput } from '../src/inputs/cockroachdb/cli-output';
+export { buildNodeStatusSamples } from '../src/inputs/cockroachdb/wire';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '../../../db/test/pg';
+import { createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../caller';
 import type { TDeps } from '../deps';
 import { createOutbound } from '../outbound';
