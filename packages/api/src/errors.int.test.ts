@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { createToken, type TDeps } from '@clusterscope/services';
+import { createLogger, createToken, type TDeps } from '@clusterscope/services';
 import { openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { nulPath, type TContext } from './trpc';
@@ -69,47 +69,38 @@ const trpc = (d: TDeps, path: string, body: unknown, method: 'GET' | 'POST' = 'P
     createContext: () => ctx(d),
   });
 
+/** The broken deps with a logger whose lines the test reads. */
 function logged() {
-  const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
-  return {
-    lines: () => spy.mock.calls.map((c) => String(c[0])),
-    restore: () => spy.mockRestore(),
-  };
+  const lines: string[] = [];
+  const deps: TDeps = { ...broken, log: createLogger({ destination: { write: (s) => void lines.push(s) } }) };
+  return { deps, lines: () => lines };
 }
 
 it('REST: an unexpected error answers 500 {message, id}, nothing internal; the log has the id and the cause', async () => {
   const log = logged();
-  try {
-    const res = await rest(broken, 'GET', '/clusters');
-    const text = await res.text();
-    expect(res.status, text).toBe(500);
-    const body = JSON.parse(text);
-    expect(body.message).toBe('internal error');
-    expect(body.id).toMatch(UUID);
-    expect(text).not.toMatch(LEAKS);
-    const line = log.lines().find((l) => l.includes(body.id));
-    expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ level: 'error', id: body.id, path: 'clusters.list' });
-    expect(line).toContain('relation \\"Cluster\\" is broken');
-  } finally {
-    log.restore();
-  }
+  const res = await rest(log.deps, 'GET', '/clusters');
+  const text = await res.text();
+  expect(res.status, text).toBe(500);
+  const body = JSON.parse(text);
+  expect(body.message).toBe('internal error');
+  expect(body.id).toMatch(UUID);
+  expect(text).not.toMatch(LEAKS);
+  const line = log.lines().find((l) => l.includes(body.id));
+  expect(line).toBeDefined();
+  expect(JSON.parse(line!)).toMatchObject({ level: 'error', id: body.id, path: 'clusters.list' });
+  expect(line).toContain('relation \\"Cluster\\" is broken');
 });
 
 it('tRPC: the same error carries only the id', async () => {
   const log = logged();
-  try {
-    const res = await trpc(broken, 'clusters.list', {}, 'GET');
-    const text = await res.text();
-    expect(res.status, text).toBe(500);
-    const body = JSON.parse(text);
-    expect(body.error.message).toBe('internal error');
-    expect(body.error.data.id).toMatch(UUID);
-    expect(text).not.toMatch(LEAKS);
-    expect(log.lines().some((l) => l.includes(body.error.data.id) && l.includes('is broken'))).toBe(true);
-  } finally {
-    log.restore();
-  }
+  const res = await trpc(log.deps, 'clusters.list', {}, 'GET');
+  const text = await res.text();
+  expect(res.status, text).toBe(500);
+  const body = JSON.parse(text);
+  expect(body.error.message).toBe('internal error');
+  expect(body.error.data.id).toMatch(UUID);
+  expect(text).not.toMatch(LEAKS);
+  expect(log.lines().some((l) => l.includes(body.error.data.id) && l.includes('is broken'))).toBe(true);
 });
 
 it('the same request on the healthy database answers 200 (the injection is what failed)', async () => {

@@ -197,6 +197,7 @@ describe('compareRunWithBaseline', () => {
         evidence: '',
         reason: 'not comparable: different tools (pgbench vs fio)',
         warning: 'different tools (pgbench vs fio)',
+        machine_warning: null,
       },
     ]);
   });

@@ -354,8 +354,8 @@ describe('series cache', () => {
         const w2 = { clusterId, nodeId, from: clock - span, to: clock };
         const hits = series.stats.hits;
         const got = await getChartsView(cached, caller, w2);
-        // Node series, cgroup series and the three database panel reads.
-        expect(series.stats.hits).toBe(hits + 5);
+        // Node series, cgroup series and the four database panel reads (rates, gauges, SQL gauges, latency).
+        expect(series.stats.hits).toBe(hits + 6);
         expect(got).toEqual(await getChartsView(deps, caller, w2));
         expect(unpackDbCharts(got.db).statements.length).toBe(4);
       }

@@ -172,6 +172,29 @@ function probeMetrics(
   );
 }
 
+/**
+ * The tenants of the cluster's (or node's) SQL metrics, for the panels' tenant choice. Cached as probeMetrics
+ * is: a window that reaches the present lists the tenants since the start of its hour, until the cluster's
+ * next notice of metric samples, so a live page does not ask ClickHouse for them on every refresh.
+ */
+function probeTenants(
+  deps: TDeps,
+  q: { orgId: string; clusterId: string; nodeId?: number; from: number; to: number; resolution: TResolution },
+): Promise<string[]> {
+  const list = (from: number) => getMetricTenants(deps.ch, { ...q, from, names: STATEMENT_NAMES });
+  if (!deps.series || deps.series.settled(q.to)) return list(q.from);
+  const hour = bucketMs('1h');
+  const since = Math.floor(q.from / hour) * hour;
+  return readLatestOf(
+    deps.series,
+    q.orgId,
+    q.clusterId,
+    `metric-tenants|${q.nodeId ?? ''}|${q.resolution}|${since}`,
+    () => list(since),
+    { kinds: METRIC_KINDS },
+  );
+}
+
 /** The database panels of a cluster (or one node) over a window. */
 export async function loadDbCharts(
   deps: TDeps,
@@ -198,7 +221,7 @@ export async function loadDbCharts(
       fetch,
     });
   const any = await probeMetrics(deps, q);
-  const tenants = any ? await getMetricTenants(deps.ch, { ...q, names: STATEMENT_NAMES }) : [];
+  const tenants = any ? await probeTenants(deps, q) : [];
   // A split with nothing to split by is the sum; a tenant the window lacks has no SQL lines.
   const pick = w.tenant === undefined || (w.tenant === '*' && tenants.length === 0) ? undefined
     : w.tenant === '*' ? tenants.slice(0, MAX_TENANTS) : [w.tenant]; // prettier-ignore

@@ -4,10 +4,12 @@ import pino from 'pino';
 export type TLogger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error' | 'child'>;
 
 /**
- * Writes synchronously to stderr, so a line logged just before the process exits is not lost, and levels are
+ * Writes synchronously to stderr (or `destination`, for tests), so a line logged just before the process exits is not lost, and levels are
  * names rather than pino's numbers, so the lines read the same to people and to log shippers.
  */
-export function createLogger(opts: { level?: string; name?: string } = {}): TLogger {
+export function createLogger(
+  opts: { level?: string; name?: string; destination?: pino.DestinationStream } = {},
+): TLogger {
   return pino(
     {
       level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -15,7 +17,7 @@ export function createLogger(opts: { level?: string; name?: string } = {}): TLog
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    pino.destination({ fd: 2, sync: true }),
+    opts.destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }
 
