@@ -1,3 +1,4 @@
+import { previewHeadline } from './preview';
 import { describe, expect, it } from 'vitest';
 import {
   actorLabel,
@@ -5,7 +6,6 @@ import {
   filterQuery,
   formatAlertValue,
   parseFilters,
-  previewHeadline,
   round3,
   sortAlerts,
   subject,

@@ -1,6 +1,7 @@
-/** Pure helpers of the alerting pages: ordering, labels, URL filters. Dates may be Date or ISO strings. */
-import { ALERT_SERIES } from '@clusterscope/schema';
-
+/**
+ * Pure helpers of the alerting pages: ordering, labels, URL filters. Dates may be Date or ISO strings. No
+ * import of @clusterscope/schema here: the on-call page loads this module and has a 60 KB script budget.
+ */
 export const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
 export const STATE_RANK = { firing: 0, pending: 1, resolved: 2, inactive: 3 } as const;
 export type TSeverityName = keyof typeof SEVERITY_RANK;
@@ -166,27 +167,3 @@ export const COMPARISON_SIGNS: Record<string, string> = {
   eq: '=',
   ne: '≠',
 };
-
-/**
- * A rule preview in one line: "Would fire on 3 of 5 nodes now" (the subjects are the series' nodes, cgroups,
- * agents or inputs, or clusters when the rule aggregates).
- */
-export function previewHeadline(
-  p: { total: number; firing: number },
-  series: string,
-  aggregation: string,
-): string {
-  const subject = (ALERT_SERIES as Record<string, { subject: string }>)[series]?.subject ?? 'node';
-  const noun =
-    aggregation !== 'node'
-      ? 'cluster'
-      : series === 'agent.input_failures'
-        ? 'input'
-        : subject === 'metric'
-          ? 'node'
-          : subject;
-  const of = `${p.total} ${noun}${p.total === 1 ? '' : 's'}`;
-  if (p.total === 0) return `No ${noun} has a reading for this series now: the rule would not fire`;
-  if (p.firing === 0) return `Would fire on none of ${of} now`;
-  return `Would fire on ${p.firing} of ${of} now`;
-}
