@@ -149,51 +149,43 @@ export interface TDbWindow {
 /** The sample kinds whose notices can change `probeMetrics`' answer. */
 const METRIC_KINDS = ['metric'] as const satisfies readonly TSampleKind[];
 
+type TProbe = {
+  orgId: string;
+  clusterId: string;
+  nodeId?: number;
+  from: number;
+  to: number;
+  resolution: TResolution;
+};
+
 /**
- * Whether the cluster has metrics in the window (the panels' reads are skipped when not). A window
- * that reaches the present asks from the start of its hour, so one answer serves that hour's sliding
- * windows until the cluster's next notice of metric samples (a false "yes" only costs the reads): node
- * and cgroup samples, a notice a second per cluster under many agents, leave it as it is.
+ * A per-window fact about the cluster's metrics, cached for live pages: a window that reaches the present asks
+ * from the start of its hour, so one answer serves that hour's sliding windows until the cluster's next notice
+ * of metric samples. Node and cgroup samples, a notice a second per cluster under many agents, leave it as it is.
  */
-function probeMetrics(
-  deps: TDeps,
-  q: { orgId: string; clusterId: string; from: number; to: number; resolution: TResolution },
-): Promise<boolean> {
-  if (!deps.series || deps.series.settled(q.to)) return hasMetrics(deps.ch, q);
+function probe<T>(deps: TDeps, q: TProbe, key: string, fetch: (from: number) => Promise<T>): Promise<T> {
+  if (!deps.series || deps.series.settled(q.to)) return fetch(q.from);
   const hour = bucketMs('1h');
   const since = Math.floor(q.from / hour) * hour;
   return readLatestOf(
     deps.series,
     q.orgId,
     q.clusterId,
-    `has-metrics|${q.resolution}|${since}`,
-    () => hasMetrics(deps.ch, { ...q, from: since }),
+    `${key}|${q.nodeId ?? ''}|${q.resolution}|${since}`,
+    () => fetch(since),
     { kinds: METRIC_KINDS },
   );
 }
 
-/**
- * The tenants of the cluster's (or node's) SQL metrics, for the panels' tenant choice. Cached as probeMetrics
- * is: a window that reaches the present lists the tenants since the start of its hour, until the cluster's
- * next notice of metric samples, so a live page does not ask ClickHouse for them on every refresh.
- */
-function probeTenants(
-  deps: TDeps,
-  q: { orgId: string; clusterId: string; nodeId?: number; from: number; to: number; resolution: TResolution },
-): Promise<string[]> {
-  const list = (from: number) => getMetricTenants(deps.ch, { ...q, from, names: STATEMENT_NAMES });
-  if (!deps.series || deps.series.settled(q.to)) return list(q.from);
-  const hour = bucketMs('1h');
-  const since = Math.floor(q.from / hour) * hour;
-  return readLatestOf(
-    deps.series,
-    q.orgId,
-    q.clusterId,
-    `metric-tenants|${q.nodeId ?? ''}|${q.resolution}|${since}`,
-    () => list(since),
-    { kinds: METRIC_KINDS },
+/** Whether the cluster has metrics in the window (the panels' reads are skipped when not; a false "yes" only costs the reads). */
+const probeMetrics = (deps: TDeps, q: TProbe) =>
+  probe(deps, { ...q, nodeId: undefined }, 'has-metrics', (from) => hasMetrics(deps.ch, { ...q, from }));
+
+/** The tenants of the cluster's (or node's) SQL metrics, for the panels' tenant choice. */
+const probeTenants = (deps: TDeps, q: TProbe) =>
+  probe(deps, q, 'metric-tenants', (from) =>
+    getMetricTenants(deps.ch, { ...q, from, names: STATEMENT_NAMES }),
   );
-}
 
 /** The database panels of a cluster (or one node) over a window. */
 export async function loadDbCharts(
