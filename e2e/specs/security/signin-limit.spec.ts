@@ -70,8 +70,19 @@ test('/api/auth/sign-in/email: changing X-Forwarded-For does not get a fresh buc
     const res = await jsonSignIn(request, email, `wrong-${i}`, { 'x-forwarded-for': `198.51.100.${i + 1}` });
     statuses.push(res.status());
   }
-  // better-auth allows 3 sign-in attempts per 10 s per client address; the rest are 429 whatever the header says.
-  expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
-  expect(statuses.slice(3)).toEqual([429, 429, 429]);
+  // better-auth allows 3 sign-in attempts per 10 s per client address, whatever the header says. Other
+  // sign-ins from 127.0.0.1 in the same window (the test above, other workers) share that bucket, so the
+  // spec asserts the shape: at most 3 attempts get through, and once limited every later one stays limited.
+  const first = statuses.indexOf(429);
+  expect(first, statuses.join(',')).toBeGreaterThanOrEqual(0);
+  expect(first).toBeLessThanOrEqual(3);
+  expect(
+    statuses.slice(0, first).every((s) => s === 401),
+    statuses.join(','),
+  ).toBe(true);
+  expect(
+    statuses.slice(first).every((s) => s === 429),
+    statuses.join(','),
+  ).toBe(true);
   await request.dispose();
 });

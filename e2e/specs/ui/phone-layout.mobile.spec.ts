@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { signInPatiently } from '../../fixtures/auth';
-import { makeFiringCluster } from '../../fixtures/alerting';
+import { makeFiringCluster, rpc } from '../../fixtures/alerting';
 import { cliToken } from '../../fixtures/launch';
 import { bearer, uid } from '../../fixtures/ux';
 
@@ -45,6 +45,8 @@ interface TProblems {
   small: string[];
   short: string[];
   offscreen: string[];
+  /** The outermost elements that stick out of the screen, for the failure message. */
+  wide: string[];
 }
 
 /** Measures the page as it is now. `thumb`: buttons must be 44 px tall (on-call and alerts). */
@@ -82,7 +84,20 @@ const measure = (page: Page, thumb: boolean) =>
         return r.left < 0 || r.right > vw + 0.5;
       })
       .map(name);
-    return { overflow: document.documentElement.scrollWidth - vw, small, short, offscreen };
+    const clipped = (e: Element) => {
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== 'visible') return true;
+      return false;
+    };
+    const out = (e: Element | null) => !!e && e.getBoundingClientRect().right > vw + 0.5;
+    const wide = Array.from(document.body.querySelectorAll('*'))
+      .filter((e) => out(e) && !out(e.parentElement) && visible(e) && !clipped(e))
+      .slice(0, 3)
+      .map(
+        (e) =>
+          `${name(e)}.${[...e.classList].join('.')} ${Math.round(e.getBoundingClientRect().right - vw)} px`,
+      );
+    return { overflow: document.documentElement.scrollWidth - vw, small, short, offscreen, wide };
   }, thumb);
 
 test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, thumb-sized buttons, Ack on screen', async ({
@@ -100,6 +115,9 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
   });
   expect(run.status(), await run.text()).toBe(200);
   await makeFiringCluster(page.request, 'phone', 3, [1, 2]);
+  // As many clusters as a full run has made by now, so the cluster pickers are as long as in CI whatever ran before.
+  for (let i = 0; i < 12; i++)
+    await rpc(page.request, 'clusters.create', { name: `phone-picker-${i}-${uid()}` });
 
   const ids: Record<string, string> = {};
   // The simulated demo cluster always has nodes (clusters other specs made may have none).
@@ -133,7 +151,8 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
     if (status >= 400 && !route.startsWith('/invite')) failures.push(`${path}: HTTP ${status}`);
     const thumb = /^\/\[org\]\/(oncall|alerts)$/.test(route);
     const m = await measure(p, thumb);
-    if (m.overflow > 0) failures.push(`${path}: ${m.overflow} px wider than the screen`);
+    if (m.overflow > 0)
+      failures.push(`${path}: ${m.overflow} px wider than the screen: ${m.wide.join('; ')}`);
     for (const s of m.small) failures.push(`${path}: control under 24 px: ${s}`);
     for (const s of m.short) failures.push(`${path}: button under 44 px: ${s}`);
     for (const s of m.offscreen) failures.push(`${path}: Ack off-screen: ${s}`);
