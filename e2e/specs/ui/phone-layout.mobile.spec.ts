@@ -95,7 +95,7 @@ const measure = (page: Page, thumb: boolean) =>
       .slice(0, 3)
       .map(
         (e) =>
-          `${name(e)}.${[...e.classList].join('.')} ${Math.round(e.getBoundingClientRect().right - vw)} px`,
+          `${name(e)}.${Array.from(e.classList).join('.')} ${Math.round(e.getBoundingClientRect().right - vw)} px`,
       );
     return { overflow: document.documentElement.scrollWidth - vw, small, short, offscreen, wide };
   }, thumb);
