@@ -78,7 +78,7 @@ function fromJsonDir(d: TJsonDir | undefined): TJobDir | undefined {
   return { iops: d.iops, bw_kib_s: d.bw, lat_avg_ms: num(lat?.mean), lat_max_ms: num(lat?.max), pct };
 }
 
-function parseJson(b: ResultBuilder, text: string, global: Record<string, string>): void {
+function parseJson(b: ResultBuilder, text: string, global: Record<string, string>, notes: TFioNotes): void {
   const doc = JSON.parse(text) as { jobs?: TJsonJob[]; 'global options'?: Record<string, string> };
   if (!doc || !Array.isArray(doc.jobs)) throw new Error('no "jobs" array');
   Object.assign(global, doc['global options'] ?? {});
@@ -87,7 +87,11 @@ function parseJson(b: ResultBuilder, text: string, global: Record<string, string
     const mode = job['job options']?.rw ?? global.rw;
     if (typeof mode === 'string') rw.add(mode);
     else if (job.jobname) rw.add(String(job.jobname));
-    if (job.error) b.warnings.push(`job ${job.jobname ?? '?'}: error ${job.error}`);
+    if (job.error) {
+      const what = `job ${job.jobname ?? '?'}: error ${job.error}`;
+      b.warnings.push(what);
+      notes.failure ??= what;
+    }
     return { read: fromJsonDir(job.read), write: fromJsonDir(job.write), trim: fromJsonDir(job.trim) };
   });
   b.workload = [...rw].join('+');
@@ -111,6 +115,23 @@ function parsePartialJson(b: ResultBuilder, text: string): void {
   emit(b, [job]);
 }
 
+/** What fio's own `fio: …` lines and the jobs' error codes say: the first I/O error, a failed job, a signal. */
+type TFioNotes = { ioError?: string; failure?: string; signal?: string };
+
+function readNote(notes: TFioNotes, line: string): void {
+  if (line.startsWith('fio: io_u error')) notes.ioError ??= line;
+  // A job that ended with an error (`fio: pid=1, err=5/…`), was killed (`got signal=9`) or never started.
+  else if (/^fio: (?:pid=\d+, (?:err=[1-9]|got signal=)|\d+ jobs? failed)/.test(line)) notes.failure ??= line;
+  else if (line.startsWith('fio: terminating on signal')) notes.signal ??= line;
+}
+
+/** A failed job fails the run, with fio's first I/O error as the reason; a signal cuts the jobs short. */
+function applyNotes(b: ResultBuilder, notes: TFioNotes): void {
+  if (notes.failure) b.error = (notes.ioError ?? notes.failure).slice(0, 300);
+  if (notes.signal)
+    b.markIncomplete(`${notes.signal.slice(5, 80)}: the jobs stopped before their runtime or size`);
+}
+
 const BW_TO_KIB: Record<string, number> = {
   B: 1 / 1024,
   KiB: 1,
@@ -122,7 +143,7 @@ const BW_TO_KIB: Record<string, number> = {
 };
 const SI: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9 };
 
-function parseText(b: ResultBuilder, output: string): void {
+function parseText(b: ResultBuilder, output: string, notes: TFioNotes): void {
   const jobs: Partial<Record<TDir, TJobDir>>[] = [];
   const rw = new Set<string>();
   let dir: TJobDir | null = null;
@@ -130,6 +151,10 @@ function parseText(b: ResultBuilder, output: string): void {
   const runtimes: Partial<Record<TDir, number | null>> = {};
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
+    if (line.startsWith('fio: ')) {
+      readNote(notes, line);
+      continue;
+    }
     // Unindented lines read below are the job lines (`name: (g=0): …`, `name: (groupid=0, …`).
     if (line === '' || (line[0] !== ' ' && line[0] !== '\t' && !line.includes(': ('))) continue;
     let m: RegExpExecArray | null;
@@ -137,7 +162,10 @@ function parseText(b: ResultBuilder, output: string): void {
     else if (/^\S+: \(groupid=\d+, jobs=\d+\): err=\s*(\d+)/.test(line)) {
       jobs.push({});
       const err = /err=\s*(\d+)/.exec(line)?.[1];
-      if (err && err !== '0') b.warnings.push(line.slice(0, 300));
+      if (err && err !== '0') {
+        b.warnings.push(line.slice(0, 300));
+        notes.failure ??= line;
+      }
       dir = null;
     } else if (
       (m = /^\s+(read|write|trim)\s*: IOPS=([\d.]+)([kMG]?), BW=([\d.]+)(B|KiB|MiB|GiB|kB|MB|GB)\/s/.exec(
@@ -192,18 +220,24 @@ function parseText(b: ResultBuilder, output: string): void {
 /** fio 3.x: `--output-format=json` (also json+, with leading notes) or the normal text report. */
 export function parseFio(output: string): TParseResult {
   const b = new ResultBuilder('fio');
+  const notes: TFioNotes = {};
   const jsonStart = output.search(/^\{/m);
   if (jsonStart !== -1 && /"fio version"|"jobs"\s*:/.test(output)) {
+    // fio's stderr (`fio: io_u error …`) comes first when both streams were captured.
+    for (const line of splitLines(output.slice(0, jsonStart)))
+      if (line.startsWith('fio: ')) readNote(notes, line);
     const text = output.slice(jsonStart);
     try {
-      parseJson(b, text, {});
+      parseJson(b, text, {}, notes);
     } catch {
       parsePartialJson(b, text);
       b.markIncomplete('fio JSON document is cut or invalid');
     }
+    applyNotes(b, notes);
     return b.build('fio JSON, but no job with read/write/trim IOPS and bandwidth');
   }
-  parseText(b, output);
+  parseText(b, output, notes);
+  applyNotes(b, notes);
   if (!/^Run status group/m.test(output)) b.markIncomplete('fio output ends before "Run status group"');
   return b.build('fio text, but no "read:"/"write:" IOPS lines');
 }

@@ -71,3 +71,39 @@ describe('parsePgbench on a failed run (fixtures/failed, SOURCES.md)', () => {
     expect(r.incomplete).toBe(true);
   });
 });
+
+describe('parsePgbench on a run with aborted clients (fixtures/failed, SOURCES.md)', () => {
+  it('failed with pgbench’s own message, incomplete, not a complete comparable result', () => {
+    const r = parsePgbench(readFixture('failed/pgbench-client-aborted.txt'));
+    expect(r.error).toBe(
+      'pgbench: error: client 0 aborted in command 4 (SQL) of script 0; perhaps the backend died while processing',
+    );
+    expect(r.incomplete).toBe(true);
+    expect(r.warnings).toContain('pgbench: error: Run was aborted; the above results are incomplete.');
+    expect(r.warnings).toContain('FATAL:  terminating connection due to administrator command');
+    expect(r.samples.map((s) => s.values.tps)).toEqual([283.9, 289.9, 401, 305.2, 427, 372.6, 285.3, 341]);
+    // The totals pgbench printed are kept, for the record, beside the failed and incomplete marks.
+    expectMetrics(r, { tps: 339.492889, transactions: 2708 });
+  });
+
+  it('reads the older forms of the abort lines', () => {
+    for (const last of [
+      'pgbench: fatal: Run was aborted; the above results are incomplete.',
+      'Run was aborted; the above results are incomplete.',
+    ]) {
+      const r = parsePgbench(
+        [
+          'client 3 aborted in command 1 (SQL) of script 0; perhaps the backend died while processing',
+          'transaction type: /tmp/test.sql',
+          'number of transactions actually processed: 2051316',
+          'tps = 3418.414178 (excluding connections establishing)',
+          last,
+        ].join('\n'),
+      );
+      expect(r.error).toBe(
+        'client 3 aborted in command 1 (SQL) of script 0; perhaps the backend died while processing',
+      );
+      expect(r.incomplete).toBe(true);
+    }
+  });
+});

@@ -4,7 +4,9 @@ import { ResultBuilder, splitLines, toNumber } from './result-builder';
 const PROGRESS = /^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(.*)/;
 /** The starts of every line read below: one test skips any other line (a flood of short lines stays cheap). */
 const KNOWN =
-  /^(?:progress: |statement latencies|transaction type: |number of |latency |initial connection|rate limit|tps = |pgbench: |client \d|ERROR:|FATAL:)/;
+  /^(?:progress: |statement latencies|transaction type: |number of |latency |initial connection|rate limit|tps = |pgbench: |client \d|ERROR:|FATAL:|Run was aborted)/;
+/** pgbench's last line when a client aborted: bare up to 12, after `pgbench: fatal: ` in 13, `pgbench: error: ` since 14. */
+const ABORTED = 'Run was aborted; the above results are incomplete.';
 const BUILTIN: Record<string, string> = {
   'TPC-B (sort of)': 'tpcb-like',
   'select only': 'select-only',
@@ -25,6 +27,9 @@ export function parsePgbench(output: string): TParseResult {
   let prevElapsed = 0;
   let tpsExcluding: number | null = null;
   let tpsOther: number | null = null;
+  let aborted = false;
+  // The server's message (`FATAL:  terminating connection …`) is the reason only when pgbench gave none.
+  let serverError: string | undefined;
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
     if (line === '') {
@@ -89,16 +94,21 @@ export function parsePgbench(output: string): TParseResult {
     else if ((m = /^tps = ([\d.]+) \((.*)\)/.exec(line))) {
       if (/without|excluding/.test(m[2])) tpsExcluding = toNumber(m[1]);
       else tpsOther = toNumber(m[1]);
-    } else if (/^(pgbench: (error|fatal)|client \d+ aborted|ERROR:|FATAL:)/.test(line)) {
+    } else if (/^(pgbench: (error|fatal)|client \d+ aborted|ERROR:|FATAL:|Run was aborted)/.test(line)) {
       b.warnings.push(line.slice(0, 300));
+      if (line.endsWith(ABORTED)) aborted = true;
       // pgbench exits non-zero after any of these (a client aborted, no connection): the run failed.
-      b.error ??= line.slice(0, 300);
+      if (line.startsWith('ERROR:') || line.startsWith('FATAL:')) serverError ??= line.slice(0, 300);
+      else b.error ??= line.slice(0, 300);
     }
   }
+  b.error ??= serverError;
   b.metric('tps', tpsExcluding ?? tpsOther);
   b.statements = statements;
   if (!b.workload) b.workload = 'pgbench';
   if (tpsExcluding === null && tpsOther === null)
     b.markIncomplete('pgbench output ends before the "tps = " line');
+  // The totals count only the clients that kept running, over the whole duration: not a comparable result.
+  else if (aborted) b.markIncomplete('pgbench: a client aborted, so its totals cover only the clients left');
   return b.build('pgbench text, but no progress lines ("progress: 1.0 s, ...") and no summary');
 }

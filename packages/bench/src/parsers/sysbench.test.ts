@@ -114,3 +114,112 @@ describe('parseSysbench', () => {
     expect(percentileMetric('100')).toBe('lat_max_ms');
   });
 });
+
+describe('parseSysbench on stalled and failed runs (fixtures/failed, SOURCES.md)', () => {
+  it('a stall: seconds in which no transaction finished have no latency, also when queries ran', () => {
+    // OceanBase docs: a leader killed with kill -9 under oltp_read_write, 400 threads, --report-interval=1.
+    const r = parseOutput(readFixture('failed/sysbench-oceanbase-leader-killed-stall.txt'));
+    expect(r.tool).toBe('sysbench');
+    const at = (s: number) => r.samples.find((x) => x.elapsed_s === s)?.values;
+    expect(at(21)).toMatchObject({ tps: 267, lat_p99_ms: 831.46 });
+    for (const s of [22, 23, 24, 25]) {
+      expect(at(s)).toMatchObject({ tps: 0, qps: 0 });
+      expect(at(s)).not.toHaveProperty('lat_p99_ms');
+    }
+    // Reconnecting threads ran 211 queries, but no transaction finished: still no latency.
+    expect(at(26)).toMatchObject({ tps: 0, qps: 211, reconnects_per_s: 178 });
+    expect(at(26)).not.toHaveProperty('lat_p99_ms');
+    expect(at(27)).toMatchObject({ tps: 3, lat_p99_ms: 6594.16 });
+    expect(r.samples).toHaveLength(19);
+    // An excerpt without the totals: incomplete, no summary made up, no error (the run went on).
+    expect(r.incomplete).toBe(true);
+    expect(r.summary).toEqual([]);
+    expect(r.error).toBeUndefined();
+  });
+
+  it('a recorded stall (server stopped with SIGSTOP): 0-tps seconds are gaps, the totals are the tool’s', () => {
+    const r = parseSysbench(readFixture('failed/sysbench-pgsql-stall.txt'));
+    expect(r.samples.map((s) => s.values.lat_p95_ms ?? null)).toEqual([
+      17.63,
+      13.46,
+      15.83,
+      53.85,
+      null,
+      null,
+      27.66,
+      18.28,
+      15,
+      11.24,
+    ]);
+    expect(r.samples[4].values).toEqual({
+      tps: 0,
+      qps: 0,
+      read_qps: 0,
+      write_qps: 0,
+      other_qps: 0,
+      errors_per_s: 0,
+      reconnects_per_s: 0,
+    });
+    expect(r.incomplete).toBe(false);
+    expect(r.error).toBeUndefined();
+    expectMetrics(r, { tps: 184.99, transactions: 1853, lat_p95_ms: 16.41, lat_max_ms: 3231.91 });
+  });
+
+  it('a FATAL query error mid-run fails the run with the first FATAL line (vitess-consul-poc)', () => {
+    const r = parseOutput(readFixture('failed/sysbench-vitess-consul-fatal.txt'));
+    expect(r.tool).toBe('sysbench');
+    expect(r.error).toBe(
+      "FATAL: mysql_drv_query() returned error 1105 (vtgate: http://vtgate-69d69486f4-4lm8f:8080/: paramsAnyShard: keyspace peak-test fetch error: Unexpected response code: 500) for query 'SELECT c FROM sbtest1 WHERE id=271'",
+    );
+    expect(r.samples).toEqual([
+      {
+        elapsed_s: 16,
+        values: {
+          tps: 0,
+          qps: 0,
+          read_qps: 0,
+          write_qps: 0,
+          other_qps: 0,
+          errors_per_s: 0,
+          reconnects_per_s: 0,
+        },
+      },
+    ]);
+    expect(r.incomplete).toBe(true);
+    expect(r.summary).toEqual([]);
+  });
+
+  it('a recorded FATAL after "Threads started!" (table renamed mid-run): failed, incomplete, intervals kept', () => {
+    const r = parseSysbench(readFixture('failed/sysbench-pgsql-fatal.txt'));
+    expect(r.error).toBe('FATAL: PQexecPrepared() failed: 7 relation "sbtest1" does not exist');
+    expect(r.incomplete).toBe(true);
+    expect(r.workload).toBe('oltp_read_only');
+    expect(r.samples.map((s) => [s.elapsed_s, s.values.tps, s.values.lat_p95_ms])).toEqual([
+      [1, 214.05, 18.95],
+      [2, 250.13, 21.89],
+      [3, 288.69, 15.83],
+    ]);
+    expect(r.summary).toEqual([]);
+  });
+
+  it('a run whose output stops (sysbench crashed when the server stopped): incomplete, not failed by the parser', () => {
+    const r = parseSysbench(readFixture('failed/sysbench-pgsql-server-stopped.txt'));
+    expect(r.incomplete).toBe(true);
+    expect(r.error).toBeUndefined();
+    expect(r.samples).toHaveLength(3);
+    expect(r.samples[2].values).toMatchObject({ tps: 96.96, lat_p95_ms: 38.94 });
+    expect(r.summary).toEqual([]);
+  });
+
+  it('a FATAL before any interval (no connection) is a failed run without metrics, not a parse error', () => {
+    const r = parseSysbench(
+      [
+        'sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)',
+        '',
+        'FATAL: Connection to database failed: connection to server at "127.0.0.1", port 9 failed: Connection refused',
+      ].join('\n'),
+    );
+    expect(r.error).toMatch(/^FATAL: Connection to database failed/);
+    expect(r.summary).toEqual([]);
+  });
+});

@@ -41,8 +41,9 @@ function parseInterval(b: ResultBuilder, elapsed: number | null, rest: string): 
   values.read_bw_kib_s = mib(new RegExp(`\\breads: ${NUM} MiB/s`));
   values.write_bw_kib_s = mib(new RegExp(`\\bwrites: ${NUM} MiB/s`));
   values.mem_bw_kib_s = mib(new RegExp(`^${NUM} MiB/sec`));
-  // An interval with no events has no latency (sysbench prints 0.00): missing, so a chart shows a gap.
-  if ((values.tps ?? values.events_per_s) === 0 && !((values.qps ?? 0) > 0))
+  // An interval in which no event (transaction) finished has no latency (sysbench prints 0.00), even when
+  // queries ran in it (reconnects, the statements of unfinished transactions): missing, so a chart shows a gap.
+  if ((values.tps ?? values.events_per_s) === 0)
     for (const k of Object.keys(values)) if (k.startsWith('lat_')) values[k] = null;
   b.sample(elapsed, values);
 }
@@ -144,7 +145,12 @@ export function parseSysbench(output: string): TParseResult {
       if (inHistogram) continue;
     }
     if (/^\S/.test(line)) inLatency = /^Latency \(ms\):/.test(line);
-    if (/^(FATAL|ALERT|WARNING|Error)\b/.test(line)) b.warnings.push(line.slice(0, 300));
+    if (/^(FATAL|PANIC|ALERT|WARNING|Error)\b/.test(line)) {
+      b.warnings.push(line.slice(0, 300));
+      // sysbench stops the whole run at a FATAL or PANIC (a thread's query failed, no connection) and exits
+      // non-zero: the run failed, with its first such line as the reason.
+      if (c === 70 /* F */ || c === 80 /* P */) b.error ??= line.slice(0, 300);
+    }
 
     const kv = splitKeyValue(line);
     if (kv) {
