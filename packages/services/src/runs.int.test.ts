@@ -239,6 +239,40 @@ describe('runs service', () => {
     expect(done.error).toMatch(/output ends in an error: Error: pq: relation/);
   });
 
+  it('fails runs whose recorded sysbench, fio or pgbench output failed, with the tool’s message (fixtures/failed)', async () => {
+    for (const [file, tool, message] of [
+      [
+        'failed/sysbench-pgsql-fatal.txt',
+        'sysbench',
+        'FATAL: PQexecPrepared() failed: 7 relation "sbtest1" does not exist',
+      ],
+      ['failed/fio-zns-write-io-error.txt', 'fio', 'fio: io_u error on file /dev/nullb0: Input/output error'],
+      ['failed/fio-enospc.json', 'fio', 'fio: io_u error on file /dev/full: No space left on device'],
+      ['failed/pgbench-client-aborted.txt', 'pgbench', 'pgbench: error: client 0 aborted in command 4'],
+    ] as const) {
+      const r = await createRun(deps, ci, {
+        cluster: 'prod',
+        workload: `failed-${tool}`,
+        output: fixture(file),
+      });
+      expect(r.parsed?.tool, file).toBe(tool);
+      expect(r.parsed?.error, file).toContain(message);
+      const done = await finishRun(deps, ci, { id: r.id, status: 'succeeded', exitCode: 0 });
+      expect(done.status, file).toBe('failed');
+      expect(done.error, file).toContain(`output ends in an error: ${message}`);
+    }
+    // A stall: the seconds without a finished transaction are stored without latency (a gap), not as 0 ms.
+    const stall = await createRun(deps, ci, {
+      cluster: 'prod',
+      workload: 'stalled-sysbench',
+      output: fixture('failed/sysbench-pgsql-stall.txt'),
+    });
+    const rows = await getBenchSamples(ch, ci.orgId, [stall.id]);
+    const p95 = rows.filter((x) => x.metric === 'lat_p95_ms').map((x) => x.elapsed_s);
+    expect(p95).toEqual([1, 2, 3, 4, 7, 8, 9, 10]);
+    expect(rows.filter((x) => x.metric === 'tps' && x.value === 0).map((x) => x.elapsed_s)).toEqual([5, 6]);
+  });
+
   it('reads the CI formats posted as output (hyperfine, k6, BenchBase, YCSB): detected, stored, failed runs fail, bad input names the line', async () => {
     for (const [file, tool, metric] of [
       ['ci-formats/hyperfine_sleep.json', 'hyperfine', 'sleep 0.1.time_mean_s'],
