@@ -5,6 +5,7 @@
 import type { TAlertRuleRow, TEventWrite, TInstanceRow, TInstanceWrite } from '@clusterscope/db';
 import type { TAlertMetricRow } from '@clusterscope/tsdb';
 import {
+  staleAfterMs,
   ZAlertSeries,
   type TAggregation,
   type TAlertComparison,
@@ -62,7 +63,7 @@ const toState = (i: TInstanceRow): TInstanceState => ({
 
 /** Does the cluster still send fresh node or cgroup readings (so a missing subject is gone, not silent)? */
 function reportsFresh(r: TClusterReadings, now: number): boolean {
-  const fresh = (ts: number) => now - ts < 3 * r.intervalS * 1000;
+  const fresh = (ts: number) => now - ts < staleAfterMs(r.intervalS);
   return r.nodes.some((n) => fresh(n.ts)) || r.cgroups.some((g) => fresh(g.ts));
 }
 const isSubjectKey = (k: string) => /^(node|host|agent)=/.test(k);

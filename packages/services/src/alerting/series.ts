@@ -1,6 +1,12 @@
 /** Turns the latest node, cgroup and agent readings into per-subject series values (pure). */
 import type { TAlertCgroup, TAlertNode } from '@clusterscope/tsdb';
-import { ALERT_SERIES, type TAggregation, type TAlertSeries, type TInputState } from '@clusterscope/schema';
+import {
+  ALERT_SERIES,
+  staleAfterMs,
+  type TAggregation,
+  type TAlertSeries,
+  type TInputState,
+} from '@clusterscope/schema';
 
 /** One subject's reading: `stale` = its data is older than 3 agent intervals. */
 export interface TSample {
@@ -95,7 +101,7 @@ export function samplesOf(
   now: number,
   upSince?: number,
 ): TSample[] {
-  const staleAfterS = 3 * r.intervalS;
+  const staleAfterS = staleAfterMs(r.intervalS) / 1000;
   const upS = upSince === undefined ? Infinity : Math.max(0, (now - upSince) / 1000);
   /** How long a subject has been silent as far as this server can tell. */
   const silentS = (ts: number) => Math.min(Math.max(0, (now - ts) / 1000), upS);

@@ -4,6 +4,7 @@ export {
   STATE_TONE as TONE,
   countsTowardTotals,
   deriveNodeState as displayState,
+  staleAfterMs,
   stateWord,
   type TNodeState,
 } from '@clusterscope/schema/health';
