@@ -70,8 +70,8 @@ test('a firing warning on a cluster whose nodes are all LIVE: on-call, header an
   await section.scrollIntoViewIfNeeded();
   await page.screenshot({ path: shot('360') });
   // The alerts page on the same phone: the firing alerts with their Ack.
-  await page.goto(`/${ORG}/alerts?clusterId=${c.id}`);
-  await expect.soft(page.getByText(/holds 10 replicas/).first()).toBeVisible();
+  await page.goto(`/${ORG}/alerts?cluster=${c.id}`);
+  await expect.soft(page.getByText('Replicas above 5').first()).toBeVisible();
   await page.screenshot({ path: shot('alerts-360'), fullPage: true });
 
   await page.setViewportSize({ width: 1280, height: 800 });
