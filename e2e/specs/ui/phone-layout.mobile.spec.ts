@@ -51,54 +51,58 @@ interface TProblems {
 
 /** Measures the page as it is now. `thumb`: buttons must be 44 px tall (on-call and alerts). */
 const measure = (page: Page, thumb: boolean) =>
-  page.evaluate((thumb): TProblems => {
-    const vw = window.innerWidth;
-    const name = (e: Element) =>
-      `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} "${(e.getAttribute('aria-label') ?? (e as HTMLElement).innerText ?? '').trim().slice(0, 40)}"`;
-    const visible = (e: Element) => {
-      const r = e.getBoundingClientRect();
-      const s = getComputedStyle(e);
-      return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && !e.closest('[hidden], [inert]');
-    };
-    const controls = Array.from(
-      document.querySelectorAll(
-        'button, select, textarea, summary, [role="button"], [role="tab"], [role="checkbox"], [role="switch"], input:not([type="hidden"]), a.btn, a.chip, nav[aria-label="Main"] a, nav.tabs a, nav.sub a',
-      ),
-    ).filter(visible);
-    const small: string[] = [];
-    const short: string[] = [];
-    for (const e of controls) {
-      const r = e.getBoundingClientRect();
-      // A checkbox or radio inside its label: the label is the target.
-      const label = e.matches('input[type="checkbox"], input[type="radio"]') ? e.closest('label') : null;
-      const t = label ? label.getBoundingClientRect() : r;
-      if (t.width < 23.5 || t.height < 23.5)
-        small.push(`${name(e)} ${Math.round(t.width)}×${Math.round(t.height)}`);
-      if (thumb && e.matches('button, [role="button"]') && r.height < 43.5)
-        short.push(`${name(e)} ${Math.round(r.height)} px tall`);
-    }
-    const offscreen = Array.from(document.querySelectorAll('button'))
-      .filter((b) => /^Ack\b/.test(b.innerText.trim()) && visible(b))
-      .filter((b) => {
-        const r = b.getBoundingClientRect();
-        return r.left < 0 || r.right > vw + 0.5;
-      })
-      .map(name);
-    const clipped = (e: Element) => {
-      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
-        if (getComputedStyle(a).overflowX !== 'visible') return true;
-      return false;
-    };
-    const out = (e: Element | null) => !!e && e.getBoundingClientRect().right > vw + 0.5;
-    const wide = Array.from(document.body.querySelectorAll('*'))
-      .filter((e) => out(e) && !out(e.parentElement) && visible(e) && !clipped(e))
-      .slice(0, 3)
-      .map(
-        (e) =>
-          `${name(e)}.${Array.from(e.classList).join('.')} ${Math.round(e.getBoundingClientRect().right - vw)} px`,
-      );
-    return { overflow: document.documentElement.scrollWidth - vw, small, short, offscreen, wide };
-  }, thumb);
+  page.evaluate(
+    ({ thumb, vw }): TProblems => {
+      const name = (e: Element) =>
+        `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} "${(e.getAttribute('aria-label') ?? (e as HTMLElement).innerText ?? '').trim().slice(0, 40)}"`;
+      const visible = (e: Element) => {
+        const r = e.getBoundingClientRect();
+        const s = getComputedStyle(e);
+        return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && !e.closest('[hidden], [inert]');
+      };
+      const controls = Array.from(
+        document.querySelectorAll(
+          'button, select, textarea, summary, [role="button"], [role="tab"], [role="checkbox"], [role="switch"], input:not([type="hidden"]), a.btn, a.chip, nav[aria-label="Main"] a, nav.tabs a, nav.sub a',
+        ),
+      ).filter(visible);
+      const small: string[] = [];
+      const short: string[] = [];
+      for (const e of controls) {
+        const r = e.getBoundingClientRect();
+        // A checkbox or radio inside its label: the label is the target.
+        const label = e.matches('input[type="checkbox"], input[type="radio"]') ? e.closest('label') : null;
+        const t = label ? label.getBoundingClientRect() : r;
+        if (t.width < 23.5 || t.height < 23.5)
+          small.push(`${name(e)} ${Math.round(t.width)}×${Math.round(t.height)}`);
+        if (thumb && e.matches('button, [role="button"]') && r.height < 43.5)
+          short.push(`${name(e)} ${Math.round(r.height)} px tall`);
+      }
+      const offscreen = Array.from(document.querySelectorAll('button'))
+        .filter((b) => /^Ack\b/.test(b.innerText.trim()) && visible(b))
+        .filter((b) => {
+          const r = b.getBoundingClientRect();
+          return r.left < 0 || r.right > vw + 0.5;
+        })
+        .map(name);
+      const clipped = (e: Element) => {
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+          if (getComputedStyle(a).overflowX !== 'visible') return true;
+        return false;
+      };
+      const out = (e: Element | null) => !!e && e.getBoundingClientRect().right > vw + 0.5;
+      const wide = Array.from(document.body.querySelectorAll('*'))
+        .filter((e) => out(e) && !out(e.parentElement) && visible(e) && !clipped(e))
+        .slice(0, 3)
+        .map(
+          (e) =>
+            `${name(e)}.${Array.from(e.classList).join('.')} ${Math.round(e.getBoundingClientRect().right - vw)} px`,
+        );
+      return { overflow: document.documentElement.scrollWidth - vw, small, short, offscreen, wide };
+    },
+    // The screen's width, not window.innerWidth: with isMobile, Chromium widens the layout viewport to fit a
+    // page that overflows (and zooms out), so innerWidth grows with the overflow and hides it.
+    { thumb, vw: page.viewportSize()!.width },
+  );
 
 test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, thumb-sized buttons, Ack on screen', async ({
   page,
@@ -129,7 +133,14 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
   const cluster = demoHref?.split('/')[3] ?? (await firstIdOn(page, '/demo/clusters'));
   ids['/[org]/clusters/[id]'] = cluster;
   ids['/[org]/runs/[id]'] = await firstIdOn(page, '/demo/runs');
-  ids['/[org]/workloads/[id]'] = await firstIdOn(page, '/demo/workloads');
+  // The demo's seeded workload has succeeded runs, so its page draws the history charts.
+  const seeded = page.locator('a[href^="/demo/workloads/"]', { hasText: 'demo-pgbench' }).first();
+  await expect
+    .poll(async () => (await page.goto('/demo/workloads'), await seeded.count()), { timeout: 60_000 })
+    .toBe(1);
+  ids['/[org]/workloads/[id]'] = (await seeded.getAttribute('href'))!.split('/')[3];
+  // Also the first workload of the list: in a full run, one that other specs made (hostile names, CI formats).
+  const firstWorkload = await firstIdOn(page, '/demo/workloads');
   ids['/[org]/alerts/[id]'] = await firstIdOn(page, '/demo/alerts');
   const node = await firstIdOn(page, `/demo/clusters/${cluster}/nodes`, `/demo/clusters/${cluster}`);
 
@@ -158,6 +169,7 @@ test('every page fits a 360 px phone: no sideways scroll, controls ≥ 24 px, th
     for (const s of m.offscreen) failures.push(`${path}: Ack off-screen: ${s}`);
   };
 
+  await check(page, '/[org]/workloads/[id]', `/demo/workloads/${firstWorkload}`);
   const signedOut = ['/login', '/signup', '/invite'];
   for (const route of routes) {
     if (signedOut.some((r) => route.startsWith(r))) continue;
