@@ -8,8 +8,10 @@
  * verdict and which test judged them.
  *
  * VERDICT_CI_APP_ROOT: the repository whose app and CLI are run (default this one; point it at a
- * checkout of older code to measure its share). VERDICT_CI_DEV=1 starts the app with `--dev` (vite dev,
- * no build needed); otherwise apps/web/build must exist (`npx turbo run build --filter=@clusterscope/web`).
+ * checkout of older code to measure its share). The CLI is the agent package's `clusterscope` bin
+ * (apps/agent/dist/clusterscope.js), the bundle CI downloads. VERDICT_CI_DEV=1 starts the app with `--dev`
+ * (vite dev) and the CLI from its source; otherwise both builds must exist
+ * (`npx turbo run build --filter=@clusterscope/web --filter=@clusterscope/agent`).
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -71,10 +73,13 @@ async function waitHealthy(port: number, child: ReturnType<typeof spawn>, out: (
 
 export async function measureCli(pgUrl: string, pgbenchArgs: string[]): Promise<TCliResult> {
   const webDir = join(ROOT, 'apps/web');
-  if (!DEV && !existsSync(join(webDir, 'build')))
-    throw new Error(
-      `${webDir}/build is missing: run npx turbo run build --filter=@clusterscope/web, or set VERDICT_CI_DEV=1`,
-    );
+  const cliBin = join(ROOT, 'apps/agent/dist/clusterscope.js');
+  for (const built of DEV ? [] : [join(webDir, 'build'), cliBin])
+    if (!existsSync(built))
+      throw new Error(
+        `${built} is missing: run npx turbo run build --filter=@clusterscope/web --filter=@clusterscope/agent, or set VERDICT_CI_DEV=1`,
+      );
+  const cliArgv = DEV ? ['--import', 'tsx', join(ROOT, 'apps/agent/src/bin/clusterscope.ts')] : [cliBin];
   const dataDir = mkdtempSync(join(tmpdir(), 'clusterscope-verdicts-ci-'));
   let out = '';
   const app = spawn(
@@ -112,7 +117,7 @@ export async function measureCli(pgUrl: string, pgbenchArgs: string[]): Promise<
       const sha = randomBytes(20).toString('hex');
       const cli = spawn(
         process.execPath,
-        ['--import', 'tsx', join(ROOT, 'apps/agent/src/bin/clusterscope.ts'), 'run', '--cluster', 'verdicts-ci',
+        [...cliArgv, 'run', '--cluster', 'verdicts-ci',
           '--workload', workload, '--repo', 'https://git.example/verdicts', '--branch', 'main', '--sha', sha,
           '--fail-on-regression', '--', 'pgbench', ...pgbenchArgs, pgUrl], // prettier-ignore
         {

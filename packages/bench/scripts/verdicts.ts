@@ -1,8 +1,9 @@
 /**
  * Measures the verdict rule on real pgbench (`-S -P 1 -T <s> -c <c>`) against an embedded PostgreSQL:
  * - 20 A/A pairs (identical config): how often compareSamples calls a tps *regression* (false alarm);
- * - 20 A/B pairs where B runs with the server in a v1 CPU cgroup whose quota is ~90% of the CPU the
- *   server used unthrottled (measured first), so B is about 10% slower: how often a regression is detected;
+ * - 20 A/B pairs where B's backends run in a v1 CPU cgroup whose quota follows 90% of the CPU A's side
+ *   uses (paired mode; sequential: 90% of the CPU the server used unthrottled, measured first), so B is
+ *   about 10% slower: how often a regression is detected;
  * - in paired mode, the confirmation step: a pair judged a regression is re-run VERDICT_CONFIRM times
  *   (default 2) and counts as confirmed only when every re-run regresses too (false_alert_rate_confirmed,
  *   detection_rate_10pct, median seconds from suspected to confirmed).
@@ -23,7 +24,7 @@
  * times on identical settings against a real app: the share of false failures (exit 3) and which test
  * judged each metric. VERDICT_CI=0 skips that part, VERDICT_CI=only runs only it.
  * Prints one JSON line. Options (env): VERDICT_SECONDS (run length, default 8), VERDICT_PAIRS (20),
- * VERDICT_CLIENTS (2), VERDICT_QUOTA_SHARE (0.85), VERDICT_ENV_LIMIT (0.25), VERDICT_ENV_RETRIES (4).
+ * VERDICT_CLIENTS (2), VERDICT_QUOTA_SHARE (0.9), VERDICT_ENV_LIMIT (0.25), VERDICT_ENV_RETRIES (4).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -206,23 +207,47 @@ async function moveBackendsToB(url: string, want: number): Promise<void> {
   }
 }
 
+/** How often B's quota follows A's CPU use (paired A/B). */
+const FOLLOW_MS = 200;
+
+/**
+ * Keeps B's quota at `share` of the CPU A's side used in the last FOLLOW_MS: a quota fixed from one
+ * calibration slows B by whatever the neighbours' load makes of it (on a busy machine a 90% calibration
+ * gave 20–75% slowdowns), while a quota that follows A slows B by 1 − share under any load.
+ */
+function followA(share: number): () => void {
+  let used = readUsageNs(ACCT);
+  let at = process.hrtime.bigint();
+  const timer = setInterval(() => {
+    const u = readUsageNs(ACCT);
+    const t = process.hrtime.bigint();
+    const cores = (u - used) / Number(t - at);
+    [used, at] = [u, t];
+    setQuota(Math.max(1000, Math.round(cores * share * PERIOD_US)), CPU_B);
+  }, FOLLOW_MS);
+  return () => clearInterval(timer);
+}
+
 /**
  * Runs A and B at the same time. With `quotaUs` (-1 = unlimited) B's backends run in the B cgroup under
- * that quota; with null they stay where A's are.
+ * that quota, which then follows A's use when `share` is given; with null they stay where A's are.
  */
 async function runConcurrentPair(
   urlA: string,
   urlB: string,
   quotaUs: number | null,
+  share?: number,
 ): Promise<{ a: number[]; b: number[]; bCores: number }> {
   if (quotaUs !== null) setQuota(quotaUs, CPU_B);
   const u0 = readUsageNs(ACCT_B);
   const t0 = process.hrtime.bigint();
+  let stop = () => undefined as void;
   try {
     const pa = pgbench(urlA, PGBENCH_ARGS());
     const pb = pgbench(urlB, PGBENCH_ARGS());
     try {
       if (quotaUs !== null) await moveBackendsToB(urlB, CLIENTS);
+      if (quotaUs !== null && share !== undefined) stop = followA(share);
     } catch (err) {
       await Promise.allSettled([pa, pb]);
       throw err;
@@ -231,6 +256,7 @@ async function runConcurrentPair(
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     return { a: parseTps(ta), b: parseTps(tb), bCores: (readUsageNs(ACCT_B) - u0) / 1e9 / secs };
   } finally {
+    stop();
     setQuota(-1, CPU_B);
   }
 }
@@ -276,7 +302,7 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
   for (let i = 0; i < PAIRS * 2; i++) {
     const ab = i >= PAIRS;
     const [ua, ub] = i % 2 === 0 ? urls : [urls[1], urls[0]];
-    const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null);
+    const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null, QUOTA_SHARE);
     const r = compareSamples(trim(r0.a), trim(r0.b), 'higher');
     if (ab) {
       if (r.verdict === 'regression') out.detected++;
@@ -291,7 +317,7 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
     const t0 = Date.now();
     let confirmed = true;
     for (let k = 0; k < CONFIRM && confirmed; k++) {
-      const c0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null);
+      const c0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null, QUOTA_SHARE);
       const c = compareSamples(trim(c0.a), trim(c0.b), 'higher');
       confirmed = c.verdict === 'regression';
       log(

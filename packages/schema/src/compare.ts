@@ -23,7 +23,7 @@ export const MIN_EFFECT_PCT = 9;
 /** The rule behind every verdict (the short form; each part is one sentence of the compare page's details). */
 export const VERDICT_RULE_PARTS = [
   `Only rates, latencies and error rates make a verdict by default; counts, set-up times and durations are shown, not judged (a workload or --verdict-metrics may choose other metrics).`,
-  `A metric with interval samples is judged by one test on them (Welch's t on block means, or a block bootstrap when they are not normal), which gives its p-value and 95% CI.`,
+  `A metric with interval samples is judged by one test on them (Welch's t on block means, or a block bootstrap when they are not normal), which gives its p-value and 95% CI; against a baseline of several runs its change must also lie outside the spread of those runs' values (the history test), since identical runs differ from run to run by more than their samples show.`,
   `A metric with one value per run is judged by the history test (a t prediction interval of the baseline runs' values) once the baseline has ${HISTORY_MIN_RUNS} or more runs; with fewer it is indicative (a change of ${MIN_EFFECT_PCT}% or more, untested), shown and never failing CI unless the workload names it.`,
   `A judged metric regresses or improves when p < ${ALPHA} and its change between the runs' stored values is at least ${MIN_EFFECT_PCT}%.`,
   `Evidence: strong (${EVIDENCE_MEANING.strong}), moderate (${EVIDENCE_MEANING.moderate}), weak (${EVIDENCE_MEANING.weak}), none (${EVIDENCE_MEANING.none}).`,

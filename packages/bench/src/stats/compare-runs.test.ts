@@ -57,6 +57,39 @@ describe('compareRuns', () => {
     });
   });
 
+  it("calls a sampled change against several baseline runs only outside those runs' spread", () => {
+    // Interval samples of a steady rate: within-run noise ±1%.
+    const steady = (level: number, seed: number) => ({
+      samples: Array.from({ length: 30 }, (_, i) => ({
+        elapsed_s: i + 1,
+        values: { tps: level * (1 + 0.01 * Math.sin(i * 1.7 + seed)) },
+      })),
+      summary: [{ name: 'tps', value: level, unit: 'tx/s', direction: 'higher' as const }],
+    });
+    const pooled = (levels: number[]) => {
+      const runs = levels.map((l, i) => steady(l, i));
+      const m = levels.reduce((x, y) => x + y, 0) / levels.length;
+      return {
+        samples: runs.flatMap((r) => r.samples),
+        summary: [{ name: 'tps', value: m, unit: 'tx/s', direction: 'higher' as const }],
+      };
+    };
+    // Identical code on a busy machine: the baseline's own runs differ by up to 50%.
+    const busy = [1000, 1500, 700];
+    const inside = compareRuns(pooled(busy), steady(750, 9), { history: { tps: busy } })[0];
+    expect(inside).toMatchObject({ test: 'history', verdict: 'noise', judged: true, source: 'samples' });
+    expect(inside.p_value).toBeGreaterThanOrEqual(0.05);
+    expect(inside.reason).toMatch(/inside the spread of the baseline's 3 runs/);
+    // The same 35% drop against runs that agree with each other is a regression by the samples' test.
+    const calm = [1000, 1010, 990];
+    const outside = compareRuns(pooled(calm), steady(650, 9), { history: { tps: calm } })[0];
+    expect(outside).toMatchObject({ verdict: 'regression', judged: true, source: 'samples' });
+    expect(['welch', 'bootstrap']).toContain(outside.test);
+    // One baseline run has no spread to judge by: the samples' test alone decides.
+    const single = compareRuns(steady(1000, 0), steady(750, 9), { history: { tps: [1000] } })[0];
+    expect(single.verdict).toBe('regression');
+  });
+
   it('compares summary-only runs and skips metrics missing from one run', () => {
     const a = parseOutput(readFixture('cockroach_workload_tpcc.txt'));
     const b = parseOutput(readFixture('cockroach_workload_tpcc_short.txt'));

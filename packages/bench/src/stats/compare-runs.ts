@@ -1,4 +1,5 @@
 import {
+  ALPHA,
   getEvidence,
   HISTORY_MIN_RUNS,
   type TDirection,
@@ -62,6 +63,29 @@ function dropWarmup(xs: number[], warmup: number | 'auto', minSamples: number): 
 const changeOf = (a: number, b: number) => (a !== 0 ? ((b - a) / Math.abs(a)) * 100 : null);
 
 /**
+ * A change the samples' test calls real against a baseline of several runs must also lie outside the spread
+ * of those runs' values (the history test): identical runs on a shared machine differ from run to run by
+ * more than their interval samples show, and the pooled samples' test cannot see that spread. When the
+ * run's value is inside it, the history test is the one that judged the metric (its p and CI), and it is noise.
+ */
+function checkRunSpread(
+  r: TCompareResult,
+  runs: readonly number[],
+  value: number,
+  opts: TCompareRunsOptions,
+): Partial<TCompareResult> {
+  const t = getHistoryChangeTest([...runs], value, opts.alpha);
+  if (t.p < (opts.alpha ?? ALPHA)) return {};
+  return {
+    test: 'history',
+    p_value: t.p,
+    ci95: t.ci,
+    verdict: 'noise',
+    reason: `${r.test} on the samples: ${r.reason}; but inside the spread of the baseline's ${runs.length} runs (history p=${t.p.toPrecision(3)} ≥ ${opts.alpha ?? ALPHA})`,
+  };
+}
+
+/**
  * Compares every metric present in both runs.
  * - With ≥ minSamples interval samples in both runs: one test on them (compareSamples, after warm-up).
  * - With one value per run: the history test of run B's value against `history` (the baseline runs'
@@ -120,6 +144,9 @@ export function compareRuns(
         const change_pct = changeOf(ma.value, mb.value);
         const d = decideChange({ ...r, change_pct, diff: mb.value - ma.value }, direction, opts);
         Object.assign(r, { mean_a: ma.value, mean_b: mb.value, change_pct, ...d });
+        const runs = (opts.history?.[name] ?? []).filter(Number.isFinite);
+        if (r.verdict !== 'noise' && runs.length >= 2)
+          Object.assign(r, checkRunSpread(r, runs, mb.value, opts));
       }
       finish(r, 'samples', r.test !== 'none');
       continue;
