@@ -1,18 +1,19 @@
 import { Worker } from 'node:worker_threads';
-import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
-import type { TFormat, TParseResult } from '@clusterscope/schema';
+import { detectTool, getSampleSummary, parseOutput, ParseError } from '@clusterscope/bench';
+import type { TBenchSample, TFormat, TMetric, TParseResult } from '@clusterscope/schema';
+import { EncodeError, encodeSamplesToBytes, type TEncodedBytes } from '@clusterscope/tsdb/encode';
 import { logOf, type TLogger } from './logger';
 
 /** Messages to the parse worker (parse-worker.ts). */
 export type TParseJob =
   | { id: number; op: 'parse'; output: string; tool?: TFormat }
   /** A raw body, transferred: decoded (UTF-8) and checked on the worker, handed back with the answer. */
-  | { id: number; op: 'parse-bytes'; bytes: Uint8Array; tool?: TFormat }
+  | { id: number; op: 'parse-bytes'; bytes: Uint8Array; tool?: TFormat; rows?: TSampleRows }
   | { id: number; op: 'detect'; output: string };
 
 /** Answers from the parse worker. */
 export type TParseAnswer =
-  | { id: number; ok: true; result: TParseResult; bytes?: Uint8Array }
+  | { id: number; ok: true; result: TParseResult; bytes?: Uint8Array; samples?: TOutputSamples }
   | { id: number; ok: true; tool: TFormat | null }
   | {
       id: number;
@@ -24,8 +25,88 @@ export type TParseAnswer =
       /** The bytes are not text a parser takes (not UTF-8, a NUL): a 400, not a 422. */
       badInput?: boolean;
     }
+  /**
+   * The output parsed within its budget, which stops there: encoding its samples (linear in the rows)
+   * is not the parsers' risk the budget guards against. The answer follows.
+   */
+  | { id: number; parsed: true }
   /** Sent once when the worker has loaded: budgets start only then. */
   | { ready: true };
+
+/** Where a parsed output's interval samples go: bench_sample rows of this run. */
+export interface TSampleRows {
+  orgId: string;
+  clusterId: string | null;
+  runId: string;
+  /** The run's start (epoch ms): a sample without its own time is at start + elapsed. */
+  startedAt: number;
+}
+
+/**
+ * A parsed output's interval samples, ready to store: TabSeparated bench_sample rows and their summary.
+ * They stay on the parse worker's side as objects: tens of thousands of them, cloned or encoded on the
+ * event loop, would stall every other request for seconds.
+ */
+export interface TOutputSamples {
+  count: number;
+  encoded: TEncodedBytes;
+  /** getSampleSummary of the samples. */
+  summary: TMetric[];
+}
+
+/** A parsed output with its samples taken out as TOutputSamples (`result.samples` is then empty). */
+export interface TParsedBytes {
+  result: TParseResult;
+  bytes: Uint8Array;
+  samples?: TOutputSamples;
+}
+
+/** bench_sample rows of a parsed output, encoded, with their summary (none without samples). */
+export function encodeOutputSamples(result: TParseResult, rows: TSampleRows): TOutputSamples | undefined {
+  if (result.samples.length === 0) return undefined;
+  let encoded: TEncodedBytes;
+  try {
+    encoded = encodeSamplesToBytes(rows.orgId, rows.clusterId, toBenchSamples(rows, result.samples));
+  } catch (err) {
+    if (err instanceof EncodeError) throw new ParseInputError(err.message);
+    throw err;
+  }
+  return { count: result.samples.length, encoded, summary: getSampleSummary(result.samples) };
+}
+
+/** Interval samples as bench_sample rows of the run `rows` names. */
+export function toBenchSamples(
+  rows: Pick<TSampleRows, 'runId' | 'startedAt'>,
+  samples: readonly { ts?: number; elapsed_s: number; values: Record<string, number> }[],
+): TBenchSample[] {
+  return samples.map((s) => ({
+    kind: 'bench_sample',
+    ts: s.ts ?? rows.startedAt + Math.round(s.elapsed_s * 1000),
+    run_id: rows.runId,
+    elapsed_s: s.elapsed_s,
+    values: s.values,
+  }));
+}
+
+/** parseOutput of a raw body, with its samples encoded for `rows` when given (the parse worker's job). */
+export function parseOutputBytes(
+  bytes: Uint8Array,
+  tool?: TFormat,
+  rows?: TSampleRows,
+  onParsed?: () => void,
+): TParsedBytes {
+  const result = parseOutput(decodeOutput(bytes), tool);
+  onParsed?.();
+  const samples = rows ? encodeOutputSamples(result, rows) : undefined;
+  return samples ? { result: { ...result, samples: [] }, bytes, samples } : { result, bytes };
+}
+
+/** The buffers of an answer that move to the other thread instead of being copied. */
+export function transferOf(a: { bytes?: Uint8Array; samples?: TOutputSamples }): ArrayBuffer[] {
+  const out = a.bytes ? [a.bytes.buffer as ArrayBuffer] : [];
+  for (const b of Object.values(a.samples?.encoded.bodies ?? {})) out.push(b.buffer as ArrayBuffer);
+  return out;
+}
 
 /** Tool output parsed within its time budget, off the request thread. */
 export interface TParser {
@@ -33,9 +114,10 @@ export interface TParser {
   parse(output: string, tool?: TFormat): Promise<TParseResult>;
   /**
    * parseOutput of a raw body on a worker, the body's buffer transferred there and back, so the event loop
-   * never holds it as a string; throws ParseInputError when it is not UTF-8 text without NUL.
+   * never holds it as a string; throws ParseInputError when it is not UTF-8 text without NUL. With `rows`,
+   * the interval samples come back encoded (TOutputSamples) instead of as objects.
    */
-  parseBytes(bytes: Uint8Array, tool?: TFormat): Promise<{ result: TParseResult; bytes: Uint8Array }>;
+  parseBytes(bytes: Uint8Array, tool?: TFormat, rows?: TSampleRows): Promise<TParsedBytes>;
   /** detectTool on a worker. */
   detect(output: string): Promise<TFormat | null>;
   close(): Promise<void>;
@@ -78,7 +160,7 @@ export interface TParserOptions {
 /** Parses on the calling thread (vite dev, scripts): no budget. */
 export const inThreadParser: TParser = {
   parse: async (output, tool) => parseOutput(output, tool),
-  parseBytes: async (bytes, tool) => ({ result: parseOutput(decodeOutput(bytes), tool), bytes }),
+  parseBytes: async (bytes, tool, rows) => parseOutputBytes(bytes, tool, rows),
   detect: async (output) => detectTool(output),
   close: async () => undefined,
 };
@@ -118,6 +200,10 @@ export function createParser(opts: TParserOptions): TParser {
       if ('ready' in a) {
         if (worker === w) ready = true;
         return pump();
+      }
+      if ('parsed' in a) {
+        if (busy?.job.id === a.id) clearTimeout(busy.timer);
+        return;
       }
       if (busy?.job.id !== a.id) return;
       settle()!.resolve(a);
@@ -168,7 +254,7 @@ export function createParser(opts: TParserOptions): TParser {
       pump();
     });
   const fromAnswer = (a: TParseAnswer): Error => {
-    if ('ready' in a || a.ok) return new Error('parse worker answered out of turn');
+    if ('ready' in a || 'parsed' in a || a.ok) return new Error('parse worker answered out of turn');
     if (a.badInput) return new ParseInputError(a.message);
     return a.parseError
       ? new ParseError(a.message, a.recognised ?? '', a.tool ?? null)
@@ -181,12 +267,19 @@ export function createParser(opts: TParserOptions): TParser {
       if ('result' in a) return a.result;
       throw fromAnswer(a);
     },
-    async parseBytes(bytes, tool) {
+    async parseBytes(bytes, tool, rows) {
       // Only a buffer of its own can be transferred (a Buffer may be a view into a shared pool).
       const own =
         bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-      const a = await send({ id: nextId++, op: 'parse-bytes', bytes: own, ...(tool ? { tool } : {}) });
-      if ('result' in a && a.bytes) return { result: a.result, bytes: a.bytes };
+      const a = await send({
+        id: nextId++,
+        op: 'parse-bytes',
+        bytes: own,
+        ...(tool ? { tool } : {}),
+        ...(rows ? { rows } : {}),
+      });
+      if ('result' in a && a.bytes)
+        return { result: a.result, bytes: a.bytes, ...(a.samples ? { samples: a.samples } : {}) };
       throw fromAnswer(a);
     },
     async detect(output) {

@@ -1,7 +1,13 @@
 /** Worker-thread entry of the parser (parse-pool.ts); bundled by apps/web into parse-worker.js. */
 import { parentPort } from 'node:worker_threads';
 import { detectTool, parseOutput, ParseError } from '@clusterscope/bench';
-import { decodeOutput, ParseInputError, type TParseAnswer, type TParseJob } from './parse-pool';
+import {
+  ParseInputError,
+  parseOutputBytes,
+  transferOf,
+  type TParseAnswer,
+  type TParseJob,
+} from './parse-pool';
 import { tuneThread } from './os-thread';
 
 const port = parentPort;
@@ -16,7 +22,13 @@ port.on('message', (job: TParseJob) => {
       job.op === 'detect'
         ? { id: job.id, ok: true, tool: detectTool(job.output) }
         : job.op === 'parse-bytes'
-          ? { id: job.id, ok: true, result: parseOutput(decodeOutput(job.bytes), job.tool), bytes: job.bytes }
+          ? {
+              id: job.id,
+              ok: true,
+              ...parseOutputBytes(job.bytes, job.tool, job.rows, () =>
+                port!.postMessage({ id: job.id, parsed: true } satisfies TParseAnswer),
+              ),
+            }
           : { id: job.id, ok: true, result: parseOutput(job.output, job.tool) };
   } catch (err) {
     const e = err as Error;
@@ -34,7 +46,7 @@ port.on('message', (job: TParseJob) => {
             }
           : { id: job.id, ok: false, message: e.message, parseError: false };
   }
-  // The body goes back to the event loop without a copy (it stores it once parsed).
-  port!.postMessage(a, 'bytes' in a && a.bytes ? [a.bytes.buffer as ArrayBuffer] : []);
+  // The body and the encoded samples go back to the event loop without a copy (it stores them).
+  port!.postMessage(a, 'result' in a ? transferOf(a) : []);
 });
 port.postMessage({ ready: true } satisfies TParseAnswer);

@@ -31,7 +31,15 @@ import { resolveCluster, resolveOrCreateRunCluster } from './clusters';
 import { getRunSummary, loadRun, queryRuns, toRunDto, type TRunRow } from './access';
 import { getIngestWriter } from './ingest';
 import { handleRunFinished } from './thresholds';
-import { decodeOutput, inThreadParser, ParseInputError, ParseTimeout, ParseWorkerError } from './parse-pool';
+import {
+  decodeOutput,
+  inThreadParser,
+  ParseInputError,
+  ParseTimeout,
+  ParseWorkerError,
+  toBenchSamples,
+  type TOutputSamples,
+} from './parse-pool';
 
 const isFormat = (t: string): t is TFormat => (FORMATS as readonly string[]).includes(t);
 
@@ -144,23 +152,23 @@ export async function findRuns(deps: TDeps, caller: TCaller, input: TRunListIn):
   return { items: page.items.map(toRunDto), nextCursor: page.nextCursor };
 }
 
-function benchSamples(
-  run: TRunRow,
-  samples: readonly { ts?: number; elapsed_s: number; values: Record<string, number> }[],
-): TBenchSample[] {
-  const t0 = run.startedAt.getTime();
-  return samples.map((s) => ({
-    kind: 'bench_sample',
-    ts: s.ts ?? t0 + Math.round(s.elapsed_s * 1000),
-    run_id: run.id,
-    elapsed_s: s.elapsed_s,
-    values: s.values,
-  }));
-}
+const benchSamples = (run: TRunRow, samples: Parameters<typeof toBenchSamples>[1]) =>
+  toBenchSamples({ runId: run.id, startedAt: run.startedAt.getTime() }, samples);
 
 async function writeSamples(run: TRunRow, batchId: string, samples: TBenchSample[], writer: TWriter) {
+  return toWriteError(() => writer.write(run.organizationId, run.clusterId, batchId, samples));
+}
+
+/** Samples the parse worker encoded (TOutputSamples): the event loop only hands their bytes on. */
+function writeEncodedSamples(run: TRunRow, batchId: string, samples: TOutputSamples, writer: TWriter) {
+  return toWriteError(() =>
+    writer.writeEncoded(run.organizationId, batchId, samples.count, () => samples.encoded),
+  );
+}
+
+async function toWriteError<T>(write: () => Promise<T>): Promise<T> {
   try {
-    return await writer.write(run.organizationId, run.clusterId, batchId, samples);
+    return await write();
   } catch (err) {
     if (err instanceof AppError) throw err;
     const msg = (err as Error).message ?? String(err);
@@ -251,39 +259,54 @@ export async function addRunOutputBytes(
     throw new AppError('PAYLOAD_TOO_LARGE', `output: more than ${OUTPUT_MAX_BYTES / 1024} KB`);
   const run = await loadRun(deps, caller, input.id);
   const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
-  const { result, bytes } = await parseOff(deps, (p) => p.parseBytes(input.bytes, tool));
-  return storeRunOutput(deps, run, result, decodeOutput(bytes), writer);
+  const rows = {
+    orgId: run.organizationId,
+    clusterId: run.clusterId,
+    runId: run.id,
+    startedAt: run.startedAt.getTime(),
+  };
+  const { result, bytes, samples } = await parseOff(deps, (p) => p.parseBytes(input.bytes, tool, rows));
+  return storeRunOutput(deps, run, result, decodeOutput(bytes), writer, samples);
 }
 
+/**
+ * Stores a parsed output: its interval samples (as `encoded` when the parse worker encoded them, else
+ * from `parsed.samples`), its summary and the raw text.
+ */
 async function storeRunOutput(
   deps: TDeps,
   run: TRunRow,
   parsed: TParseResult,
   output: string,
   writer: TWriter,
+  encoded?: TOutputSamples,
 ): Promise<TRunOutputResult> {
   const warnings = [...parsed.warnings];
   if (parsed.incomplete && !warnings.some((w) => w.startsWith('incomplete'))) warnings.push(INCOMPLETE);
 
   let stored = 0;
-  let sampled = parsed.samples;
-  if (parsed.samples.length > 0) {
+  const count = encoded?.count ?? parsed.samples.length;
+  let sampleSummary = encoded?.summary ?? getSampleSummary(parsed.samples);
+  if (count > 0) {
     const live = await getBenchSamples(deps.ch, run.organizationId, [run.id]).catch((err: Error) => {
       throw new AppError('SERVICE_UNAVAILABLE', `ClickHouse is unavailable: ${err.message}`, {
         dependency: 'clickhouse',
       });
     });
     if (live.length === 0) {
-      const res = await writeSamples(run, `run:${run.id}:output`, benchSamples(run, parsed.samples), writer);
-      stored = res.duplicate ? 0 : parsed.samples.length;
+      const batchId = `run:${run.id}:output`;
+      const res = encoded
+        ? await writeEncodedSamples(run, batchId, encoded, writer)
+        : await writeSamples(run, batchId, benchSamples(run, parsed.samples), writer);
+      stored = res.duplicate ? 0 : count;
     } else {
       warnings.push("interval samples were posted live; kept those and ignored the output's intervals");
-      sampled = toSamples(live);
+      sampleSummary = getSampleSummary(toSamples(live));
     }
   }
   // Each metric gets one stored value, here and once: the tool's own, else its samples' (getSampleSummary).
   const have = new Set([...getRunSummary(run), ...parsed.summary].map((m) => m.name));
-  const summary = [...parsed.summary, ...getSampleSummary(sampled).filter((m) => !have.has(m.name))];
+  const summary = [...parsed.summary, ...sampleSummary.filter((m) => !have.has(m.name))];
   await storeMetrics(deps, run, summary);
   await updateRunResults(deps.db, run.organizationId, run.id, {
     rawOutput: output,
