@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { createCluster, createOrganization, getRun } from '@clusterscope/db';
+import { getBenchSamples } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from './caller';
 import type { TDeps } from './deps';
@@ -67,6 +68,35 @@ describe('POST output parsed off the request thread', { timeout: 120_000 }, () =
       [new TextEncoder().encode('Requests/sec: 1\u0000'), /^BAD_REQUEST: output: may not contain a NUL/],
     ] as const)
       expect(await errorReason(addRunOutputBytes(deps, ci, { id, bytes }))).toMatch(message);
+  });
+
+  it("stores a raw body's interval samples as the worker encoded them: the same rows and summary as parsed here", async () => {
+    const text = readFileSync(
+      new URL('../../bench/fixtures/sysbench_oltp_read_only_pgsql.txt', import.meta.url),
+      'utf8',
+    );
+    const viaWorker = await createRun(deps, ci, { cluster: 'prod', workload: 'rows', tool: 'sysbench' });
+    const here = await createRun(deps, ci, { cluster: 'prod', workload: 'rows', tool: 'sysbench' });
+    const a = await addRunOutputBytes(deps, ci, { id: viaWorker.id, bytes: new TextEncoder().encode(text) });
+    const b = await addRunOutput(deps, ci, { id: here.id, output: text });
+    expect(a.samples).toBe(4);
+    expect(a.samples).toBe(b.samples);
+    expect(a.summary).toEqual(b.summary);
+    expect(a.summary.map((m) => m.name)).toContain('qps');
+    const rows = async (id: string) =>
+      (await getBenchSamples(env.deps.ch, ci.orgId, [id]))
+        .map((r) => `${r.elapsed_s} ${r.metric} ${r.value}`)
+        .sort();
+    const stored = await rows(viaWorker.id);
+    expect(stored.length).toBeGreaterThanOrEqual(4 * 5);
+    expect(stored).toEqual(await rows(here.id));
+    // Posted again: the same batch, stored once.
+    const again = await addRunOutputBytes(deps, ci, {
+      id: viaWorker.id,
+      bytes: new TextEncoder().encode(text),
+    });
+    expect(again.samples).toBe(0);
+    expect(await rows(viaWorker.id)).toEqual(stored);
   });
 
   it('a raw body past the budget answers 422 too, and one over 8 MB is refused before parsing', async () => {
