@@ -36,7 +36,8 @@ function psql(sql: string): string {
   return execFileSync(
     'psql',
     ['-h', '127.0.0.1', '-p', String(meta.port), '-U', meta.user, '-d', 'clusterscope', '-At', '-c', sql],
-    { env: { ...process.env, PGPASSWORD: meta.password }, encoding: 'utf8' },
+    // Whole tables come back, and other specs store runs' raw outputs of several MB (parse-budget).
+    { env: { ...process.env, PGPASSWORD: meta.password }, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 },
   );
 }
 
