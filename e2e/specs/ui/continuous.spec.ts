@@ -36,9 +36,15 @@ test('schedule a workload: the next runs are listed in its time zone', async ({ 
   await page.goto(`/demo/workloads/${w.id}`);
   await expect(page.getByText('Not scheduled: runs start only from Run or the API.')).toBeVisible();
 
+  // Fill after hydration: typed before it, the time zone field kept its default in front ('UTCEurope/Berlin').
+  await page.waitForLoadState('networkidle');
   const form = page.getByRole('form', { name: 'Schedule' });
-  await form.getByLabel('Cron').fill('30 2 * * *');
-  await form.getByLabel('Time zone').fill('Europe/Berlin');
+  const zone = form.getByLabel('Time zone');
+  await expect(async () => {
+    await form.getByLabel('Cron').fill('30 2 * * *');
+    await zone.fill('Europe/Berlin');
+    await expect(zone).toHaveValue('Europe/Berlin', { timeout: 1000 });
+  }).toPass();
   await form.getByRole('checkbox', { name: cluster, exact: true }).check();
   await form.getByRole('button', { name: 'Add schedule' }).click();
   await expect(page.getByRole('status')).toHaveText('Schedule added');
