@@ -8,7 +8,7 @@
  *
  * What it measures: /api/health's answer time is the server's event loop plus a Postgres and a chDB ping,
  * and also this machine's scheduler. The same polling with nothing posted, in the same run, gives that
- * machine part (a loaded 2-core machine alone stalls an idle server's answers by 100–270 ms). Every answer
+ * machine part (a loaded 2-core machine alone stalls an idle server's answers noticeably). Every answer
  * while posting must come within the issue's 200 ms of the idle worst, so that the limit measures what
  * posting adds and not the machine (a step at some idle figure would make the limit jump on a busy CI).
  */
@@ -96,8 +96,8 @@ function startPoller(port: number) {
   );
   return {
     stop: () =>
-      new Promise<{ ms: number; status: number; err?: string }[]>((resolve) => {
-        w.once('message', (times) => resolve(times as { ms: number; status: number }[]));
+      new Promise<TTimes>((resolve) => {
+        w.once('message', (times) => resolve(times as TTimes));
         w.postMessage('stop');
       }).finally(() => void w.terminate()),
   };

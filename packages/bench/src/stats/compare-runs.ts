@@ -70,18 +70,19 @@ const changeOf = (a: number, b: number) => (a !== 0 ? ((b - a) / Math.abs(a)) * 
  */
 function checkRunSpread(
   r: TCompareResult,
-  runs: readonly number[],
+  runs: number[],
   value: number,
   opts: TCompareRunsOptions,
 ): Partial<TCompareResult> {
-  const t = getHistoryChangeTest([...runs], value, opts.alpha);
-  if (t.p < (opts.alpha ?? ALPHA)) return {};
+  const alpha = opts.alpha ?? ALPHA;
+  const t = getHistoryChangeTest(runs, value, alpha);
+  if (t.p < alpha) return {};
   return {
     test: 'history',
     p_value: t.p,
     ci95: t.ci,
     verdict: 'noise',
-    reason: `${r.test} on the samples: ${r.reason}; but inside the spread of the baseline's ${runs.length} runs (history p=${t.p.toPrecision(3)} ≥ ${opts.alpha ?? ALPHA})`,
+    reason: `${r.test} on the samples: ${r.reason}; but inside the spread of the baseline's ${runs.length} runs (history p=${t.p.toPrecision(3)} ≥ ${alpha})`,
   };
 }
 
