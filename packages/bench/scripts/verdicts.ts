@@ -4,7 +4,7 @@
  * - 20 A/B pairs where B's backends run in a v1 CPU cgroup whose quota follows 90% of the CPU A's side
  *   uses (paired mode; sequential: 90% of the CPU the server used unthrottled, measured first), so B is
  *   about 10% slower: how often a regression is detected;
- * - in paired mode, the confirmation step: a pair judged a regression is re-run VERDICT_CONFIRM times
+ * - the confirmation step: a pair judged a regression is re-run VERDICT_CONFIRM times
  *   (default 2) and counts as confirmed only when every re-run regresses too (false_alert_rate_confirmed,
  *   detection_rate_10pct, median seconds from suspected to confirmed).
  *
@@ -312,24 +312,34 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
       `${ab ? 'A/B' : 'A/A'} ${(i % PAIRS) + 1}: ${meanOf(r0.a).toFixed(0)} vs ${meanOf(r0.b).toFixed(0)} tps → ${r.verdict} (${r.reason})`,
     );
     if (r.verdict !== 'regression') continue;
-    // Suspected: the same pair again CONFIRM times (same baseline side, same test); confirmed only when
-    // every confirmation regresses too, as the server's rule.
-    const t0 = Date.now();
-    let confirmed = true;
-    for (let k = 0; k < CONFIRM && confirmed; k++) {
-      const c0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null, QUOTA_SHARE);
-      const c = compareSamples(trim(c0.a), trim(c0.b), 'higher');
-      confirmed = c.verdict === 'regression';
-      log(
-        `  confirmation ${k + 1}/${CONFIRM}: ${meanOf(c0.a).toFixed(0)} vs ${meanOf(c0.b).toFixed(0)} tps → ${c.verdict}`,
-      );
-    }
-    if (!confirmed) continue;
-    out.toConfirmS!.push((Date.now() - t0) / 1000);
-    if (ab) out.detectedConfirmed!++;
-    else out.falseConfirmed!++;
+    await confirmPair(out, ab, () => runConcurrentPair(ua, ub, ab ? quotaUs : null, QUOTA_SHARE));
   }
   return out;
+}
+
+/**
+ * Re-runs a suspected pair CONFIRM times (same baseline side, same test) and records it as confirmed only
+ * when every confirmation regresses too, as the server's rule.
+ */
+async function confirmPair(
+  out: TRates,
+  ab: boolean,
+  again: () => Promise<{ a: number[]; b: number[] }>,
+): Promise<void> {
+  const t0 = Date.now();
+  let confirmed = true;
+  for (let k = 0; k < CONFIRM && confirmed; k++) {
+    const c0 = await again();
+    const c = compareSamples(trim(c0.a), trim(c0.b), 'higher');
+    confirmed = c.verdict === 'regression';
+    log(
+      `  confirmation ${k + 1}/${CONFIRM}: ${meanOf(c0.a).toFixed(0)} vs ${meanOf(c0.b).toFixed(0)} tps → ${c.verdict}`,
+    );
+  }
+  if (!confirmed) return;
+  out.toConfirmS!.push((Date.now() - t0) / 1000);
+  if (ab) out.detectedConfirmed!++;
+  else out.falseConfirmed!++;
 }
 
 /** Sequential mode: A then B, pairs re-run when the host's other load differed (see the header). */
@@ -342,45 +352,52 @@ async function measureSequential(url: string): Promise<TRates> {
   log(
     `calibration: ${cal.mean.toFixed(0)} tps, server ${cal.cpuCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
   );
-
-  let falseRegressions = 0;
-  for (let i = 0; i < PAIRS; i++) {
-    const [a, b] = await runPair('A/A', i, async () => [await benchTps(url), await benchTps(url)]);
-    const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
-    if (r.verdict === 'regression') falseRegressions++;
-    log(
-      `A/A ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
-    );
-  }
-  let detected = 0;
-  const slowdowns: number[] = [];
-  for (let i = 0; i < PAIRS; i++) {
-    // Alternate the order so a drift in machine load does not favour either side.
-    const bFirst = i % 2 === 1;
-    const runB = async () => {
-      setQuota(quotaUs);
-      try {
-        return await benchTps(url);
-      } finally {
-        setQuota(-1);
-      }
-    };
-    const [a, b] = await runPair('A/B', i, async () => {
+  const out: TRates = {
+    falseRegressions: 0,
+    detected: 0,
+    slowdowns: [],
+    falseConfirmed: 0,
+    detectedConfirmed: 0,
+    toConfirmS: [],
+  };
+  const runB = async () => {
+    setQuota(quotaUs);
+    try {
+      return await benchTps(url);
+    } finally {
+      setQuota(-1);
+    }
+  };
+  for (let i = 0; i < PAIRS * 2; i++) {
+    const ab = i >= PAIRS;
+    const kind = ab ? 'A/B' : 'A/A';
+    // Alternate the order in A/B pairs so a drift in machine load does not favour either side.
+    const bFirst = ab && i % 2 === 1;
+    const pair = async (): Promise<[TBench, TBench]> => {
+      if (!ab) return [await benchTps(url), await benchTps(url)];
       if (bFirst) {
         const b1 = await runB();
         return [await benchTps(url), b1];
       }
       const a1 = await benchTps(url);
       return [a1, await runB()];
-    });
+    };
+    const [a, b] = await runPair(kind, i % PAIRS, pair);
     const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
-    if (r.verdict === 'regression') detected++;
-    slowdowns.push(((a.mean - b.mean) / a.mean) * 100);
+    if (ab) {
+      if (r.verdict === 'regression') out.detected++;
+      out.slowdowns.push(((a.mean - b.mean) / a.mean) * 100);
+    } else if (r.verdict === 'regression') out.falseRegressions++;
     log(
-      `A/B ${i + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
+      `${kind} ${(i % PAIRS) + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
     );
+    if (r.verdict !== 'regression') continue;
+    await confirmPair(out, ab, async () => {
+      const [ca, cb] = await runPair(kind, i % PAIRS, pair);
+      return { a: ca.tps, b: cb.tps };
+    });
   }
-  return { falseRegressions, detected, slowdowns };
+  return out;
 }
 
 async function main() {
