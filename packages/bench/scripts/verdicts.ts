@@ -268,11 +268,30 @@ type TRates = {
   detected: number;
   slowdowns: number[];
   /** After the confirmation step: A/A pairs that ended confirmed, A/B pairs that ended confirmed. */
-  falseConfirmed?: number;
-  detectedConfirmed?: number;
+  falseConfirmed: number;
+  detectedConfirmed: number;
   /** Seconds from a suspected regression to its confirmation. */
-  toConfirmS?: number[];
+  toConfirmS: number[];
 };
+
+const newRates = (): TRates => ({
+  falseRegressions: 0,
+  detected: 0,
+  slowdowns: [],
+  falseConfirmed: 0,
+  detectedConfirmed: 0,
+  toConfirmS: [],
+});
+
+/** Judges a pair's first run (A's tps against B's) and counts it as a false regression or a detection. */
+function judgePair(out: TRates, ab: boolean, a: number[], b: number[]) {
+  const r = compareSamples(trim(a), trim(b), 'higher');
+  if (ab) {
+    if (r.verdict === 'regression') out.detected++;
+    out.slowdowns.push(((meanOf(a) - meanOf(b)) / meanOf(a)) * 100);
+  } else if (r.verdict === 'regression') out.falseRegressions++;
+  return r;
+}
 
 /** Paired mode: every pair runs concurrently on two identical databases (roles alternate between them). */
 async function measurePaired(baseUrl: string): Promise<TRates> {
@@ -291,23 +310,12 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
   log(
     `calibration: ${meanOf(cal.a).toFixed(0)} / ${meanOf(cal.b).toFixed(0)} tps, B backends ${cal.bCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
   );
-  const out: TRates = {
-    falseRegressions: 0,
-    detected: 0,
-    slowdowns: [],
-    falseConfirmed: 0,
-    detectedConfirmed: 0,
-    toConfirmS: [],
-  };
+  const out = newRates();
   for (let i = 0; i < PAIRS * 2; i++) {
     const ab = i >= PAIRS;
     const [ua, ub] = i % 2 === 0 ? urls : [urls[1], urls[0]];
     const r0 = await runConcurrentPair(ua, ub, ab ? quotaUs : null, QUOTA_SHARE);
-    const r = compareSamples(trim(r0.a), trim(r0.b), 'higher');
-    if (ab) {
-      if (r.verdict === 'regression') out.detected++;
-      out.slowdowns.push(((meanOf(r0.a) - meanOf(r0.b)) / meanOf(r0.a)) * 100);
-    } else if (r.verdict === 'regression') out.falseRegressions++;
+    const r = judgePair(out, ab, r0.a, r0.b);
     log(
       `${ab ? 'A/B' : 'A/A'} ${(i % PAIRS) + 1}: ${meanOf(r0.a).toFixed(0)} vs ${meanOf(r0.b).toFixed(0)} tps → ${r.verdict} (${r.reason})`,
     );
@@ -337,9 +345,9 @@ async function confirmPair(
     );
   }
   if (!confirmed) return;
-  out.toConfirmS!.push((Date.now() - t0) / 1000);
-  if (ab) out.detectedConfirmed!++;
-  else out.falseConfirmed!++;
+  out.toConfirmS.push((Date.now() - t0) / 1000);
+  if (ab) out.detectedConfirmed++;
+  else out.falseConfirmed++;
 }
 
 /** Sequential mode: A then B, pairs re-run when the host's other load differed (see the header). */
@@ -352,14 +360,7 @@ async function measureSequential(url: string): Promise<TRates> {
   log(
     `calibration: ${cal.mean.toFixed(0)} tps, server ${cal.cpuCores.toFixed(2)} cores → B quota ${quotaUs}/${PERIOD_US} µs`,
   );
-  const out: TRates = {
-    falseRegressions: 0,
-    detected: 0,
-    slowdowns: [],
-    falseConfirmed: 0,
-    detectedConfirmed: 0,
-    toConfirmS: [],
-  };
+  const out = newRates();
   const runB = async () => {
     setQuota(quotaUs);
     try {
@@ -383,11 +384,7 @@ async function measureSequential(url: string): Promise<TRates> {
       return [a1, await runB()];
     };
     const [a, b] = await runPair(kind, i % PAIRS, pair);
-    const r = compareSamples(trim(a.tps), trim(b.tps), 'higher');
-    if (ab) {
-      if (r.verdict === 'regression') out.detected++;
-      out.slowdowns.push(((a.mean - b.mean) / a.mean) * 100);
-    } else if (r.verdict === 'regression') out.falseRegressions++;
+    const r = judgePair(out, ab, a.tps, b.tps);
     log(
       `${kind} ${(i % PAIRS) + 1}: ${a.mean.toFixed(0)} vs ${b.mean.toFixed(0)} tps (other load ${a.otherCores.toFixed(2)}/${b.otherCores.toFixed(2)}) → ${r.verdict} (${r.reason})`,
     );
@@ -430,18 +427,13 @@ async function main() {
     const rates = MODE === 'sequential' ? await measureSequential(pg.url) : await measurePaired(pg.url);
     const { falseRegressions, detected, slowdowns } = rates;
     const round = (x: number) => Math.round(x * 1000) / 1000;
-    const waits = [...(rates.toConfirmS ?? [])].sort((a, b) => a - b);
-    const confirmation =
-      rates.falseConfirmed === undefined
-        ? {}
-        : {
-            confirm_runs: CONFIRM,
-            false_alert_rate_confirmed: round(rates.falseConfirmed / PAIRS),
-            detection_rate_10pct: round(rates.detectedConfirmed! / PAIRS),
-            median_suspected_to_confirmed_s: waits.length
-              ? round(waits[Math.floor((waits.length - 1) / 2)])
-              : null,
-          };
+    const waits = [...rates.toConfirmS].sort((a, b) => a - b);
+    const confirmation = {
+      confirm_runs: CONFIRM,
+      false_alert_rate_confirmed: round(rates.falseConfirmed / PAIRS),
+      detection_rate_10pct: round(rates.detectedConfirmed / PAIRS),
+      median_suspected_to_confirmed_s: waits.length ? round(waits[Math.floor((waits.length - 1) / 2)]) : null,
+    };
     console.log(
       JSON.stringify({
         ...ci,
