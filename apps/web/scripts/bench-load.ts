@@ -42,7 +42,7 @@ const AGENTS = intEnv('BENCH_AGENTS', 50, 0);
 const NODES = intEnv('BENCH_NODES', 500, 0);
 const CLUSTERS = intEnv('BENCH_CLUSTERS', 10, 0);
 const SECONDS = intEnv('BENCH_SECONDS', 60, 0);
-/** 100: the p95 of 30 idle samples (the old default) lies between the 2nd and 3rd largest, and moved 1.5× between runs. */
+/** Enough idle samples that their p95 rests on several of the largest, not on one or two outliers. */
 const IDLE_ROUNDS = intEnv('BENCH_IDLE_ROUNDS', 100, 0);
 const HISTORY_MIN = intEnv('BENCH_HISTORY_MIN', 30, 0);
 const PORT = intEnv('BENCH_PORT', 0, 0);
