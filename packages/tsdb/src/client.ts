@@ -91,32 +91,31 @@ const CHDB_BACKGROUND = { os_threads_nice_value_query: 5, os_threads_nice_value_
 /** Connections to the one chDB engine (see chdb-pool.ts); each running query holds a libuv thread (4). */
 const CHDB_CONNECTIONS = 3;
 
-type TCache = { __csChdb?: Map<string, Promise<TTsdb>> };
-const cache = globalThis as unknown as TCache;
+/** The open chDB handle by data directory (at most one: chDB allows one per process). */
+const engines = new Map<string, Promise<TTsdb>>();
 
 /**
  * Opens ClickHouse over HTTP when `url` is given (CLICKHOUSE_URL, may carry user, password and
- * database), else in-process chDB with its data in `path`. chDB is one native engine per process, whichever
- * copy of this module opens it (vite dev evaluates modules again after edits), so its handles are kept per
- * path on globalThis and a second open of a path gets the first handle; `close()` evicts it.
+ * database), else in-process chDB with its data in `path`. chDB is one native engine per process, so a
+ * second open of a path gets the first handle and another path is refused; `close()` evicts it. The web
+ * server's composition root opens it once per process, also across vite dev's re-evaluation of modules.
  */
 export async function openClickHouse(opts: { url?: string; path: string }): Promise<TTsdb> {
   if (opts.url) return openHttp(opts.url);
   const dir = resolve(opts.path);
-  const map = (cache.__csChdb ??= new Map());
-  const hit = map.get(dir);
+  const hit = engines.get(dir);
   if (hit) return hit;
-  const other = [...map.keys()][0];
+  const other = [...engines.keys()][0];
   if (other !== undefined) {
     throw new Error(
       `ClickHouse (chDB) is already open at ${other} in this process; chDB allows one data directory per process (asked for ${dir})`,
     );
   }
   const p = openChdb(dir).catch((err: unknown) => {
-    map.delete(dir);
+    engines.delete(dir);
     throw err;
   });
-  map.set(dir, p);
+  engines.set(dir, p);
   return p;
 }
 
@@ -237,7 +236,7 @@ async function openChdb(dir: string): Promise<TTsdb> {
   return wrap(parts, async () => {
     clearInterval(purge);
     await purging;
-    cache.__csChdb?.delete(dir);
+    engines.delete(dir);
     engine.close();
   });
 }
