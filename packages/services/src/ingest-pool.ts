@@ -72,6 +72,83 @@ function once(head: TBatchHead, encode: TPrepared['encode'], drop: () => void = 
   };
 }
 
+interface TQueued {
+  job: TJob;
+  transfer: ArrayBuffer[];
+  resolve(a: TAnswer): void;
+  reject(e: Error): void;
+}
+
+/** One worker's jobs: the one it runs and those waiting for it. */
+export interface TSlot {
+  /** Jobs running or waiting. */
+  readonly load: number;
+  /** Queues a job; resolves with the worker's answer to it. */
+  send(job: TJob, transfer?: ArrayBuffer[]): Promise<TAnswer>;
+  /** The worker answered the job it runs: settles that job and posts the next. */
+  answer(a: TAnswer): void;
+  /** The worker is gone: rejects the job it ran and every waiting one. */
+  fail(err: Error): void;
+}
+
+/**
+ * One job at a time per worker, queued here: an encode (or drop) goes before waiting decodes, in their own
+ * order, so a decoded batch is held only briefly (long-held batches get promoted and cost major GCs).
+ * `post` hands a job to the worker; after `closed()` nothing more is posted or queued.
+ */
+export function createSlot(post: (job: TJob, transfer: ArrayBuffer[]) => void, closed: () => boolean): TSlot {
+  let busy: TQueued | null = null;
+  let queue: TQueued[] = [];
+  const pump = () => {
+    if (busy || closed()) return;
+    const next = queue.shift();
+    if (!next) return;
+    busy = next;
+    post(next.job, next.transfer);
+  };
+  return {
+    get load() {
+      return queue.length + (busy ? 1 : 0);
+    },
+    send: (job, transfer = []) =>
+      new Promise<TAnswer>((resolve, reject) => {
+        if (closed()) return reject(new WorkerError('ingest workers are closed'));
+        const q: TQueued = { job, transfer, resolve, reject };
+        if (job.op === 'decode') queue.push(q);
+        else {
+          const at = queue.findIndex((x) => x.job.op === 'decode');
+          queue.splice(at < 0 ? queue.length : at, 0, q);
+        }
+        pump();
+      }),
+    answer(a) {
+      const job = busy;
+      busy = null;
+      if (job && job.job.id === a.id) job.resolve(a);
+      pump();
+    },
+    fail(err) {
+      for (const q of [...(busy ? [busy] : []), ...queue]) q.reject(err);
+      busy = null;
+      queue = [];
+    },
+  };
+}
+
+/** A batch decoded on the worker behind `slot` (job `id`): it stays there until encoded or dropped. */
+function heldOn(slot: TSlot, id: number, head: TBatchHead): TPrepared {
+  return once(
+    head,
+    async (orgId, clusterId, agent) => {
+      const e = await slot.send({ op: 'encode', id, orgId, clusterId, agent });
+      if (e.ok && 'encoded' in e) return e.encoded;
+      if (!e.ok && 'fault' in e) throw e.encodeError ? new EncodeError(e.fault) : new Error(e.fault);
+      throw new Error('ingest worker answered encode without bodies');
+    },
+    () => void slot.send({ op: 'drop', id }).catch(() => undefined),
+  );
+}
+
 /**
  * Ingest's CPU work (gunzip, JSON.parse, zod, TabSeparated encoding) on worker
  * threads, so the event loop only moves bytes and chDB's insert thread overlaps with the next
@@ -84,105 +161,50 @@ export function createIngestPool(opts: TPoolOptions): TIngestPool {
   const log = opts.log ?? logOf({});
   let closed = false;
   let nextId = 1;
-
-  interface TQueued {
-    job: TJob;
-    transfer: ArrayBuffer[];
-    resolve(a: TAnswer): void;
-    reject(e: Error): void;
-  }
-  /**
-   * One job at a time per worker, queued here: an encode goes before waiting decodes, so a decoded
-   * batch is held only briefly (long-held batches get promoted and cost major GCs).
-   */
-  interface TSlot {
-    worker: Worker;
-    busy: TQueued | null;
-    queue: TQueued[];
-  }
+  const workers: Worker[] = [];
   const slots: TSlot[] = [];
 
-  const pump = (slot: TSlot) => {
-    if (slot.busy || closed) return;
-    const next = slot.queue.shift();
-    if (!next) return;
-    slot.busy = next;
-    slot.worker.postMessage(next.job, next.transfer);
-  };
-
+  /** Starts worker `i` and its slot; a worker that exits while the pool is open is replaced. */
   const spawn = (i: number) => {
     const worker = new Worker(entry, { execArgv: opts.execArgv });
-    const slot: TSlot = { worker, busy: null, queue: [] };
-    worker.on('message', (a: TAnswer) => {
-      const job = slot.busy;
-      slot.busy = null;
-      if (job && job.job.id === a.id) job.resolve(a);
-      pump(slot);
-    });
-    const fail = (why: string) => {
-      const err = new WorkerError(`ingest worker ${i} ${why}`);
-      for (const q of [...(slot.busy ? [slot.busy] : []), ...slot.queue]) q.reject(err);
-      slot.busy = null;
-      slot.queue = [];
-    };
+    const slot = createSlot(
+      (job, transfer) => worker.postMessage(job, transfer),
+      () => closed,
+    );
+    worker.on('message', (a: TAnswer) => slot.answer(a));
     worker.on('error', (err) => {
       log.error({ worker: i, err: err.message }, 'ingest worker failed');
-      fail(`failed: ${err.message}`);
+      slot.fail(new WorkerError(`ingest worker ${i} failed: ${err.message}`));
     });
     worker.on('exit', (code) => {
-      fail(`exited (code ${code})`);
-      if (!closed) slots[i] = spawn(i);
+      slot.fail(new WorkerError(`ingest worker ${i} exited (code ${code})`));
+      if (!closed) spawn(i);
     });
     worker.unref();
-    return slot;
+    workers[i] = worker;
+    slots[i] = slot;
   };
-  for (let i = 0; i < opts.size; i++) slots.push(spawn(i));
-
-  const send = (slot: TSlot, job: TJob, transfer: ArrayBuffer[] = []) =>
-    new Promise<TAnswer>((resolve, reject) => {
-      if (closed) return reject(new WorkerError('ingest workers are closed'));
-      const q: TQueued = { job, transfer, resolve, reject };
-      if (job.op === 'decode') slot.queue.push(q);
-      else {
-        // Encodes (and drops) ahead of decodes, in their own order.
-        const at = slot.queue.findIndex((x) => x.job.op === 'decode');
-        slot.queue.splice(at < 0 ? slot.queue.length : at, 0, q);
-      }
-      pump(slot);
-    });
-  const load = (s: TSlot) => s.queue.length + (s.busy ? 1 : 0);
+  for (let i = 0; i < opts.size; i++) spawn(i);
 
   return {
     size: opts.size,
     async decode(bytes, gz, maxBytes) {
       // Least busy worker; the batch then stays on it until encoded or dropped.
-      const slot = slots.reduce((a, b) => (load(b) < load(a) ? b : a));
+      const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
       const id = nextId++;
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
       const own = whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
-      const a = await send(slot, { op: 'decode', id, bytes: own, gz, maxBytes }, [own.buffer as ArrayBuffer]);
+      const a = await slot.send({ op: 'decode', id, bytes: own, gz, maxBytes }, [own.buffer as ArrayBuffer]);
       if (!a.ok) {
         if ('fault' in a) throw new Error(a.fault);
         return a;
       }
       if (!('head' in a)) throw new Error('ingest worker answered decode without a head');
-      return {
-        ok: true,
-        prepared: once(
-          a.head,
-          async (orgId, clusterId, agent) => {
-            const e = await send(slot, { op: 'encode', id, orgId, clusterId, agent });
-            if (e.ok && 'encoded' in e) return e.encoded;
-            if (!e.ok && 'fault' in e) throw e.encodeError ? new EncodeError(e.fault) : new Error(e.fault);
-            throw new Error('ingest worker answered encode without bodies');
-          },
-          () => void send(slot, { op: 'drop', id }).catch(() => undefined),
-        ),
-      };
+      return { ok: true, prepared: heldOn(slot, id, a.head) };
     },
     async close() {
       closed = true;
-      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await Promise.all(workers.map((w) => w.terminate()));
     },
   };
 }
