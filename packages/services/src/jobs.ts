@@ -47,13 +47,28 @@ import { logOf } from './logger';
 const waiters = new EventEmitter();
 waiters.setMaxListeners(0);
 export const JOB_RECHECK_MS = 5000;
+/**
+ * The run has ended either way (cancelled or expired), so a failure of its after-finish step (environment
+ * health, thresholds) does not fail the call; it is logged with its cause, since nothing else reports it.
+ */
+const finishFailed = (deps: TDeps, runId: string) => (err: unknown) =>
+  logOf(deps).error({ runId, err: String(err) }, 'run ended without its environment health and thresholds');
+
 /** Concurrent long-polls one agent may hold on this instance (a restarted agent's old poll + its new one). */
 export const JOB_POLLS_PER_AGENT = 2;
 const polls = new Map<string, number>();
 
-export function wakeJobWaiters(deps: Pick<TDeps, 'jobBus'>, orgId: string): void {
+/** A lost notice only delays other instances' agents until their re-check, so a failed publish is logged, not thrown. */
+export function wakeJobWaiters(deps: Pick<TDeps, 'jobBus' | 'log'>, orgId: string): void {
   waiters.emit(orgId);
-  deps.jobBus?.publish({ orgId, topic: 'jobs' }).catch(() => undefined);
+  deps.jobBus
+    ?.publish({ orgId, topic: 'jobs' })
+    .catch((err: unknown) =>
+      logOf(deps).warn(
+        { orgId, err: String(err) },
+        'job wake-up not published: other instances re-check later',
+      ),
+    );
 }
 
 /** Subscribes before the first check, so a wake between the check and the wait is not lost. */
@@ -70,7 +85,13 @@ async function openWaker(deps: TDeps, orgId: string) {
         .subscribe(orgId, (e) => {
           if (e.topic === 'jobs') fire();
         })
-        .catch(() => () => undefined)
+        .catch((err: unknown) => {
+          logOf(deps).warn(
+            { orgId, err: String(err) },
+            'job wake-ups not subscribed: the poll re-checks instead',
+          );
+          return () => undefined;
+        })
     : () => undefined;
   return {
     wait(ms: number, signal?: AbortSignal): Promise<void> {
@@ -329,7 +350,7 @@ export async function cancelRun(
     targetId: id,
     data: { from: before.status, to: r.status },
   });
-  if (r.finishedAt) await onRunFinished(deps, toRunDto(r), caller.orgId).catch(() => undefined);
+  if (r.finishedAt) await onRunFinished(deps, toRunDto(r), caller.orgId).catch(finishFailed(deps, id));
   return { id, status: r.status, cancelRequested: r.cancelRequested };
 }
 
@@ -373,7 +394,7 @@ export async function sweepJobs(deps: TDeps, now = new Date()) {
       data: { status: e.status, error: e.error },
     });
     const r = await getRun(deps.db, e.orgId, e.id);
-    if (r) await onRunFinished(deps, toRunDto(r), e.orgId).catch(() => undefined);
+    if (r) await onRunFinished(deps, toRunDto(r), e.orgId).catch(finishFailed(deps, e.id));
   }
   return ended;
 }

@@ -2,6 +2,7 @@ import {
   backfillDemo,
   ensureDemoCluster,
   getIngestWriter,
+  logOf,
   SAMPLES,
   seedDemoRuns,
   writeDemoTick,
@@ -14,7 +15,6 @@ interface TDemoState {
   timer?: NodeJS.Timeout;
   writer?: TWriter;
 }
-const log = (msg: string) => console.log(`clusterscope: demo: ${msg}`);
 
 /**
  * DEMO=1: the built-in "Demo" cluster in org `demo` — backfills the last 24 h (from where it left off)
@@ -24,21 +24,22 @@ const log = (msg: string) => console.log(`clusterscope: demo: ${msg}`);
 export function startDemo({ deps }: TServer): void {
   if (!getEnv().DEMO) return;
   const state: TDemoState = {};
+  const log = logOf(deps).child({ name: 'demo' });
   void (async () => {
     const found = await ensureDemoCluster(deps);
-    if (!found) return log('organization "demo" not found; demo not started');
+    if (!found) return log.info('organization "demo" not found; demo not started');
     const w = (state.writer = getIngestWriter(deps));
     const target = { orgId: found.orgId, clusterId: found.cluster.id, intervalS: found.cluster.intervalS };
     const step = target.intervalS * 1000;
     const t0 = Date.now();
     const rows = await backfillDemo(deps, w, target, t0);
-    if (rows > 0) log(`backfilled ${rows} samples in ${Date.now() - t0} ms`);
+    if (rows > 0) log.info({ rows, ms: Date.now() - t0 }, 'backfilled samples');
     const runs = await seedDemoRuns(deps, w, {
       orgId: target.orgId,
       orgSlug: 'demo',
       clusterId: target.clusterId,
     });
-    if (runs > 0) log(`seeded ${runs} benchmark runs (workload demo-pgbench)`);
+    if (runs > 0) log.info({ runs, workload: 'demo-pgbench' }, 'seeded benchmark runs');
     // As ingest does: this instance's caches see the write at once, the others (and open pages) by notice.
     const stored = (kinds: string[]) => {
       deps.series?.changed(target.orgId, target.clusterId);
@@ -53,8 +54,11 @@ export function startDemo({ deps }: TServer): void {
       await writeDemoTick(w, target, t);
       stored(['node_status', 'cgroup_usage']);
     };
-    state.timer = setInterval(() => void tick().catch((e: Error) => log(`tick failed: ${e.message}`)), 1000);
+    state.timer = setInterval(
+      () => void tick().catch((e: Error) => log.error({ err: e.message }, 'tick failed')),
+      1000,
+    );
     state.timer.unref();
     onShutdown(async () => clearInterval(state.timer));
-  })().catch((err: Error) => log(`failed: ${err.message}`));
+  })().catch((err: Error) => log.error({ err: err.message }, 'failed'));
 }
