@@ -1,5 +1,5 @@
 import type { TDb, TLiveBus } from '@clusterscope/db';
-import type { TTsdb } from '@clusterscope/tsdb';
+import type { TTsdb, TWriter } from '@clusterscope/tsdb';
 import type { TSecretKeys } from './secrets';
 import type { TMailer } from './mail';
 import type { TSeriesCache } from './series-cache';
@@ -27,6 +27,8 @@ export interface TDeps {
   outbound?: TOutbound;
   /** Parses posted tool output on a worker with a time budget; without it, on the calling thread. */
   parser?: TParser;
+  /** The process's ingest writer, created by the app with its flush settings; without it, getIngestWriter makes one. */
+  writer?: TWriter;
   /** The process's logger (logger.ts); without it, logOf() gives a stderr logger. */
   log?: TLogger;
 }

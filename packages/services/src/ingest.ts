@@ -15,8 +15,12 @@ import { logOf } from './logger';
 
 const writers = new WeakMap<TTsdb, TWriter>();
 
-/** The process's one ingest writer for this ClickHouse handle, created on first use. */
-export function getIngestWriter(deps: Pick<TDeps, 'ch'>, opts?: TWriterOptions): TWriter {
+/**
+ * The ingest writer in `deps`, or, for callers that were given none (tests, scripts), one per ClickHouse
+ * handle, created on first use: every write of a handle goes through one writer, so its batches coalesce.
+ */
+export function getIngestWriter(deps: Pick<TDeps, 'ch' | 'writer'>, opts?: TWriterOptions): TWriter {
+  if (deps.writer) return deps.writer;
   let w = writers.get(deps.ch);
   if (!w) {
     w = createWriter(deps.ch, opts);

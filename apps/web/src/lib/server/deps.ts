@@ -13,7 +13,6 @@ import {
   createParser,
   createSeriesCache,
   defaultIngestWorkers,
-  getIngestWriter,
   LATE_SAMPLES,
   SAMPLES,
   loadSecretKeys,
@@ -23,7 +22,7 @@ import {
   type TIngestPool,
   type TLogger,
 } from '@clusterscope/services';
-import { migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
+import { createWriter, migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 
 export type { TLiveEvent } from '@clusterscope/db';
 export type { TWriter } from '@clusterscope/tsdb';
@@ -164,10 +163,8 @@ export function getServer(): Promise<TServer> {
         'sealed workload credentials stored in clear text',
       );
     // Runs before ch.close (last in, first out): accepted batches still coalescing get flushed.
-    const writer = getIngestWriter(deps, {
-      maxDelayMs: env.INGEST_FLUSH_MS,
-      minRoundMs: env.INGEST_ROUND_MS,
-    });
+    const writer = createWriter(ch, { maxDelayMs: env.INGEST_FLUSH_MS, minRoundMs: env.INGEST_ROUND_MS });
+    deps.writer = writer;
     onShutdown(() => writer.close());
     const auth = createAuth(db, {
       secret: env.BETTER_AUTH_SECRET,
