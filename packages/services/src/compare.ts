@@ -302,7 +302,12 @@ async function findBranchBaselines(
  * How a verdict is asked for: `verdictMetrics` (CLI `--verdict-metrics`) overrides the workload's;
  * `thresholds` (the workload's, with its default baseline) judge their metrics.
  */
-export type TJudgeOptions = { verdictMetrics?: readonly string[]; thresholds?: readonly TThreshold[] };
+export type TJudgeOptions = {
+  verdictMetrics?: readonly string[];
+  thresholds?: readonly TThreshold[];
+  /** The minimum effect (default MIN_EFFECT_PCT; SCREEN_EFFECT_PCT while confirmation runs follow). */
+  minEffectPct?: number;
+};
 
 /** Each metric's stored value in each baseline run (the history test's input). */
 function getHistory(baseRuns: readonly TRunData[]): Record<string, number[]> {
@@ -311,11 +316,16 @@ function getHistory(baseRuns: readonly TRunData[]): Record<string, number[]> {
   return out;
 }
 
-function compareData(baseRuns: readonly TRunData[], run: TRunData, verdictMetrics: readonly string[]) {
+function compareData(
+  baseRuns: readonly TRunData[],
+  run: TRunData,
+  verdictMetrics: readonly string[],
+  minEffectPct = MIN_EFFECT_PCT,
+) {
   return compareRuns(poolRunData(baseRuns), trimWarmup(run), {
     warmup: 0,
     alpha: ALPHA,
-    minEffectPct: MIN_EFFECT_PCT,
+    minEffectPct,
     verdictMetrics,
     history: getHistory(baseRuns),
   }).map(toMetricVerdict);
@@ -345,6 +355,7 @@ export function judgeRun(
           base,
           data.get(run.id)!,
           opts.verdictMetrics?.length ? opts.verdictMetrics : (run.workload?.verdictMetrics ?? []),
+          opts.minEffectPct,
         )
       : [];
   if (opts.thresholds?.length && verdicts.length)
@@ -354,6 +365,7 @@ export function judgeRun(
     envHealthy: run.envHealthy,
     baselineRuns: baseRuns.length,
     mismatch: warning,
+    minEffectPct: opts.minEffectPct,
   });
   return { verdicts, ...v, warning };
 }
@@ -482,9 +494,14 @@ function toComparison(
 }
 
 /** The evaluation of a run against its workload's baseline and thresholds (stored at finish). */
-export async function evaluateRunLive(deps: TDeps, caller: TCaller, run: TRunRow): Promise<TRunComparison> {
+export async function evaluateRunLive(
+  deps: TDeps,
+  caller: TCaller,
+  run: TRunRow,
+  opts: Pick<TJudgeOptions, 'minEffectPct'> = {},
+): Promise<TRunComparison> {
   const b = await resolveBaseline(deps, caller, run);
-  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]));
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...b.runs]), opts);
 }
 
 /** The evaluation of a run against given baseline runs (a confirmation run against its suspect's). */
@@ -493,6 +510,7 @@ export async function evaluateRunAgainst(
   caller: TCaller,
   run: TRunRow,
   like: TRunComparison,
+  opts: Pick<TJudgeOptions, 'minEffectPct'> = {},
 ): Promise<TRunComparison> {
   const runs = await loadRuns(deps, caller, like.baseline.run_ids);
   const order = new Map(like.baseline.run_ids.map((id, i) => [id, i]));
@@ -503,7 +521,7 @@ export async function evaluateRunAgainst(
       : { kind: 'branch', branch: like.baseline.branch ?? '', window: like.baseline.window ?? runs.length };
   const def = await getDefaultBaseline(deps, caller.orgId, run);
   const b: TResolved = { spec, ref: like.baseline.ref, runs, thresholds: def.thresholds };
-  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...runs]));
+  return toComparison(run, b, await loadRunData(deps, caller.orgId, [run, ...runs]), opts);
 }
 
 /**

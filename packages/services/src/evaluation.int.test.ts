@@ -328,7 +328,7 @@ describe('confirmation before alerting (runs started on an agent)', () => {
       reason: expect.stringMatching(/^does not count: the cluster was unhealthy during it: node 2 was DEAD/),
     });
     expect(c.confirmation!.note).toMatch(
-      /^confirmed: tps regressed again in the counted confirmation run; 1 of 2 did not count$/,
+      /^confirmed: tps regressed again in the counted confirmation run, by \d+\.\d % on average \(floor 9\.0 %\); 1 of 2 did not count$/,
     );
     expect(hits).toHaveLength(1);
     expect(hits[0]!.summary).toMatch(/^tps 7\d\d(\.\d)? tx\/s is [\d.]+ % below the baseline/);
@@ -344,5 +344,25 @@ describe('confirmation before alerting (runs started on an agent)', () => {
     );
     expect(p).toMatchObject({ suspected: 2, confirmed: 1, notConfirmed: 1 });
     expect(p.noise?.metric).toBe('tps');
+  });
+
+  it('with confirmation, a 5 % drop is suspected at the screening floor, and a chain whose mean stays under the floor is not confirmed', async () => {
+    for (const tps of [1000, 1003, 998]) await agentRun(tps);
+    hits.length = 0;
+    const suspect = await agentRun(950);
+    let c = await compareRunWithBaseline(deps, admin, suspect);
+    expect(c.verdict).toBe('regression');
+    expect(c.confirmation).toMatchObject({ state: 'suspected', wanted: 2, metrics: ['tps'] });
+    await playNextJob(955);
+    c = await compareRunWithBaseline(deps, admin, suspect);
+    expect(c.confirmation!.state).toBe('suspected');
+    await playNextJob(952);
+    c = await compareRunWithBaseline(deps, admin, suspect);
+    expect(c.confirmation!.runs.map((r) => r.regressed)).toEqual([true, true]);
+    expect(c.confirmation).toMatchObject({ state: 'not_confirmed' });
+    expect(c.confirmation!.note).toMatch(
+      /^not confirmed: tps regressed again in all 2 counted confirmation runs, but by 4\.\d % on average, under the 6\.4 % floor$/,
+    );
+    expect(hits).toHaveLength(0);
   });
 });

@@ -12,9 +12,11 @@ import {
   settleRegressionAlert,
   storeRunEvaluation,
 } from '@clusterscope/db';
+import { judgeConfirmationMean } from '@clusterscope/bench';
 import {
   CONFIRM_RULE,
   EVIDENCE_WORDS,
+  SCREEN_EFFECT_PCT,
   TEST_BADGE,
   type TConfirmation,
   type TMetricVerdict,
@@ -33,6 +35,9 @@ import { startWorkloadRun } from './workloads';
 function actAs(orgId: string, why: string): TCaller {
   return { kind: 'token', tokenId: why, orgId, orgSlug: '', scopes: ['admin'], clusterId: null };
 }
+
+/** Every run of a confirmation chain is judged with the screening floor (CONFIRM_RULE). */
+const SCREEN = { minEffectPct: SCREEN_EFFECT_PCT };
 
 const pct = (v: number | null) => (v === null ? '' : ` ${v > 0 ? '+' : ''}${v.toFixed(1)}%`);
 
@@ -64,20 +69,22 @@ export async function evaluateFinishedRun(
     const like = suspect ? parseEvaluation(suspect) : null;
     let e: TRunComparison | null = null;
     if (run.status === 'succeeded') {
-      e = like ? await evaluateRunAgainst(deps, caller, run, like) : await evaluateRunLive(deps, caller, run);
+      e = like
+        ? await evaluateRunAgainst(deps, caller, run, like, SCREEN)
+        : await evaluateRunLive(deps, caller, run, SCREEN);
       await storeRunEvaluation(deps.db, orgId, run.id, e);
     }
     if (suspect) await settleConfirmation(deps, orgId, suspect.id);
     return e;
   }
   if (run.status !== 'succeeded') return null;
-  const e = await evaluateRunLive(deps, caller, run);
+  let wanted = wantedConfirmations(run);
+  const e = await evaluateRunLive(deps, caller, run, wanted > 0 ? SCREEN : {});
   const metrics = e.regression ? regressed(e) : [];
   if (!metrics.length) {
     await storeRunEvaluation(deps.db, orgId, run.id, e);
     return e;
   }
-  let wanted = wantedConfirmations(run);
   const queued: string[] = [];
   let note = '';
   if (wanted > 0 && run.queuedAt && run.workloadId && run.clusterId) {
@@ -191,11 +198,17 @@ export function judgeConfirmationRun(
   };
 }
 
-/** Decides a suspect from its confirmation runs (CONFIRM_RULE); null while undecided. */
+/** A suspected metric's mean change over the counted confirmation runs (the mean part of CONFIRM_RULE). */
+export type TConfirmationMean = { metric: string } & ReturnType<typeof judgeConfirmationMean>;
+
+const pctOf = (v: number) => `${Math.abs(v).toFixed(1)} %`;
+
+/** Decides a suspect from its confirmation runs and their means (CONFIRM_RULE); null while undecided. */
 export function decideConfirmation(
   c: TConfirmation,
   runs: readonly TConfirmation['runs'][number][],
   finished: number,
+  means: readonly TConfirmationMean[],
 ): Pick<TConfirmation, 'state' | 'note'> | null {
   const counted = runs.filter((r) => r.counted);
   const miss = counted.find((r) => !r.regressed);
@@ -211,9 +224,17 @@ export function decideConfirmation(
         ? `not confirmed: no confirmation run counted${aside}`
         : c.note.replace(/^suspected: /, 'not confirmed: '),
     };
+  const inRuns = `in ${counted.length === 1 ? 'the' : `all ${counted.length}`} counted confirmation run${counted.length === 1 ? '' : 's'}`;
+  const short = means.find((m) => !m.confirmed);
+  if (short)
+    return {
+      state: 'not_confirmed',
+      note: `not confirmed: ${short.metric} regressed again ${inRuns}, but by ${pctOf(short.meanPct)} on average, under the ${pctOf(short.floorPct)} floor${aside}`,
+    };
+  const by = means.map((m) => pctOf(m.meanPct)).join(' and ');
   return {
     state: 'confirmed',
-    note: `confirmed: ${c.metrics.join(', ')} regressed again in ${counted.length === 1 ? 'the' : `all ${counted.length}`} counted confirmation run${counted.length === 1 ? '' : 's'}${aside}`,
+    note: `confirmed: ${c.metrics.join(', ')} regressed again ${inRuns}, by ${by} on average (floor ${pctOf(means[0]?.floorPct ?? 0)})${aside}`,
   };
 }
 
@@ -227,9 +248,20 @@ export async function settleConfirmation(deps: TDeps, orgId: string, suspectId: 
   const e = suspect ? parseEvaluation(suspect) : null;
   if (!suspect || !e?.confirmation || e.confirmation.state !== 'suspected') return;
   const c = e.confirmation;
-  const confs = await findConfirmationRuns(deps.db, orgId, suspectId);
-  const runs = confs.flatMap((r) => judgeConfirmationRun(c.metrics, r, parseEvaluation(r)) ?? []);
-  const decided = decideConfirmation(c, runs, runs.length);
+  const confs = (await findConfirmationRuns(deps.db, orgId, suspectId)).map((r) => ({
+    r,
+    e: parseEvaluation(r),
+  }));
+  const runs = confs.flatMap(({ r, e }) => judgeConfirmationRun(c.metrics, r, e) ?? []);
+  const counted = new Set(runs.filter((r) => r.counted).map((r) => r.id));
+  const means = c.metrics.map((metric) => {
+    const direction = e.verdicts.find((v) => v.metric === metric)?.direction ?? 'higher';
+    const changes = confs
+      .filter(({ r }) => counted.has(r.id))
+      .map(({ e }) => e?.verdicts.find((v) => v.metric === metric)?.change_pct ?? 0);
+    return { metric, ...judgeConfirmationMean(changes, direction) };
+  });
+  const decided = decideConfirmation(c, runs, runs.length, means);
   const next: TConfirmation = { ...c, runs, ...(decided ?? {}) };
   await storeRunEvaluation(deps.db, orgId, suspectId, {
     ...e,

@@ -14,6 +14,7 @@ import {
 import {
   ALPHA,
   MIN_EFFECT_PCT,
+  getConfirmFloorPct,
   ZConfirmationState,
   ZRegressionAlertStatus,
   ZRegressionAlertTriage,
@@ -180,9 +181,10 @@ async function getWorkloadNoise(deps: TDeps, caller: TCaller, workloadId: string
   const xs = values.flatMap((v) => v.get(metric)?.value ?? []);
   const direction = values.find((v) => v.has(metric))!.get(metric)!.direction;
   const t = def.thresholds.find((x) => x.metric === metric);
+  // A confirmed regression needs the confirmation runs' mean past its floor (CONFIRM_RULE).
   const n = describeNoise(xs, {
     alpha: ALPHA,
-    minEffectPct: MIN_EFFECT_PCT,
+    minEffectPct: w.confirmRuns > 0 ? getConfirmFloorPct(w.confirmRuns) : MIN_EFFECT_PCT,
     direction,
     threshold: t ? { test: t.test, limit: t.limit, minSamples: t.minSamples } : null,
   });

@@ -59,6 +59,7 @@ export function decideRunVerdict(a: {
   envHealthy: boolean | null;
   baselineRuns: number;
   mismatch?: string | null;
+  minEffectPct?: number;
 }): { verdict: TRunVerdict; regression: boolean; reason: string } {
   if (a.mismatch)
     return { verdict: 'incomparable', regression: false, reason: `not comparable: ${a.mismatch}` };
@@ -85,7 +86,7 @@ export function decideRunVerdict(a: {
     reason: !a.verdicts.length
       ? 'no metric in common with the baseline'
       : a.verdicts.some((v) => v.judged !== false)
-        ? `no judged metric changed significantly by ${MIN_EFFECT_PCT}% or more`
+        ? `no judged metric changed significantly by ${a.minEffectPct ?? MIN_EFFECT_PCT}% or more`
         : 'no metric could be judged (only counts, set-up times or indicative values)',
   };
 }
