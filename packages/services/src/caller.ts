@@ -80,7 +80,7 @@ function whatToAdd(caller: TCaller, permission: TPermission): string {
     return "this reaches every cluster: use a token that is not bound to a cluster, with the 'admin' scope";
   const order: TScope[] = ['read', 'ingest', 'runs:write', 'admin'];
   const scope = order.find((s) => tokenCan([...caller.scopes, s], permission)) ?? 'admin';
-  return `use a token with the '${scope}' scope (Settings → API tokens, or \`npm run admin -- token create --scopes ${scope}\`)`;
+  return `use a token with the '${scope}' scope (Settings → API tokens, or the admin CLI's \`token create --scopes ${scope}\`)`;
 }
 
 export function hasScope(caller: TCaller, scope: TScope): boolean {
