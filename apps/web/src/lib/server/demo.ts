@@ -1,12 +1,7 @@
-import {
-  backfillDemo,
-  ensureDemoCluster,
-  getIngestWriter,
-  logOf,
-  SAMPLES,
-  seedDemoRuns,
-  writeDemoTick,
-} from '@clusterscope/services';
+import { logOf } from '@clusterscope/services/core';
+import { backfillDemo, ensureDemoCluster, seedDemoRuns, writeDemoTick } from '@clusterscope/services/demo';
+import { getIngestWriter } from '@clusterscope/services/ingest';
+import { SAMPLES } from '@clusterscope/services/reads';
 import { onShutdown, type TServer, type TWriter } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';
