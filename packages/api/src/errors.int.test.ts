@@ -7,7 +7,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { createLogger, type TDeps } from '@clusterscope/services';
+import { createLogger, type TDeps } from '@clusterscope/services/core';
 import { createOrgWithToken, openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { nulPath, type TContext } from './trpc';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import type { TDeps } from '@clusterscope/services';
+import type { TDeps } from '@clusterscope/services/core';
 import { formatValue, type TMetric, type TMetricVerdict } from '@clusterscope/schema';
 import { createOrgWithToken, openTestDeps, restRequest } from './test-deps';
 import { appRouter } from './root';

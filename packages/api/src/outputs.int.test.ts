@@ -3,7 +3,7 @@
  * an answer the schema does not describe would be a 500, not a silently different page.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TDeps } from '@clusterscope/services';
+import type { TDeps } from '@clusterscope/services/core';
 import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { createOrgWithToken, openTestDeps } from './test-deps';

@@ -1,6 +1,6 @@
 /** GET /runs/{id}/report on real stores: the verdict, the metric table, the links, and "no baseline" said once. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TDeps } from '@clusterscope/services';
+import type { TDeps } from '@clusterscope/services/core';
 import { createOrgWithToken, openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { createCallerFactory } from './trpc';

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { createDb, type TDb } from '@clusterscope/db';
-import { createToken, type TDeps } from '@clusterscope/services';
+import type { TDeps } from '@clusterscope/services/core';
+import { createToken } from '@clusterscope/services/tenancy';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
 import { appRouter } from './root';

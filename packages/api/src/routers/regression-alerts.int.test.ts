@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
+import type { TDeps } from '@clusterscope/services/core';
 import {
   addRunResults,
   addRunSamples,
@@ -12,9 +13,8 @@ import {
   finishRun,
   getWorkloadHistory,
   saveThreshold,
-  type TCaller,
-  type TDeps,
-} from '@clusterscope/services';
+} from '@clusterscope/services/runs';
+import type { TCaller } from '@clusterscope/services/tenancy';
 import { createOrgWithToken, openTestDeps, restRequest } from '../test-deps';
 
 let db: TDb;

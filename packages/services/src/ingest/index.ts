@@ -1,0 +1,4 @@
+export * from './ingest';
+export * from './ingest-prep';
+export * from './ingest-pool';
+export * from './parse-pool';
