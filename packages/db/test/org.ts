@@ -11,3 +11,8 @@ export async function createOwnedOrg(db: TDb, email = 'o@app.test') {
   });
   return { userId: user.id, orgId: org.id, orgSlug: 'acme', role: 'owner' as const };
 }
+
+/** A cluster of `orgId` whose agents report every `intervalS` seconds: its id. */
+export async function createCluster(db: TDb, orgId: string, name: string, intervalS: number) {
+  return (await db.cluster.create({ data: { organizationId: orgId, name, intervalS } })).id;
+}

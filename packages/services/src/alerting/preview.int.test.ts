@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnedOrg } from '@clusterscope/db/testing';
+import { createCluster, createOwnedOrg } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import { errorCode, useTestEnv } from '../core/test-env';
 import { findAlertInstances } from './api';
@@ -30,10 +30,8 @@ beforeAll(async () => {
   const owner = await createOwnedOrg(env.db);
   orgId = owner.orgId;
   caller = { kind: 'user', ...owner };
-  const make = async (name: string) =>
-    (await env.db.cluster.create({ data: { organizationId: orgId, name, intervalS: 10 } })).id;
-  clusterId = await make('prod');
-  otherId = await make('staging');
+  clusterId = await createCluster(env.db, orgId, 'prod', 10);
+  otherId = await createCluster(env.db, orgId, 'staging', 10);
   await writer.write(
     orgId,
     clusterId,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { unpackDbCharts, ZIngestBatch, type TChartSeries, type TDbCharts } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnedOrg } from '@clusterscope/db/testing';
+import { createCluster, createOwnedOrg } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import { getChartsView, getClusterView } from '../reads/dashboard';
 import { ingestPrepared } from '../ingest/ingest';
@@ -105,10 +105,8 @@ beforeAll(async () => {
   const owner = await createOwnedOrg(env.db);
   orgId = owner.orgId;
   caller = { kind: 'user', ...owner };
-  const make = async (name: string) =>
-    (await env.db.cluster.create({ data: { organizationId: orgId, name, intervalS: 30 } })).id;
-  tenantCluster = await make('v25-tenants');
-  oldCluster = await make('no-tenant-label');
+  tenantCluster = await createCluster(env.db, orgId, 'v25-tenants', 30);
+  oldCluster = await createCluster(env.db, orgId, 'no-tenant-label', 30);
   await ingestScrapes(tenantCluster, true);
   await ingestScrapes(oldCluster, false);
 }, 120_000);
