@@ -46,10 +46,11 @@ const TESTS = ['**/*.test.ts', '**/test/**', '**/test-*.ts', '**/testing.ts', 's
  * packages in `allow`; its tests and scripts may also import those in `tests` (to set up real databases).
  */
 export function layer(pkg, allow, tests = []) {
-  const rule = (names) => [
+  const rule = (names, extra = []) => [
     'error',
     {
       patterns: [
+        ...extra,
         {
           group: ['@clusterscope/*', ...names.map((n) => `!@clusterscope/${n}`), '!@clusterscope/config'],
           message: `${pkg} reaches only ${names.length ? names.map((n) => `@clusterscope/${n}`).join(', ') : 'no other workspace package'} here (DESIGN.md, layering).`,
@@ -58,7 +59,37 @@ export function layer(pkg, allow, tests = []) {
     },
   ];
   return [
-    { files: ['**/*.ts'], rules: { 'no-restricted-imports': rule(allow) } },
+    { files: ['**/*.ts'], rules: { 'no-restricted-imports': rule(allow, [NO_TESTING]) } },
     { files: TESTS, rules: { 'no-restricted-imports': rule([...allow, ...tests]) } },
   ];
 }
+
+/** Testing entry points (`@clusterscope/db/testing`) hold fixtures and test databases: tests only, never shipped. */
+const NO_TESTING = {
+  group: ['@clusterscope/*/testing', '@clusterscope/*/testing/*'],
+  message: 'a testing entry point is for tests and scripts only (DESIGN.md, layering).',
+};
+
+/**
+ * The e2e suite drives the built app and agent from outside: it reaches other workspace packages only through
+ * their testing entry points and the few fixtures entries they export, never through their source.
+ */
+export const e2eBoundary = [
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@clusterscope/(?!config$|[^/]+/testing$|web/clickhouse$)',
+              message:
+                'e2e reaches a workspace package only through its testing entry point (DESIGN.md, layering).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+];

@@ -1,7 +1,7 @@
 /** Wire-like CockroachDB admin HTTP fixtures (camelCase, int64 as strings, ns timestamps) + a server. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { LIVENESS } from '@clusterscope/schema';
+import { listenOnLoopback } from './loopback';
 
 export interface FixtureNode {
   id: number;
@@ -121,12 +121,5 @@ export async function startCockroachFixture(
       else send(200, {});
     } else send(404, { error: 'not found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    notReady,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
+  return { ...(await listenOnLoopback(server)), requests, notReady };
 }

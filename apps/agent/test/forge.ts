@@ -8,7 +8,7 @@
  * - `other` answers every other path (a fake of the Clusterscope API in the unit tests); recorded in `calls` too.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export type TForgeCall = {
   method: string;
@@ -110,16 +110,7 @@ export async function startForge(o: { other?: (call: TForgeCall) => TForgeAnswer
       res.end(JSON.stringify(a.body));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    calls,
-    comments,
-    checks,
-    notes,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { ...(await listenOnLoopback(server)), calls, comments, checks, notes };
 }
 
 export type TForge = Awaited<ReturnType<typeof startForge>>;

@@ -1,10 +1,10 @@
 /** `clusterscope-agent --once` against a CockroachDB endpoint that answers HTML instead of JSON. */
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from './loopback';
 import { buildAgent, spawnAgent, writeConfig } from './agent-process';
 import { makeStatusNodes, storeMetrics } from './cockroach-fixture';
 import { startFakeIngest } from './fake-ingest';
@@ -23,11 +23,7 @@ async function serve(body: () => string, type: string) {
     res.writeHead(200, { 'content-type': type });
     res.end(body());
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return listenOnLoopback(server);
 }
 
 async function runOnce(crdbUrl: string, name: string) {

@@ -4,15 +4,16 @@
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { listenOnLoopback } from './loopback';
 import { buildAgent, spawnAgent, waitFor, writeConfig } from './agent-process';
 import { tempDir } from './temp';
 
 const seen: string[] = [];
 let server: http.Server;
 let url: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
   // Stand-in for the server: accepts ingest, answers a job poll with "no job".
@@ -24,10 +25,9 @@ beforeAll(async () => {
       res.end(JSON.stringify(req.url?.startsWith('/api/v1/agent/jobs') ? { job: null } : {}));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url, close } = await listenOnLoopback(server));
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => close());
 
 it('dist/agent.js copied alone into an empty directory runs with jobs enabled', async () => {
   const dir = tempDir('cs-agent-alone');

@@ -10,6 +10,7 @@ import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { runGitHubJob, runGitLabJob } from '../../fixtures/ci-runner';
 import { startForge, tempDir } from '@clusterscope/agent/testing';
+import { sysbenchCpuAndTenfold } from '../../fixtures/sysbench';
 
 const DOCS = path.resolve(import.meta.dirname, '../../../docs/ci');
 const auth = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -33,15 +34,7 @@ test.beforeAll(async ({ request }) => {
   forge = await startForge();
 
   // main's baseline: a recorded sysbench cpu run made 10× faster, so the examples' real run regresses.
-  const real = execFileSync('sysbench', ['cpu', '--time=10', '--report-interval=1', 'run'], {
-    encoding: 'utf8',
-  });
-  const fast = real
-    .replace(/eps: ([\d.]+)/g, (_, v: string) => `eps: ${(Number(v) * 10).toFixed(2)}`)
-    .replace(
-      /events per second:\s+([\d.]+)/,
-      (_, v: string) => `events per second:  ${(Number(v) * 10).toFixed(2)}`,
-    );
+  const { fast } = sysbenchCpuAndTenfold(10);
   const dir = tempDir('cs-e2e-baseline');
   fs.writeFileSync(path.join(dir, 'fast.txt'), fast);
   const { cliJs } = buildAgentDist();

@@ -2,7 +2,7 @@
  * The `clusterscope` CI CLI (dist/clusterscope.js) against the real app: submit a recorded output, run
  * real sysbench with live samples, --fail-on-regression against a much faster baseline, usage errors.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { BASE_URL, DATA_DIR } from '../../playwright.config';
 import { adminTokenFor, buildAgentDist, createCluster } from '../../fixtures/agent';
 import { getRunPoints } from './run-points';
 import { tempDir } from '@clusterscope/agent/testing';
+import { sysbenchCpuAndTenfold } from '../../fixtures/sysbench';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../packages/bench/fixtures');
 const uid = () => randomBytes(4).toString('hex');
@@ -167,15 +168,7 @@ test("a failing tool: the CLI exits with the tool's code and the run is failed",
 test('--fail-on-regression against a much faster baseline exits 3 with a verdict table', async () => {
   // A real sysbench output with every throughput figure ×10 is the "much faster" baseline; 7 s give ≥ 5
   // interval samples per run, so the comparison uses samples (CI and p-value), not summaries.
-  const real = execFileSync('sysbench', ['cpu', '--time=7', '--report-interval=1', 'run'], {
-    encoding: 'utf8',
-  });
-  const fast = real
-    .replace(/eps: ([\d.]+)/g, (_, v: string) => `eps: ${(Number(v) * 10).toFixed(2)}`)
-    .replace(
-      /events per second:\s+([\d.]+)/,
-      (_, v: string) => `events per second:  ${(Number(v) * 10).toFixed(2)}`,
-    );
+  const { real, fast } = sysbenchCpuAndTenfold(7);
   expect(fast).not.toBe(real);
   const file = path.join(work, 'fast-baseline.txt');
   fs.writeFileSync(file, fast);

@@ -2,13 +2,13 @@
  * Issue 11 §2: a workload's database password is sealed at rest and redacted on every path: REST, tRPC,
  * exports, pages, the audit log and the Run/Workload rows in PostgreSQL (read with psql).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { createTokenVia, signIn } from '../../fixtures/auth';
 import { launch, WEB_DIR } from '../../fixtures/launch';
 import { BASE_URL, DATA_DIR } from '../../playwright.config';
+import { psql as psqlAt } from '../../fixtures/psql';
 
 const ORG = 'demo';
 const CLUSTER = 'sec-secrets';
@@ -27,19 +27,7 @@ async function api(request: APIRequestContext, method: string, p: string, data?:
 }
 
 /** Rows of a query against the app's embedded PostgreSQL, as text. */
-function psql(sql: string): string {
-  const meta = JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'postgres.json'), 'utf8')) as {
-    user: string;
-    password: string;
-    port: number;
-  };
-  return execFileSync(
-    'psql',
-    ['-h', '127.0.0.1', '-p', String(meta.port), '-U', meta.user, '-d', 'clusterscope', '-At', '-c', sql],
-    // Whole tables come back, and other specs store runs' raw outputs of several MB (parse-budget).
-    { env: { ...process.env, PGPASSWORD: meta.password }, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 },
-  );
-}
+const psql = (sql: string) => psqlAt(DATA_DIR, sql);
 
 test.describe.configure({ mode: 'serial' });
 

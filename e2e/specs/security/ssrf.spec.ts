@@ -6,7 +6,6 @@
  * delivery picked up by the dispatcher, and a push. Nothing reaches the canary. The suite's own server, whose
  * OUTBOUND_ALLOW names 127.0.0.1, reaches the same canary: the control that the canary can be reached.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -18,6 +17,7 @@ import { postAuth } from '../../fixtures/auth';
 import { launch, waitFor, waitHealthy, type TLaunched } from '../../fixtures/launch';
 import { ensurePushCa } from '../../fixtures/push-ca';
 import { BASE_URL, DATA_DIR, PORT } from '../../playwright.config';
+import { psql as psqlAt } from '../../fixtures/psql';
 
 const OTHER_PORT = PORT + 1000;
 const OTHER = `http://127.0.0.1:${OTHER_PORT}`;
@@ -87,18 +87,7 @@ const call = async (ctx: APIRequestContext, proc: string, input: unknown) => {
 };
 
 /** SQL against the launched instance's embedded PostgreSQL. */
-function psql(sql: string): string {
-  const meta = JSON.parse(fs.readFileSync(path.join(app.dataDir, 'postgres.json'), 'utf8')) as {
-    user: string;
-    password: string;
-    port: number;
-  };
-  return execFileSync(
-    'psql',
-    ['-h', '127.0.0.1', '-p', String(meta.port), '-U', meta.user, '-d', 'clusterscope', '-At', '-c', sql],
-    { env: { ...process.env, PGPASSWORD: meta.password }, encoding: 'utf8' },
-  ).trim();
-}
+const psql = (sql: string) => psqlAt(app.dataDir, sql).trim();
 
 const id = () => `ssrf${randomBytes(6).toString('hex')}`;
 const KEYS = {

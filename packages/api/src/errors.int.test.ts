@@ -3,14 +3,12 @@
  * of a real PostgreSQL) answers 500 {message:'internal error', id} and is logged under that id with its text;
  * a NUL character anywhere in the input answers 400 naming the field, before any store sees it.
  */
-import { randomUUID } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
 import { createLogger, type TDeps } from '@clusterscope/services/core';
-import { createToken } from '@clusterscope/services/tenancy';
-import { openTestDeps } from './test-deps';
+import { createOrgWithToken, openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { nulPath, type TContext } from './trpc';
 
@@ -26,8 +24,7 @@ let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
-  const org = await db.organization.create({ data: { id: randomUUID(), name: 'E', slug: 'org-e' } });
-  token = (await createToken(deps, org.id, { name: 'ci', scopes: ['admin'] })).token;
+  ({ token } = await createOrgWithToken(deps, { name: 'E', slug: 'org-e' }));
   // Every query on the cluster table fails as an unexpected database error would; the rest is the real database.
   const cluster = new Proxy(db.cluster, {
     get: (t, k) =>

@@ -6,13 +6,11 @@
  * summary from the samples would show another number.
  */
 import { randomUUID } from 'node:crypto';
-import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { type TDeps } from '@clusterscope/services/core';
-import { createToken } from '@clusterscope/services/tenancy';
+import type { TDeps } from '@clusterscope/services/core';
 import { formatValue, type TMetric, type TMetricVerdict } from '@clusterscope/schema';
-import { openTestDeps } from './test-deps';
+import { createOrgWithToken, openTestDeps, restRequest } from './test-deps';
 import { appRouter } from './root';
 import { createCallerFactory } from './trpc';
 
@@ -25,25 +23,16 @@ let api: ReturnType<typeof factory>;
 
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
-  const org = await db.organization.create({ data: { id: randomUUID(), name: 'N', slug: 'org-n' } });
-  await db.cluster.create({ data: { organizationId: org.id, name: 'one-number' } });
-  token = (await createToken(deps, org.id, { name: 'ci', scopes: ['admin'] })).token;
+  const org = await createOrgWithToken(deps, { name: 'N', slug: 'org-n' });
+  await db.cluster.create({ data: { organizationId: org.orgId, name: 'one-number' } });
+  token = org.token;
   api = factory({ deps, userId: null, bearer: token, orgSlug: null });
 }, 120_000);
 
 afterAll(() => close?.());
 
 async function rest<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await createOpenApiFetchHandler({
-    endpoint: '/api/v1',
-    req: new Request(`http://127.0.0.1/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    router: appRouter,
-    createContext: () => ({ deps, userId: null, bearer: token, orgSlug: null }),
-  });
+  const res = await restRequest(deps, token, method, path, body);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
   return JSON.parse(text) as T;

@@ -2,18 +2,14 @@
  * Procedures whose answers carry nested read-models are checked against their `.output()` on real stores:
  * an answer the schema does not describe would be a 500, not a silently different page.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TDb } from '@clusterscope/db';
-import { type TDeps } from '@clusterscope/services/core';
-import { createToken } from '@clusterscope/services/tenancy';
+import type { TDeps } from '@clusterscope/services/core';
 import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
-import { openTestDeps } from './test-deps';
+import { createOrgWithToken, openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { createCallerFactory } from './trpc';
 
-let db: TDb;
 let deps: TDeps;
 let close: (() => Promise<void>) | undefined;
 const factory = createCallerFactory(appRouter);
@@ -21,9 +17,10 @@ let api: ReturnType<typeof factory>;
 let orgId: string;
 
 beforeAll(async () => {
-  ({ db, deps, close } = await openTestDeps());
-  orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'O', slug: 'org-o' } })).id;
-  const { token } = await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] });
+  ({ deps, close } = await openTestDeps());
+  const org = await createOrgWithToken(deps, { name: 'O', slug: 'org-o' });
+  orgId = org.orgId;
+  const { token } = org;
   api = factory({ deps, userId: null, bearer: token, orgSlug: null });
 }, 120_000);
 

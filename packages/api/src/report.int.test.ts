@@ -1,24 +1,19 @@
 /** GET /runs/{id}/report on real stores: the verdict, the metric table, the links, and "no baseline" said once. */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TDb } from '@clusterscope/db';
-import { type TDeps } from '@clusterscope/services/core';
-import { createToken } from '@clusterscope/services/tenancy';
-import { openTestDeps } from './test-deps';
+import type { TDeps } from '@clusterscope/services/core';
+import { createOrgWithToken, openTestDeps } from './test-deps';
 import { appRouter } from './root';
 import { createCallerFactory } from './trpc';
 
-let db: TDb;
 let deps: TDeps;
 let close: (() => Promise<void>) | undefined;
 const factory = createCallerFactory(appRouter);
 let api: ReturnType<typeof factory>;
 
 beforeAll(async () => {
-  ({ db, deps, close } = await openTestDeps());
+  ({ deps, close } = await openTestDeps());
   deps.origin = 'https://cs.example.com';
-  const orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'O', slug: 'acme' } })).id;
-  const { token } = await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] });
+  const { token } = await createOrgWithToken(deps, { name: 'O', slug: 'acme' });
   api = factory({ deps, userId: null, bearer: token, orgSlug: null });
 }, 120_000);
 

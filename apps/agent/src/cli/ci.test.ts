@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { capture } from '../../test/io';
 import { ApiClient, type TRunReport } from './api-client';
 import { CiPublisher, NO_CI, reportMarker, reportRun, type CiOptions } from './ci';
 import { runBenchmark } from './run';
@@ -56,16 +57,6 @@ function actionsEnv(
     GITHUB_OUTPUT: join(d, 'output.txt'),
   });
 }
-
-const capture = () => {
-  let out = '';
-  let err = '';
-  return {
-    io: { out: (c: Buffer | string) => void (out += c), err: (c: Buffer | string) => void (err += c) },
-    out: () => out,
-    err: () => err,
-  };
-};
 
 const gh: CiOptions = { ...NO_CI, githubActions: true };
 

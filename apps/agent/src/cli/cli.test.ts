@@ -1,8 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../../test/loopback';
+import { capture } from '../../test/io';
 import { ApiClient, ApiError } from './api-client';
 import { detectToolFromArgv, gitInfo, parseLabels, requireServer, UsageError } from './common';
 import { runBenchmark } from './run';
@@ -50,9 +51,7 @@ async function startFakeApi(
       send(404, { error: 'no route' });
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { ...(await listenOnLoopback(server)), calls };
 }
 
 let close: (() => Promise<void>) | undefined;
@@ -60,16 +59,6 @@ afterEach(async () => {
   await close?.();
   close = undefined;
 });
-
-const capture = () => {
-  let out = '';
-  let err = '';
-  return {
-    io: { out: (c: Buffer | string) => void (out += c), err: (c: Buffer | string) => void (err += c) },
-    out: () => out,
-    err: () => err,
-  };
-};
 
 /** The fake API (closed after the test), a client of it and captured stdout/stderr. */
 async function setup(opts: Parameters<typeof startFakeApi>[0] = {}) {
@@ -338,9 +327,9 @@ describe('clusterscope run --confirm', () => {
         send(200, makeReport(state === 'none' || state === 'confirmed', { run_id: id, confirmation }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    close = () => new Promise<void>((r) => server.close(() => r()));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, created };
+    const s = await listenOnLoopback(server);
+    close = s.close;
+    return { url: s.url, created };
   }
 
   const pgRun = {

@@ -1,9 +1,9 @@
 /** The job loop hands tools the directory confinement checked: symlinks resolved (a fake fio, a stand-in server). */
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { listenOnLoopback } from '../../test/loopback';
 import { tempDir } from '../../test/temp';
 import { silentLogger } from '../lib/log';
 import { JobLoop } from './runner';
@@ -12,6 +12,7 @@ import { resolveJobsConfig, ZJobsConfig } from './config';
 const received: { path: string; body: Record<string, unknown> }[] = [];
 let server: http.Server;
 let url: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -23,10 +24,22 @@ beforeAll(async () => {
       res.end(JSON.stringify({ cancelRequested: false }));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url, close } = await listenOnLoopback(server));
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => close());
+
+/** A job loop against the stand-in server that finds its tools in `bin`. */
+const loopOf = (config: ReturnType<typeof resolveJobsConfig>, bin: string) =>
+  new JobLoop({
+    url,
+    token: 't',
+    agentName: 'a1',
+    config,
+    logger: silentLogger,
+    pathEnv: bin,
+    enqueueSamples: () => undefined,
+    drain: async () => true,
+  });
 
 it('a target through a symlink inside allowed_dirs reaches the tool as its real path', async () => {
   const root = tempDir('cs-runner');
@@ -44,16 +57,7 @@ it('a target through a symlink inside allowed_dirs reaches the tool as its real 
     outbox: { dir: join(root, 'outbox') },
     inputs: {},
   });
-  const loop = new JobLoop({
-    url,
-    token: 't',
-    agentName: 'a1',
-    config,
-    logger: silentLogger,
-    pathEnv: bin,
-    enqueueSamples: () => undefined,
-    drain: async () => true,
-  });
+  const loop = loopOf(config, bin);
   const status = await loop.runJob({
     id: 'r1',
     tool: 'fio',
@@ -89,16 +93,7 @@ it('runs the tool under jobs.exec_prefix (e.g. systemd-run --scope, outside the 
     inputs: {},
   });
   received.length = 0;
-  const loop = new JobLoop({
-    url,
-    token: 't',
-    agentName: 'a1',
-    config,
-    logger: silentLogger,
-    pathEnv: bin,
-    enqueueSamples: () => undefined,
-    drain: async () => true,
-  });
+  const loop = loopOf(config, bin);
   const job = { id: 'r2', tool: 'fio' as const, params: {}, target: '', durationS: 1, warmupS: 0 };
   expect(await loop.runJob({ ...job, workload: 'w', timeoutS: 30, leaseS: 30 })).toBe('succeeded');
   const output = String(received.find((r) => r.path.endsWith('/output'))?.body.output);

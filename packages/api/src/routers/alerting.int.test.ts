@@ -3,15 +3,13 @@
  * never come back, and roles hold (viewers read, members ack and silence, admins configure).
  */
 import { randomUUID } from 'node:crypto';
-import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { type TDeps } from '@clusterscope/services/core';
-import { createToken } from '@clusterscope/services/tenancy';
+import type { TDeps } from '@clusterscope/services/core';
 import { BUILTIN_RULES } from '@clusterscope/schema';
-import { openTestDeps } from '../test-deps';
+import { createOrgWithToken, openTestDeps, restRequest } from '../test-deps';
 import { appRouter } from '../root';
-import { createCallerFactory, type TContext } from '../trpc';
+import { createCallerFactory } from '../trpc';
 
 let db: TDb;
 let deps: TDeps;
@@ -23,9 +21,8 @@ const users: Record<string, string> = {};
 
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
-  orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'A', slug: 'org-a' } })).id;
+  ({ orgId, token } = await createOrgWithToken(deps, { name: 'A', slug: 'org-a' }));
   clusterId = (await db.cluster.create({ data: { organizationId: orgId, name: 'prod' } })).id;
-  token = (await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] })).token;
   for (const role of ['viewer', 'member', 'admin']) {
     const u = await db.user.create({ data: { id: randomUUID(), name: role, email: `${role}@a.test` } });
     await db.member.create({ data: { id: randomUUID(), organizationId: orgId, userId: u.id, role } });
@@ -35,16 +32,7 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 const rest = async (method: string, path: string, body?: unknown) => {
-  const res = await createOpenApiFetchHandler({
-    endpoint: '/api/v1',
-    req: new Request(`http://127.0.0.1/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    router: appRouter,
-    createContext: (): TContext => ({ deps, userId: null, bearer: token, orgSlug: null }),
-  });
+  const res = await restRequest(deps, token, method, path, body);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 

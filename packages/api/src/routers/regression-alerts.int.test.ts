@@ -3,11 +3,9 @@
  * issue link; "invalid" moves the workload's false-alert share; "expected" makes the run the new threshold
  * baseline, so an equal run after it raises no alert (it would without the reset).
  */
-import { randomUUID } from 'node:crypto';
-import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { type TDeps } from '@clusterscope/services/core';
+import type { TDeps } from '@clusterscope/services/core';
 import {
   addRunResults,
   addRunSamples,
@@ -16,10 +14,8 @@ import {
   getWorkloadHistory,
   saveThreshold,
 } from '@clusterscope/services/runs';
-import { createToken, type TCaller } from '@clusterscope/services/tenancy';
-import { openTestDeps } from '../test-deps';
-import { appRouter } from '../root';
-import type { TContext } from '../trpc';
+import type { TCaller } from '@clusterscope/services/tenancy';
+import { createOrgWithToken, openTestDeps, restRequest } from '../test-deps';
 
 let db: TDb;
 let deps: TDeps;
@@ -52,25 +48,16 @@ type TAlertJson = { id: string; runId: string } & Record<string, unknown>;
 type TBody = TAlertJson & TAlertJson[];
 
 const rest = async (method: string, path: string, body?: unknown) => {
-  const res = await createOpenApiFetchHandler({
-    endpoint: '/api/v1',
-    req: new Request(`http://127.0.0.1/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    router: appRouter,
-    createContext: (): TContext => ({ deps, userId: null, bearer: token, orgSlug: null }),
-  });
+  const res = await restRequest(deps, token, method, path, body);
   return { status: res.status, body: (await res.json()) as TBody };
 };
 
 beforeAll(async () => {
   ({ db, deps, close } = await openTestDeps());
-  const orgId = (await db.organization.create({ data: { id: randomUUID(), name: 'A', slug: 'org-a' } })).id;
+  const org = await createOrgWithToken(deps, { name: 'A', slug: 'org-a' });
+  const orgId = org.orgId;
+  token = org.token;
   await db.cluster.create({ data: { organizationId: orgId, name: 'prod' } });
-  const t = await createToken(deps, orgId, { name: 'ci', scopes: ['admin'] });
-  token = t.token;
   caller = { kind: 'token', tokenId: 't1', orgId, orgSlug: 'org-a', scopes: ['admin'], clusterId: null };
   await postRun(0, 1000);
   workloadId = (await db.workload.findFirstOrThrow({ where: { organizationId: orgId } })).id;

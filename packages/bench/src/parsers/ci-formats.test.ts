@@ -5,6 +5,13 @@ import { expectMetrics, readFixture } from './fixture.test-helper';
 
 const fixture = (name: string) => readFixture(`ci-formats/${name}`);
 
+/** Parses a recorded fixture after checking that the format is detected from the output alone. */
+function parseDetected(name: string, tool: ReturnType<typeof detectTool>) {
+  const out = fixture(name);
+  expect(detectTool(out)).toBe(tool);
+  return parseOutput(out);
+}
+
 /** The ParseError message of parsing `output` as `tool`. */
 function errorOf(output: string, tool?: Parameters<typeof parseOutput>[1]): string {
   try {
@@ -18,9 +25,7 @@ function errorOf(output: string, tool?: Parameters<typeof parseOutput>[1]): stri
 
 describe('bmf (Bencher Metric Format)', () => {
   it("reads Bencher's reference example: one metric per benchmark and measure, with built-in units", () => {
-    const out = fixture('bmf_reference.json');
-    expect(detectTool(out)).toBe('bmf');
-    const r = parseOutput(out);
+    const r = parseDetected('bmf_reference.json', 'bmf');
     expectMetrics(r, {
       'benchmark_name.latency': 88,
       'benchmark_name.throughput': 5.55,
@@ -45,9 +50,7 @@ describe('bmf (Bencher Metric Format)', () => {
 
 describe('go-bench (go test -bench)', () => {
   it('reads the recorded output: ns/op per benchmark, -N suffix dropped, custom units kept', () => {
-    const out = fixture('go_output.txt');
-    expect(detectTool(out)).toBe('go-bench');
-    const r = parseOutput(out);
+    const r = parseDetected('go_output.txt', 'go-bench');
     expect(r.incomplete).toBe(false);
     expect(r.error).toBeUndefined();
     expectMetrics(r, {
@@ -106,9 +109,7 @@ describe('go-bench (go test -bench)', () => {
 
 describe('google-benchmark', () => {
   it('reads the recorded JSON: real and CPU time in ns per benchmark', () => {
-    const out = fixture('googlecpp_output.json');
-    expect(detectTool(out)).toBe('google-benchmark');
-    const r = parseOutput(out);
+    const r = parseDetected('googlecpp_output.json', 'google-benchmark');
     expect(r.workload).toBe('./a.out');
     expectMetrics(r, {
       'fib_10.real_time_ns': 214.98980114547953,
@@ -139,9 +140,7 @@ describe('google-benchmark', () => {
 
 describe('pytest-benchmark', () => {
   it('reads the recorded JSON: time statistics in seconds and ops/s per test', () => {
-    const out = fixture('pytest_output.json');
-    expect(detectTool(out)).toBe('pytest-benchmark');
-    const r = parseOutput(out);
+    const r = parseDetected('pytest_output.json', 'pytest-benchmark');
     expect(r.workload).toBe('github-action-benchmark');
     expectMetrics(r, {
       'bench.py::test_fib_10.time_mean_s': 2.408868133322941e-5,
@@ -160,9 +159,7 @@ describe('pytest-benchmark', () => {
 
 describe('hyperfine (--export-json)', () => {
   it('reads the recorded JSON: time statistics per command in s, each timed run a sample of the mean', () => {
-    const out = fixture('hyperfine_sleep.json');
-    expect(detectTool(out)).toBe('hyperfine');
-    const r = parseOutput(out);
+    const r = parseDetected('hyperfine_sleep.json', 'hyperfine');
     expect(r.error).toBeUndefined();
     expectMetrics(r, {
       'sleep 0.1.time_mean_s': 0.10753446442370372,
@@ -212,9 +209,7 @@ describe('hyperfine (--export-json)', () => {
 
 describe('k6 (--summary-export and handleSummary JSON)', () => {
   it('reads --summary-export: time trends as latencies in ms, http_reqs as requests/s, checks passed; crossed thresholds fail the run', () => {
-    const out = fixture('k6_summary_export.json');
-    expect(detectTool(out)).toBe('k6');
-    const r = parseOutput(out);
+    const r = parseDetected('k6_summary_export.json', 'k6');
     expectMetrics(r, {
       'my_trend.lat_avg_ms': 15,
       'my_trend.lat_p50_ms': 15,
@@ -238,9 +233,7 @@ describe('k6 (--summary-export and handleSummary JSON)', () => {
   });
 
   it("reads handleSummary's data (values under `values`, the run's duration) the same way", () => {
-    const out = fixture('k6_handle_summary.json');
-    expect(detectTool(out)).toBe('k6');
-    const r = parseOutput(out);
+    const r = parseDetected('k6_handle_summary.json', 'k6');
     expectMetrics(r, {
       'my_trend.lat_avg_ms': 15,
       'my_trend.lat_p95_ms': 19.5,
@@ -279,9 +272,7 @@ describe('k6 (--summary-export and handleSummary JSON)', () => {
 
 describe('benchbase (result summary JSON)', () => {
   it('reads the recorded summary: throughput, goodput, latency distribution in ms, the benchmark as workload', () => {
-    const out = fixture('benchbase_tpcc_sqlite.summary.json');
-    expect(detectTool(out)).toBe('benchbase');
-    const r = parseOutput(out);
+    const r = parseDetected('benchbase_tpcc_sqlite.summary.json', 'benchbase');
     expect(r.workload).toBe('tpcc');
     expect(r.error).toBeUndefined();
     expectMetrics(r, {
@@ -327,9 +318,7 @@ describe('benchbase (result summary JSON)', () => {
 
 describe('ycsb (Java YCSB and go-ycsb reports)', () => {
   it("reads Java YCSB's report: throughput, run time, per operation its count and latencies in ms; GC and CLEANUP skipped", () => {
-    const out = fixture('ycsb_redis_workloada.txt');
-    expect(detectTool(out)).toBe('ycsb');
-    const r = parseOutput(out);
+    const r = parseDetected('ycsb_redis_workloada.txt', 'ycsb');
     expect(r.error).toBeUndefined();
     expectMetrics(r, {
       ops_per_s: 47865.21156423511,

@@ -33,12 +33,6 @@ describe('parseWrk', () => {
     });
     expect(r.summary.some((m) => m.name === 'lat_p50_ms')).toBe(false);
   });
-
-  it('flags a cut run', () => {
-    const r = parseWrk(readFixture('truncated_wrk_latency.txt'));
-    expect(r.incomplete).toBe(true);
-    expect(metricOf(r, 'lat_avg_ms')).toBeCloseTo(0.25367, 9);
-  });
 });
 
 describe('parseHey', () => {
@@ -72,11 +66,16 @@ describe('parseHey', () => {
     });
     expect(r.warnings[0]).toMatch(/connection refused/);
   });
+});
 
+describe.each([
+  { name: 'parseWrk', parse: parseWrk, file: 'truncated_wrk_latency.txt', latAvgMs: 0.25367 },
+  { name: 'parseHey', parse: parseHey, file: 'truncated_hey.txt', latAvgMs: 0.2 },
+])('$name', ({ parse, file, latAvgMs }) => {
   it('flags a cut run', () => {
-    const r = parseHey(readFixture('truncated_hey.txt'));
+    const r = parse(readFixture(file));
     expect(r.incomplete).toBe(true);
-    expect(metricOf(r, 'lat_avg_ms')).toBeCloseTo(0.2, 9);
+    expect(metricOf(r, 'lat_avg_ms')).toBeCloseTo(latAvgMs, 9);
   });
 });
 

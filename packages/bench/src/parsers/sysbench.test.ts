@@ -3,6 +3,17 @@ import { parseOutput } from './parse-output';
 import { expectMetrics, metricOf, readFixture } from './fixture.test-helper';
 import { parseSysbench, percentileMetric } from './sysbench';
 
+/** The values of an interval in which no query ran: every rate is 0. */
+const IDLE = {
+  tps: 0,
+  qps: 0,
+  read_qps: 0,
+  write_qps: 0,
+  other_qps: 0,
+  errors_per_s: 0,
+  reconnects_per_s: 0,
+};
+
 describe('parseSysbench', () => {
   it('reads oltp_write_only over the pgsql driver (recorded against CockroachDB)', () => {
     const r = parseSysbench(readFixture('sysbench_oltp_write_only_pgsql.txt'));
@@ -151,15 +162,7 @@ describe('parseSysbench on stalled and failed runs (fixtures/failed, SOURCES.md)
       15,
       11.24,
     ]);
-    expect(r.samples[4].values).toEqual({
-      tps: 0,
-      qps: 0,
-      read_qps: 0,
-      write_qps: 0,
-      other_qps: 0,
-      errors_per_s: 0,
-      reconnects_per_s: 0,
-    });
+    expect(r.samples[4].values).toEqual(IDLE);
     expect(r.incomplete).toBe(false);
     expect(r.error).toBeUndefined();
     expectMetrics(r, { tps: 184.99, transactions: 1853, lat_p95_ms: 16.41, lat_max_ms: 3231.91 });
@@ -174,15 +177,7 @@ describe('parseSysbench on stalled and failed runs (fixtures/failed, SOURCES.md)
     expect(r.samples).toEqual([
       {
         elapsed_s: 16,
-        values: {
-          tps: 0,
-          qps: 0,
-          read_qps: 0,
-          write_qps: 0,
-          other_qps: 0,
-          errors_per_s: 0,
-          reconnects_per_s: 0,
-        },
+        values: IDLE,
       },
     ]);
     expect(r.incomplete).toBe(true);

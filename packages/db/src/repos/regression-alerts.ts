@@ -1,4 +1,5 @@
 import type { TDb } from '../client';
+import type { RegressionAlert } from '../generated/prisma/client';
 
 export async function createRegressionAlert(
   db: TDb,
@@ -40,25 +41,29 @@ export async function settleRegressionAlert(
   return r.count === 1;
 }
 
-/** A workload's alerts since `since` by confirmation state. */
-export async function countRegressionAlertsByConfirmation(
-  db: TDb,
-  orgId: string,
-  workloadId: string,
-  since: Date,
-  clusterId?: string,
+/** A workload's regression alerts since a time, on one cluster or all: the rows the precision counts read. */
+type TWorkloadAlerts = [db: TDb, orgId: string, workloadId: string, since: Date, clusterId?: string];
+
+async function countAlertsBy<K extends 'status' | 'confirmation'>(
+  key: K,
+  ...[db, orgId, workloadId, since, clusterId]: TWorkloadAlerts
 ) {
-  const rows = await db.regressionAlert.groupBy({
-    by: ['confirmation'],
+  // Prisma cannot infer groupBy's row type from a generic key; the rows are the key's value and a count.
+  const rows = (await db.regressionAlert.groupBy({
+    by: [key],
     where: {
       organizationId: orgId,
       createdAt: { gte: since },
       run: { workloadId, ...(clusterId ? { clusterId } : {}) },
     },
     _count: { _all: true },
-  });
-  return new Map(rows.map((r) => [r.confirmation, r._count._all]));
+  })) as unknown as (Pick<RegressionAlert, K> & { _count: { _all: number } })[];
+  return new Map(rows.map((r) => [r[key], r._count._all]));
 }
+
+/** A workload's alerts since `since` by confirmation state. */
+export const countRegressionAlertsByConfirmation = (...a: TWorkloadAlerts) =>
+  countAlertsBy('confirmation', ...a);
 
 /** Alerts that notified (confirmed, or without confirmation) triaged invalid since `since`. */
 export async function countNotifiedAlerts(
@@ -171,24 +176,7 @@ export async function triageRegressionAlert(
 }
 
 /** Alerts of a workload since `since` by triage status (precision counts). */
-export async function countRegressionAlertsByStatus(
-  db: TDb,
-  orgId: string,
-  workloadId: string,
-  since: Date,
-  clusterId?: string,
-) {
-  const rows = await db.regressionAlert.groupBy({
-    by: ['status'],
-    where: {
-      organizationId: orgId,
-      createdAt: { gte: since },
-      run: { workloadId, ...(clusterId ? { clusterId } : {}) },
-    },
-    _count: { _all: true },
-  });
-  return new Map(rows.map((r) => [r.status, r._count._all]));
-}
+export const countRegressionAlertsByStatus = (...a: TWorkloadAlerts) => countAlertsBy('status', ...a);
 
 /** Makes threshold baselines of a workload start at `from` (an alert triaged "expected"). */
 export async function setWorkloadBaselineFrom(db: TDb, orgId: string, workloadId: string, from: Date) {

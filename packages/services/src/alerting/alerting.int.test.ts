@@ -15,7 +15,7 @@ import { createDb, type TDb } from '@clusterscope/db';
 import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '@clusterscope/db/testing';
+import { createOwnedOrg, createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import { startSmtpInbox } from '../core/test-env';
@@ -141,15 +141,11 @@ beforeAll(async () => {
     vapid: { publicKey: v.publicKey, privateKey: v.privateKey, subject: 'mailto:oncall@app.test' },
   };
 
-  const user = await db.user.create({ data: { id: randomUUID(), name: 'o', email: 'oncall@app.test' } });
-  const org = await db.organization.create({ data: { id: randomUUID(), name: 'Acme', slug: 'acme' } });
-  await db.member.create({
-    data: { id: randomUUID(), organizationId: org.id, userId: user.id, role: 'owner' },
-  });
+  const owner = await createOwnedOrg(db, 'oncall@app.test');
   clusterId = (
-    await db.cluster.create({ data: { organizationId: org.id, name: 'prod-east', intervalS: 10 } })
+    await db.cluster.create({ data: { organizationId: owner.orgId, name: 'prod-east', intervalS: 10 } })
   ).id;
-  caller = { kind: 'user', userId: user.id, orgId: org.id, orgSlug: 'acme', role: 'owner' };
+  caller = { kind: 'user', ...owner };
 }, 120_000);
 
 afterAll(async () => {

@@ -3,13 +3,12 @@
  * ingest writer. The built-in SQL latency p99 and abort rules evaluate only clusters that have metrics;
  * custom rules use label matchers, rates and quantiles; validation names the field. Clock simulated.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import type { TMetricSample, TSample } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
-import { createTestDatabase } from '@clusterscope/db/testing';
+import { createOwnedOrg, createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
@@ -32,16 +31,12 @@ beforeAll(async () => {
   cleanupCh = ch.cleanup;
   writer = createWriter(ch.ch, { maxDelayMs: 0 });
   deps = { db, ch: ch.ch, origin: 'http://app.test' };
-  const user = await db.user.create({ data: { id: randomUUID(), name: 'o', email: 'o@app.test' } });
-  const org = await db.organization.create({ data: { id: randomUUID(), name: 'Acme', slug: 'acme' } });
-  await db.member.create({
-    data: { id: randomUUID(), organizationId: org.id, userId: user.id, role: 'owner' },
-  });
+  const owner = await createOwnedOrg(db);
   const mk = async (name: string) =>
-    (await db.cluster.create({ data: { organizationId: org.id, name, intervalS: 10 } })).id;
+    (await db.cluster.create({ data: { organizationId: owner.orgId, name, intervalS: 10 } })).id;
   withMetrics = await mk('with-metrics');
   without = await mk('no-metrics');
-  caller = { kind: 'user', userId: user.id, orgId: org.id, orgSlug: 'acme', role: 'owner' };
+  caller = { kind: 'user', ...owner };
 }, 120_000);
 
 afterAll(async () => {

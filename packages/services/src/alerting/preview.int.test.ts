@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster, createOwnedOrg } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import { errorCode, useTestEnv } from '../core/test-env';
 import { findAlertInstances } from './api';
@@ -26,17 +27,11 @@ const REPLICAS = [40, 55, 60, 45, 70];
 
 beforeAll(async () => {
   writer = createWriter(env.ch, { maxDelayMs: 0 });
-  const user = await env.db.user.create({ data: { id: randomUUID(), name: 'o', email: 'o@app.test' } });
-  const org = await env.db.organization.create({ data: { id: randomUUID(), name: 'Acme', slug: 'acme' } });
-  orgId = org.id;
-  await env.db.member.create({
-    data: { id: randomUUID(), organizationId: orgId, userId: user.id, role: 'owner' },
-  });
-  caller = { kind: 'user', userId: user.id, orgId, orgSlug: 'acme', role: 'owner' };
-  const make = async (name: string) =>
-    (await env.db.cluster.create({ data: { organizationId: orgId, name, intervalS: 10 } })).id;
-  clusterId = await make('prod');
-  otherId = await make('staging');
+  const owner = await createOwnedOrg(env.db);
+  orgId = owner.orgId;
+  caller = { kind: 'user', ...owner };
+  clusterId = await createCluster(env.db, orgId, 'prod', 10);
+  otherId = await createCluster(env.db, orgId, 'staging', 10);
   await writer.write(
     orgId,
     clusterId,

@@ -13,6 +13,7 @@ import {
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOwnedOrg } from '@clusterscope/db/testing';
 import { addSilence, findAlertInstances } from '../alerting/api';
 import { createEvaluatorMemo, evaluateAlerts } from '../alerting/evaluator';
 import { addAlertRule } from '../alerting/rules';
@@ -51,13 +52,9 @@ const writeLive = (clusterId: string, ids: number[], ts: number) =>
 
 beforeAll(async () => {
   writer = createWriter(env.ch, { maxDelayMs: 0 });
-  const user = await env.db.user.create({ data: { id: randomUUID(), name: 'o', email: 'o@app.test' } });
-  const org = await env.db.organization.create({ data: { id: randomUUID(), name: 'Acme', slug: 'acme' } });
-  orgId = org.id;
-  await env.db.member.create({
-    data: { id: randomUUID(), organizationId: org.id, userId: user.id, role: 'owner' },
-  });
-  caller = { kind: 'user', userId: user.id, orgId, orgSlug: 'acme', role: 'owner' };
+  const owner = await createOwnedOrg(env.db);
+  orgId = owner.orgId;
+  caller = { kind: 'user', ...owner };
 }, 120_000);
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { unpackDbCharts, ZIngestBatch, type TChartSeries, type TDbCharts } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster, createOwnedOrg } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import { getChartsView, getClusterView } from '../reads/dashboard';
 import { ingestPrepared } from '../ingest/ingest';
@@ -101,17 +102,11 @@ async function ingestScrapes(clusterId: string, keepTenant: boolean) {
 
 beforeAll(async () => {
   writer = createWriter(env.ch, { maxDelayMs: 0 });
-  const user = await env.db.user.create({ data: { id: randomUUID(), name: 'o', email: 'o@app.test' } });
-  const org = await env.db.organization.create({ data: { id: randomUUID(), name: 'Acme', slug: 'acme' } });
-  orgId = org.id;
-  await env.db.member.create({
-    data: { id: randomUUID(), organizationId: orgId, userId: user.id, role: 'owner' },
-  });
-  caller = { kind: 'user', userId: user.id, orgId, orgSlug: 'acme', role: 'owner' };
-  const make = async (name: string) =>
-    (await env.db.cluster.create({ data: { organizationId: orgId, name, intervalS: 30 } })).id;
-  tenantCluster = await make('v25-tenants');
-  oldCluster = await make('no-tenant-label');
+  const owner = await createOwnedOrg(env.db);
+  orgId = owner.orgId;
+  caller = { kind: 'user', ...owner };
+  tenantCluster = await createCluster(env.db, orgId, 'v25-tenants', 30);
+  oldCluster = await createCluster(env.db, orgId, 'no-tenant-label', 30);
   await ingestScrapes(tenantCluster, true);
   await ingestScrapes(oldCluster, false);
 }, 120_000);
