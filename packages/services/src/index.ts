@@ -18,6 +18,7 @@ export * from './ingest';
 export * from './ingest-prep';
 export * from './ingest-pool';
 export * from './parse-pool';
+export * from './json-body';
 export * from './series-cache';
 export * from './runs';
 export * from './compare';
