@@ -11,26 +11,25 @@ import {
   getCluster,
   type TDb,
 } from '@clusterscope/db';
+import { AppError, type TDeps } from '@clusterscope/services/core';
+import { agentConfigSnippet, enrollAgent } from '@clusterscope/services/jobs';
 import {
-  AppError,
   createAuth,
   createCluster,
   createOrg,
   findClusters,
   listTokens,
   revokeToken,
-  agentConfigSnippet,
   createToken,
   createUserWithPassword,
-  enrollAgent,
   MIN_PASSWORD_LENGTH,
   ZOrgCreate,
-  type TDeps,
-} from '@clusterscope/services';
+} from '@clusterscope/services/tenancy';
 import { ZRole, ZTokenCreate } from '@clusterscope/schema';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadSecretKeys, sealWorkloadSecrets } from '@clusterscope/services';
+import { loadSecretKeys } from '@clusterscope/services/core';
+import { sealWorkloadSecrets } from '@clusterscope/services/runs';
 import { readLaunchEnv } from './lib/env';
 import { openPostgres } from './lib/pg';
 

@@ -39,16 +39,14 @@ import {
   setRouting,
   ALERT_THREAD_NICE,
   createEvaluatorMemo,
-  secretKeysOf,
-  createToken,
   evaluateAlerts,
   notifyAlerts,
   startAlertingThread,
   type TAlertCycle,
-  type TCaller,
-  type TDeps,
   type TEvalStats,
-} from '@clusterscope/services';
+} from '@clusterscope/services/alerting';
+import { secretKeysOf, type TDeps } from '@clusterscope/services/core';
+import { createToken, type TCaller } from '@clusterscope/services/tenancy';
 import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { bootWorkerFromSource, NODE_DOWN_NOW } from '@clusterscope/services/testing';

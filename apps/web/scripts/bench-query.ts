@@ -19,15 +19,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TDb } from '@clusterscope/db';
+import { type TDeps } from '@clusterscope/services/core';
 import {
   createSeriesCache,
   getChartsView,
   getClusterCharts,
   getClusterNodes,
   listClusterHealth,
-  type TCaller,
-  type TDeps,
-} from '@clusterscope/services';
+} from '@clusterscope/services/reads';
+import { type TCaller } from '@clusterscope/services/tenancy';
 import { getCgroupSeries, getNodeSeries, migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 import { loadBenchData } from '@clusterscope/tsdb/testing';
 import { readLaunchEnv } from './lib/env';

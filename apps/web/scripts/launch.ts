@@ -9,7 +9,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { createDb } from '@clusterscope/db';
 import { deployMigrations } from '@clusterscope/db/migrate';
-import { createAuth, DEMO_ADMIN_EMAIL, generateSecretKey, seedDemo } from '@clusterscope/services';
+import { generateSecretKey } from '@clusterscope/services/core';
+import { DEMO_ADMIN_EMAIL, seedDemo } from '@clusterscope/services/demo';
+import { createAuth } from '@clusterscope/services/tenancy';
 import { isEmbedded, readLaunchEnv, REPO_ROOT, startDefaults } from './lib/env';
 import { openPostgres, redact } from './lib/pg';
 

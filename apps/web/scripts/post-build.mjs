@@ -1,5 +1,5 @@
 // After `vite build`: compacts the server build's chunks, then bundles the ingest and parse workers
-// (packages/services/src/{ingest,parse}-worker.ts) and the alerting thread (packages/services/src/alerting/thread-worker.ts)
+// (packages/services/src/ingest/{ingest,parse}-worker.ts) and the alerting thread (packages/services/src/alerting/thread-worker.ts)
 // next to the server's index.js.
 import { readdirSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -38,8 +38,8 @@ for (const f of chunks) {
 }
 
 for (const [entry, file] of [
-  ['../../packages/services/src/ingest-worker.ts', 'ingest-worker.js'],
-  ['../../packages/services/src/parse-worker.ts', 'parse-worker.js'],
+  ['../../packages/services/src/ingest/ingest-worker.ts', 'ingest-worker.js'],
+  ['../../packages/services/src/ingest/parse-worker.ts', 'parse-worker.js'],
   ['../../packages/services/src/alerting/thread-worker.ts', 'alert-worker.js'],
 ]) {
   await build({

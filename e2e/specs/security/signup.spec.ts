@@ -4,7 +4,7 @@ import { postAuth } from '../../fixtures/auth';
 /**
  * Sign-up rules against the launched embedded demo (SIGNUP defaults to `open` there): a password needs 12+
  * characters on the form and on better-auth's JSON endpoint. `invite` and `closed` modes are covered at the
- * API level in packages/services/src/orgs.int.test.ts (the launcher runs one mode per process).
+ * API level in packages/services/src/tenancy/orgs.int.test.ts (the launcher runs one mode per process).
  */
 test('the sign-up form rejects a short password with a clear error', async ({ page }) => {
   const stamp = Date.now();

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { createToken, type TDeps } from '@clusterscope/services';
+import { type TDeps } from '@clusterscope/services/core';
+import { createToken } from '@clusterscope/services/tenancy';
 import { createWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { openTestDeps } from './test-deps';

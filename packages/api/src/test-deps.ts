@@ -1,6 +1,6 @@
 /** For the API's integration tests: real stores, a fresh PostgreSQL database and a temp chDB. */
 import { createDb, type TDb } from '@clusterscope/db';
-import type { TDeps } from '@clusterscope/services';
+import type { TDeps } from '@clusterscope/services/core';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
 

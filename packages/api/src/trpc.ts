@@ -2,17 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
+import { AppError, logOf, type TDeps } from '@clusterscope/services/core';
 import {
-  AppError,
   authenticateToken,
   listMyOrgs,
-  logOf,
   toUserCaller,
   type TCaller,
-  type TDeps,
   type TPermission,
   assertCan,
-} from '@clusterscope/services';
+} from '@clusterscope/services/tenancy';
 
 /** Per-request context, built by the web app for both /api/trpc and /api/v1. */
 export interface TContext {

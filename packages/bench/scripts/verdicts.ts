@@ -5,8 +5,10 @@
  *   uses (paired mode; sequential: 90% of the CPU the server used unthrottled, measured first), so B is
  *   about 10% slower: how often a regression is detected;
  * - the confirmation step: a pair judged a regression is re-run VERDICT_CONFIRM times
- *   (default 2) and counts as confirmed only when every re-run regresses too (false_alert_rate_confirmed,
- *   detection_rate_10pct, median seconds from suspected to confirmed).
+ *   (default 2) and counts as confirmed by the server's rule, CONFIRM_RULE (false_alert_rate_confirmed,
+ *   detection_rate_10pct, median seconds from suspected to confirmed). While re-runs follow, the first run
+ *   and the re-runs are judged with the screening floor (suspected_aa, suspected_ab); false_regression_rate
+ *   and detection_rate are what one run alone would alert on (the minimum effect).
  *
  * VERDICT_MODE=paired (default): the two runs of a pair execute at the same time on two identical
  * databases of the server, so load from other processes on a shared machine hits both alike and the rates
@@ -32,7 +34,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
-import { compareSamples, parseOutput } from '../src/index';
+import { SCREEN_EFFECT_PCT } from '@clusterscope/schema';
+import { compareSamples, judgeConfirmationMean, parseOutput } from '../src/index';
 import { measureCli, type TCliResult } from './verdicts-ci';
 
 const run = promisify(execFile);
@@ -272,6 +275,8 @@ type TRates = {
   detectedConfirmed: number;
   /** Seconds from a suspected regression to its confirmation. */
   toConfirmS: number[];
+  /** A/A and A/B pairs suspected (judged with the screening floor). */
+  suspected: { aa: number; ab: number };
 };
 
 const newRates = (): TRates => ({
@@ -281,15 +286,24 @@ const newRates = (): TRates => ({
   falseConfirmed: 0,
   detectedConfirmed: 0,
   toConfirmS: [],
+  suspected: { aa: 0, ab: 0 },
 });
 
-/** Judges a pair's first run (A's tps against B's) and counts it as a false regression or a detection. */
+/** While confirmation runs follow, the server judges every run of the chain with the screening floor. */
+const SCREEN = CONFIRM > 0 ? { minEffectPct: SCREEN_EFFECT_PCT } : {};
+
+/**
+ * Judges a pair's first run (A's tps against B's): counts a false regression or a detection as one run
+ * alone would alert (the minimum effect), and returns the verdict that makes it a suspect (SCREEN).
+ */
 function judgePair(out: TRates, ab: boolean, a: number[], b: number[]) {
-  const r = compareSamples(trim(a), trim(b), 'higher');
+  const alone = compareSamples(trim(a), trim(b), 'higher').verdict === 'regression';
   if (ab) {
-    if (r.verdict === 'regression') out.detected++;
+    if (alone) out.detected++;
     out.slowdowns.push(((meanOf(a) - meanOf(b)) / meanOf(a)) * 100);
-  } else if (r.verdict === 'regression') out.falseRegressions++;
+  } else if (alone) out.falseRegressions++;
+  const r = compareSamples(trim(a), trim(b), 'higher', SCREEN);
+  if (r.verdict === 'regression') out.suspected[ab ? 'ab' : 'aa']++;
   return r;
 }
 
@@ -327,7 +341,8 @@ async function measurePaired(baseUrl: string): Promise<TRates> {
 
 /**
  * Re-runs a suspected pair CONFIRM times (same baseline side, same test) and records it as confirmed only
- * when every confirmation regresses too, as the server's rule.
+ * when every confirmation regresses too and their mean change passes the floor, as the server's rule
+ * (CONFIRM_RULE).
  */
 async function confirmPair(
   out: TRates,
@@ -336,12 +351,21 @@ async function confirmPair(
 ): Promise<void> {
   const t0 = Date.now();
   let confirmed = true;
+  const changes: number[] = [];
   for (let k = 0; k < CONFIRM && confirmed; k++) {
     const c0 = await again();
-    const c = compareSamples(trim(c0.a), trim(c0.b), 'higher');
+    const c = compareSamples(trim(c0.a), trim(c0.b), 'higher', SCREEN);
     confirmed = c.verdict === 'regression';
+    changes.push(c.change_pct ?? 0);
     log(
-      `  confirmation ${k + 1}/${CONFIRM}: ${meanOf(c0.a).toFixed(0)} vs ${meanOf(c0.b).toFixed(0)} tps → ${c.verdict}`,
+      `  confirmation ${k + 1}/${CONFIRM}: ${meanOf(c0.a).toFixed(0)} vs ${meanOf(c0.b).toFixed(0)} tps → ${c.verdict} (${c.reason})`,
+    );
+  }
+  if (confirmed) {
+    const m = judgeConfirmationMean(changes, 'higher');
+    confirmed = m.confirmed;
+    log(
+      `  mean ${m.meanPct.toFixed(1)} % against the ${m.floorPct.toFixed(1)} % floor → ${confirmed ? 'confirmed' : 'not confirmed'}`,
     );
   }
   if (!confirmed) return;
@@ -430,6 +454,8 @@ async function main() {
     const waits = [...rates.toConfirmS].sort((a, b) => a - b);
     const confirmation = {
       confirm_runs: CONFIRM,
+      suspected_aa: rates.suspected.aa,
+      suspected_ab: rates.suspected.ab,
       false_alert_rate_confirmed: round(rates.falseConfirmed / PAIRS),
       detection_rate_10pct: round(rates.detectedConfirmed / PAIRS),
       median_suspected_to_confirmed_s: waits.length ? round(waits[Math.floor((waits.length - 1) / 2)]) : null,

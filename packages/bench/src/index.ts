@@ -21,3 +21,4 @@ export { getWelchPValue, getWelchChangeTest, getMannWhitneyPValue, normalCdf } f
 export { getLag1Autocorrelation, chooseBlockSize, getBlockMeans } from './stats/describe';
 export { getBootstrapChangeCi, getBootstrapChangeTest } from './stats/bootstrap';
 export { describeNoise, type TNoise } from './stats/noise';
+export * from './stats/confirm';

@@ -19,6 +19,14 @@ export const DASHBOARD_LANE = 'dashboard';
 /** The statistics every verdict uses (run page, list, compare, CLI, REST). */
 export const ALPHA = 0.05;
 export const MIN_EFFECT_PCT = 9;
+/**
+ * When confirmation runs follow, every run of the chain is judged with a third of the minimum effect: the
+ * minimum effect guards one run against the drift between identical runs, and here no one is told until
+ * the confirmation runs' mean has passed a floor of its own, so a lower floor only costs re-runs.
+ */
+export const SCREEN_EFFECT_PCT = MIN_EFFECT_PCT / 3;
+/** The floor of the mean change of n confirmation runs: the mean of n runs drifts √n times less than one. */
+export const getConfirmFloorPct = (n: number) => MIN_EFFECT_PCT / Math.sqrt(Math.max(1, n));
 
 /** The rule behind every verdict (the short form; each part is one sentence of the compare page's details). */
 export const VERDICT_RULE_PARTS = [
@@ -125,8 +133,7 @@ export type TBaselineRef = z.infer<typeof ZBaselineRef>;
 export const ZConfirmationState = z.enum(['none', 'suspected', 'confirmed', 'not_confirmed']);
 export type TConfirmationState = z.infer<typeof ZConfirmationState>;
 
-export const CONFIRM_RULE =
-  'A suspected regression is confirmed when the regressed metric regresses again in every confirmation run, judged by the same test against the same baseline; a confirmation run that failed or during which the cluster was unhealthy does not count.';
+export const CONFIRM_RULE = `A suspected regression is confirmed when the regressed metric regresses again in every confirmation run, judged by the same test against the same baseline, and its mean change over those runs is a regression of at least ${MIN_EFFECT_PCT}% / √n for n runs (${getConfirmFloorPct(2).toFixed(1)}% for two), since the mean of n runs drifts √n times less than one run. While confirmation runs follow, the suspect and each confirmation run are judged with a minimum effect of ${SCREEN_EFFECT_PCT}% instead of ${MIN_EFFECT_PCT}%. A confirmation run that failed or during which the cluster was unhealthy does not count.`;
 
 export const CONFIRMATION_WORDS: Record<TConfirmationState, string> = {
   none: '',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enrollAgent, findAgents, revokeAgent } from '@clusterscope/services';
+import { enrollAgent, findAgents, revokeAgent } from '@clusterscope/services/jobs';
 import { ZAgentEnroll, ZAgentEnrolled, ZAgentListItem, ZRevoked } from '@clusterscope/schema';
 import { orgProcedure, router, withPermission, svc } from '../trpc';
 

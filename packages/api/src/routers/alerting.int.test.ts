@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
-import { createToken, type TDeps } from '@clusterscope/services';
+import { type TDeps } from '@clusterscope/services/core';
+import { createToken } from '@clusterscope/services/tenancy';
 import { BUILTIN_RULES } from '@clusterscope/schema';
 import { openTestDeps } from '../test-deps';
 import { appRouter } from '../root';
@@ -352,7 +353,7 @@ describe('channels and routing over REST', () => {
     expect(kept.status).toBe(200);
     const row = await db.notificationChannel.findUniqueOrThrow({ where: { id } });
     expect(row.secret).not.toContain(secret);
-    const { openChannelSecret } = await import('@clusterscope/services');
+    const { openChannelSecret } = await import('@clusterscope/services/alerting');
     expect(openChannelSecret(deps, row)).toEqual({ hmacSecret: secret });
     await rest('PATCH', `/alerting/channels/${id}`, {
       kind: 'webhook',

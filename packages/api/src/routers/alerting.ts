@@ -25,7 +25,7 @@ import {
   setRouting,
   subscribePush,
   unsubscribePush,
-} from '@clusterscope/services';
+} from '@clusterscope/services/alerting';
 import {
   ZAlertDetail,
   ZAlertSeriesView,

@@ -7,7 +7,7 @@ import {
   setClusterSettings,
   updateCluster,
   ZClusterInput,
-} from '@clusterscope/services';
+} from '@clusterscope/services/tenancy';
 import { ZCluster, ZClusterSettings, ZDeleted } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compareRunIds, compareRunWithBaseline, getRunReport } from '@clusterscope/services';
+import { compareRunIds, compareRunWithBaseline, getRunReport } from '@clusterscope/services/runs';
 import {
   ZComparison,
   ZComparisonView,

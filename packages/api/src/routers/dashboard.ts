@@ -22,7 +22,7 @@ import {
   getNodeView,
   getOncall,
   listClusterHealth,
-} from '@clusterscope/services';
+} from '@clusterscope/services/reads';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
 

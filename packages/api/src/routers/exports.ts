@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportComparison, exportResults, exportRuns, parseExportFormat } from '@clusterscope/services';
+import { exportComparison, exportResults, exportRuns, parseExportFormat } from '@clusterscope/services/runs';
 import { ZExportFile, ZRunFilter, ZRunId } from '@clusterscope/schema';
 import { orgProcedure } from '../trpc';
 

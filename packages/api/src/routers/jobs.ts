@@ -5,7 +5,7 @@ import {
   getRunProgress,
   postJobOutput,
   renewLease,
-} from '@clusterscope/services';
+} from '@clusterscope/services/jobs';
 import {
   ZJobClaimIn,
   ZJobClaimOut,

@@ -8,7 +8,7 @@ import {
   inviteMember,
   rejectInvitation,
   setMemberRole,
-} from '@clusterscope/services';
+} from '@clusterscope/services/tenancy';
 import {
   ZCanceled,
   ZInvitationAccepted,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { countFiringAlerts } from '@clusterscope/services/health';
 import {
-  countFiringAlerts,
   getAgentsPage,
   getAlertPage,
   getAlertsPage,
@@ -11,11 +11,11 @@ import {
   getOncallPage,
   getRoutingPage,
   getRulesPage,
-  getRunsPage,
   getSilencesPage,
   getTokensPage,
   getWorkloadsPage,
-} from '@clusterscope/services';
+} from '@clusterscope/services/pages';
+import { getRunsPage } from '@clusterscope/services/runs';
 import {
   ZAgentsPageView,
   ZAlertingId,

@@ -7,17 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TDb } from '@clusterscope/db';
+import { type TDeps } from '@clusterscope/services/core';
 import {
   addRunResults,
   addRunSamples,
   createRun,
-  createToken,
   finishRun,
   getWorkloadHistory,
   saveThreshold,
-  type TCaller,
-  type TDeps,
-} from '@clusterscope/services';
+} from '@clusterscope/services/runs';
+import { createToken, type TCaller } from '@clusterscope/services/tenancy';
 import { openTestDeps } from '../test-deps';
 import { appRouter } from '../root';
 import type { TContext } from '../trpc';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ackRegressionAlert, findRegressionAlerts, triageAlert } from '@clusterscope/services';
+import { ackRegressionAlert, findRegressionAlerts, triageAlert } from '@clusterscope/services/runs';
 import { ZRegressionAlert, ZRegressionAlertTriage } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';

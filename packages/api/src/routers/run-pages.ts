@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getRunDetail, getRunPage, getRunOutput, getWorkloadHistory } from '@clusterscope/services';
+import { getRunDetail, getRunPage, getRunOutput, getWorkloadHistory } from '@clusterscope/services/runs';
 import { ZRunBaselineIn, ZRunId, ZRunPageView, ZRunView, ZWorkloadHistory } from '@clusterscope/schema';
 import { orgProcedure, svc } from '../trpc';
 

@@ -8,7 +8,7 @@ import {
   findRuns,
   finishRun,
   getRunById,
-} from '@clusterscope/services';
+} from '@clusterscope/services/runs';
 import {
   ZMetric,
   ZRun,

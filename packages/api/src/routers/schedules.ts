@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteSchedule, findSchedules, saveSchedule } from '@clusterscope/services';
+import { deleteSchedule, findSchedules, saveSchedule } from '@clusterscope/services/runs';
 import { ZSchedule, ZScheduleInput } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteThreshold, findThresholds, saveThreshold } from '@clusterscope/services';
+import { deleteThreshold, findThresholds, saveThreshold } from '@clusterscope/services/runs';
 import { ZDeleted, ZName, ZThreshold, ZThresholdInput } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createToken, listTokens, revokeToken, assertCan } from '@clusterscope/services';
+import { createToken, listTokens, revokeToken, assertCan } from '@clusterscope/services/tenancy';
 import { ZRevoked, ZToken, ZTokenCreate, ZTokenCreated } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 

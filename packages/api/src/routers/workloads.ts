@@ -6,7 +6,7 @@ import {
   getWorkloadById,
   startWorkloadRun,
   updateWorkload,
-} from '@clusterscope/services';
+} from '@clusterscope/services/runs';
 import {
   ZRunStarted,
   ZWorkload,

@@ -50,7 +50,7 @@ export function describeNoise(
     cvPct,
     detectablePct: Math.max(opts.minEffectPct, spread),
     basis: floor
-      ? `the verdicts' minimum effect of ${opts.minEffectPct}% (run-to-run spread ${spread.toFixed(1)}% at ${Math.round((1 - opts.alpha) * 100)}% is below it)`
+      ? `the verdicts' minimum effect of ${Number(opts.minEffectPct.toFixed(1))}% (run-to-run spread ${spread.toFixed(1)}% at ${Math.round((1 - opts.alpha) * 100)}% is below it)`
       : `run-to-run spread over ${n} runs at ${Math.round((1 - opts.alpha) * 100)}% confidence (t prediction interval)`,
   };
 }

@@ -5,8 +5,8 @@
  */
 import { getCgroupSeries, getNodeSeries, type TCgroupCols, type TNodeCols } from '@clusterscope/tsdb';
 import type { TAlertSeriesView } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
-import type { TCaller } from '../caller';
+import type { TDeps } from '../core/deps';
+import type { TCaller } from '../tenancy/caller';
 import { getAlertDetail } from './api';
 
 const MIN = 60_000;

@@ -16,11 +16,11 @@ import type { TNodeStatusSample, TPushPayload, TWebhookPayload } from '@clusters
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
-import type { TCaller } from '../caller';
-import type { TDeps } from '../deps';
-import { startSmtpInbox } from '../test-env';
-import { createMailer } from '../mail';
-import { createOutbound } from '../outbound';
+import type { TCaller } from '../tenancy/caller';
+import type { TDeps } from '../core/deps';
+import { startSmtpInbox } from '../core/test-env';
+import { createMailer } from '../core/mail';
+import { createOutbound } from '../core/outbound';
 import {
   addChannel,
   ackAlertInstances,

@@ -54,12 +54,12 @@ import {
   type TSilence,
 } from '@clusterscope/schema';
 import type { z } from 'zod';
-import type { TDeps } from '../deps';
-import { assertCan, can, type TCaller } from '../caller';
-import { boundClusterOf } from '../access';
-import { AppError, notFound } from '../errors';
-import { outboundOf } from '../outbound';
-import { openSecret, sealSecret, secretKeysOf } from '../secrets';
+import type { TDeps } from '../core/deps';
+import { assertCan, can, type TCaller } from '../tenancy/caller';
+import { boundClusterOf } from '../tenancy/access';
+import { AppError, notFound } from '../core/errors';
+import { outboundOf } from '../core/outbound';
+import { openSecret, sealSecret, secretKeysOf } from '../core/secrets';
 import { isSilenceActive, isSilencedSpan, matchersMatch, type TSilenceMatcher } from './silences-match';
 import { toFixedReason } from './channels';
 

@@ -3,8 +3,8 @@ import { createHmac } from 'node:crypto';
 import webpush from 'web-push';
 import { deletePushSubscriptionById, listPushSubscriptions, type TChannelRow } from '@clusterscope/db';
 import type { TPushPayload, TWebhookPayload } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
-import { OutboundError, OUTBOUND_REASONS, outboundOf } from '../outbound';
+import type { TDeps } from '../core/deps';
+import { OutboundError, OUTBOUND_REASONS, outboundOf } from '../core/outbound';
 import { openChannelSecret } from './api';
 
 export interface TNotifiedAlert {

@@ -12,12 +12,12 @@ import {
   type TDeliveryRow,
 } from '@clusterscope/db';
 import type { TDelivery } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
-import { assertCan, type TCaller } from '../caller';
-import { AppError } from '../errors';
+import type { TDeps } from '../core/deps';
+import { assertCan, type TCaller } from '../tenancy/caller';
+import { AppError } from '../core/errors';
 import { loadAlertChannel, toDelivery } from './api';
 import { sendToChannel, toFixedReason, type TNotification } from './channels';
-import { logOf } from '../logger';
+import { logOf } from '../core/logger';
 
 export const MAX_ATTEMPTS = 6;
 /** 10 s, 20 s, 40 s, … capped at 10 min. */

@@ -22,8 +22,8 @@ import {
   type TAlertMetricRow,
 } from '@clusterscope/tsdb';
 import type { TAlertMetric } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
-import { toInputStates } from '../cluster-status';
+import type { TDeps } from '../core/deps';
+import { toInputStates } from '../health/cluster-status';
 import { metricFetchKey, metricNames, parseMetric } from './metric-values';
 import { planEvaluation, type TPlanCluster } from './plan';
 import { BUILTIN_RULE_DEFS, ensureBuiltinRules } from './rules';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
-import type { TDeps } from '../deps';
+import type { TDeps } from '../core/deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 
 let db: TDb;

@@ -10,8 +10,8 @@ import type { TMetricSample, TSample } from '@clusterscope/schema';
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample as node, openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
-import type { TCaller } from '../caller';
-import type { TDeps } from '../deps';
+import type { TCaller } from '../tenancy/caller';
+import type { TDeps } from '../core/deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { addAlertRule, editAlertRule, findAlertRules } from './rules';
 

@@ -18,7 +18,7 @@ import {
   type TInstanceView,
 } from '@clusterscope/db';
 import { DEFAULT_GROUPING, type TGrouping } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
+import type { TDeps } from '../core/deps';
 import type { TNotification, TNotifiedAlert } from './channels';
 import { deliverDue, queueDelivery } from './deliveries';
 import { isSilenced } from './silences-match';

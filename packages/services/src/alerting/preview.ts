@@ -12,11 +12,11 @@ import {
   type TAlertRulePreview,
 } from '@clusterscope/schema';
 import { getAlertMetricWindows, getLatestCgroupsForOrgs, getLatestNodesForOrgs } from '@clusterscope/tsdb';
-import { canSeeCluster } from '../access';
-import { assertCan, type TCaller } from '../caller';
-import { toInputStates } from '../cluster-status';
-import type { TDeps } from '../deps';
-import { notFound } from '../errors';
+import { canSeeCluster } from '../tenancy/access';
+import { assertCan, type TCaller } from '../tenancy/caller';
+import { toInputStates } from '../health/cluster-status';
+import type { TDeps } from '../core/deps';
+import { notFound } from '../core/errors';
 import { parseInput } from './api';
 import { metricNames, metricSamples } from './metric-values';
 import { aggregate, samplesOf, type TClusterReadings, type TSample } from './series';

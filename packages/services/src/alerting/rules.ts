@@ -21,10 +21,10 @@ import {
   type TAlertComparison,
   type TSeverity,
 } from '@clusterscope/schema';
-import type { TDeps } from '../deps';
-import { assertCan, type TCaller } from '../caller';
-import { boundClusterOf } from '../access';
-import { AppError, notFound } from '../errors';
+import type { TDeps } from '../core/deps';
+import { assertCan, type TCaller } from '../tenancy/caller';
+import { boundClusterOf } from '../tenancy/access';
+import { AppError, notFound } from '../core/errors';
 import { parseInput } from './api';
 import { parseMetric } from './metric-values';
 

@@ -1,8 +1,8 @@
 import { createLeaderLock, type TLeaderLock, type TLiveBus, type TLiveEvent } from '@clusterscope/db';
-import type { TDeps } from '../deps';
+import type { TDeps } from '../core/deps';
 import { createEvaluatorMemo, evaluateAlerts, type TEvalStats } from './evaluator';
 import { notifyAlerts } from './notify';
-import { logOf } from '../logger';
+import { logOf } from '../core/logger';
 
 /** Advisory-lock key of the alert evaluator (one leader per database). */
 export const ALERT_LEADER_KEY = 0x616c7274; // 'alrt'

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createDb, type TDb } from '@clusterscope/db';
 import { openTempClickHouse } from '@clusterscope/tsdb/testing';
 import { createTestDatabase } from '@clusterscope/db/testing';
-import type { TCaller } from '../caller';
-import type { TDeps } from '../deps';
-import { createOutbound } from '../outbound';
-import { generateSecretKey, loadSecretKeys } from '../secrets';
+import type { TCaller } from '../tenancy/caller';
+import type { TDeps } from '../core/deps';
+import { createOutbound } from '../core/outbound';
+import { generateSecretKey, loadSecretKeys } from '../core/secrets';
 import { addChannel } from './api';
 import * as instanceA from './deliveries';
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
   // The second instance: the same code loaded afresh, so nothing kept in module state is shared.
   vi.resetModules();
   sendB = ((await import('./deliveries')) as typeof instanceA).sendTestNotification;
-  const outboundB = (await import('../outbound')) as { createOutbound: typeof createOutbound };
+  const outboundB = (await import('../core/outbound')) as { createOutbound: typeof createOutbound };
   depsB = { db: dbB, ch: ch.ch, secrets, outbound: outboundB.createOutbound({ allow: '127.0.0.1/32' }) };
   expect(sendB).not.toBe(instanceA.sendTestNotification);
   orgSlug = `lim-${randomUUID().slice(0, 8)}`;

@@ -2,12 +2,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDb, createLeaderLock, createLiveBus } from '@clusterscope/db';
 import { openClickHouse, type TChClient, type TTsdb } from '@clusterscope/tsdb';
-import type { TDeps } from '../deps';
-import { tuneThread } from '../os-thread';
-import { createMailer } from '../mail';
-import { createLogger } from '../logger';
-import { createOutbound } from '../outbound';
-import type { TSecretKey } from '../secrets';
+import type { TDeps } from '../core/deps';
+import { tuneThread } from '../core/os-thread';
+import { createMailer } from '../core/mail';
+import { createLogger } from '../core/logger';
+import { createOutbound } from '../core/outbound';
+import type { TSecretKey } from '../core/secrets';
 import { ALERT_LEADER_KEY, startAlerting } from './runner';
 import type { TAlertThreadConfig, TFromThread, TToThread } from './thread';
 

@@ -6,10 +6,10 @@
  * client. The entry is thread-worker.ts (bundled by apps/web as alert-worker.js).
  */
 import { Worker } from 'node:worker_threads';
-import type { TDeps } from '../deps';
-import type { TSecretKeys } from '../secrets';
+import type { TDeps } from '../core/deps';
+import type { TSecretKeys } from '../core/secrets';
 import type { TAlertCycle } from './runner';
-import { logOf, type TLogger } from '../logger';
+import { logOf, type TLogger } from '../core/logger';
 
 export interface TAlertThreadConfig {
   databaseUrl: string;

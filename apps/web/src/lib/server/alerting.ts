@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   ALERT_THREAD_NICE,
-  logOf,
-  secretKeysOf,
   startAlertingLeader,
   startAlertingThread,
   type TAlertCycle,
-} from '@clusterscope/services';
+} from '@clusterscope/services/alerting';
+import { logOf, secretKeysOf } from '@clusterscope/services/core';
 import { onShutdown, type TServer } from './deps';
 import { getEnv } from './env';
 import { getLiveBus } from './live';

@@ -1,11 +1,6 @@
-import {
-  backfillDemo,
-  ensureDemoCluster,
-  getIngestWriter,
-  SAMPLES,
-  seedDemoRuns,
-  writeDemoTick,
-} from '@clusterscope/services';
+import { backfillDemo, ensureDemoCluster, seedDemoRuns, writeDemoTick } from '@clusterscope/services/demo';
+import { getIngestWriter } from '@clusterscope/services/ingest';
+import { SAMPLES } from '@clusterscope/services/reads';
 import { onShutdown, type TServer, type TWriter } from './deps';
 import { getEnv } from './env';
 import { notify } from './live';

@@ -5,24 +5,23 @@ import { sveltekitCookies } from 'better-auth/svelte-kit';
 import { getRequestEvent } from '$app/server';
 import { createDb, createLiveBus, JOBS_CHANNEL, type TLiveBus, type TLiveEvent } from '@clusterscope/db';
 import {
-  createAuth,
-  createIngestPool,
   createLogger,
   createMailer,
   createOutbound,
+  loadSecretKeys,
+  type TDeps,
+  type TLogger,
+} from '@clusterscope/services/core';
+import {
+  createIngestPool,
   createParser,
-  createSeriesCache,
   defaultIngestWorkers,
   getIngestWriter,
-  LATE_SAMPLES,
-  SAMPLES,
-  loadSecretKeys,
-  sealWorkloadSecrets,
-  type TAuth,
-  type TDeps,
   type TIngestPool,
-  type TLogger,
-} from '@clusterscope/services';
+} from '@clusterscope/services/ingest';
+import { createSeriesCache, LATE_SAMPLES, SAMPLES } from '@clusterscope/services/reads';
+import { sealWorkloadSecrets } from '@clusterscope/services/runs';
+import { createAuth, type TAuth } from '@clusterscope/services/tenancy';
 import { migrate, openClickHouse, type TTsdb } from '@clusterscope/tsdb';
 
 export type { TLiveEvent } from '@clusterscope/db';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { parseAllowList } from '@clusterscope/services';
+import { parseAllowList } from '@clusterscope/services/core';
 
 const bool = z
   .enum(['0', '1', 'true', 'false', ''])

@@ -1,13 +1,7 @@
-import {
-  AppError,
-  authenticateToken,
-  getIngestWriter,
-  hasScope,
-  ingestPrepared,
-  LATE_SAMPLES,
-  SAMPLES,
-  type TDeps,
-} from '@clusterscope/services';
+import { AppError, type TDeps } from '@clusterscope/services/core';
+import { getIngestWriter, ingestPrepared } from '@clusterscope/services/ingest';
+import { LATE_SAMPLES, SAMPLES } from '@clusterscope/services/reads';
+import { authenticateToken, hasScope } from '@clusterscope/services/tenancy';
 import { readBearer } from './context';
 import { getIngestLimiter, getIngestPool, getServer } from './deps';
 import { getEnv } from './env';

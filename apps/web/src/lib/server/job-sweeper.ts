@@ -1,4 +1,4 @@
-import { startJobSweeper } from '@clusterscope/services';
+import { startJobSweeper } from '@clusterscope/services/jobs';
 import { onShutdown, type TServer } from './deps';
 import { notify } from './live';
 

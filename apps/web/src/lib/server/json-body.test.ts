@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inThreadParser, ParseTimeout, ParseWorkerError } from '@clusterscope/services';
+import { inThreadParser, ParseTimeout, ParseWorkerError } from '@clusterscope/services/ingest';
 import {
   API_MAX_BYTES,
   AUTH_MAX_BYTES,

@@ -4,7 +4,7 @@ import {
   ParseTimeout,
   ParseWorkerError,
   type TParser,
-} from '@clusterscope/services';
+} from '@clusterscope/services/ingest';
 
 export { JSON_MAX_DEPTH, jsonDepth };
 
@@ -134,10 +134,31 @@ export async function readCapped(
     if (done) return { chunks, size };
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+      void drain(reader);
       return null;
     }
     chunks.push(value);
+  }
+}
+
+/** Most bytes of an over-limit body read and dropped after its 413, before the connection is cut. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the rest of an over-limit body and drops it, so that its 413 reaches the client: cancelling the
+ * stream destroys the socket (adapter-node), and a client still sending would never see the answer. A body
+ * that goes on past DRAIN_MAX_BYTES is cancelled after all.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let dropped = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      if ((dropped += value.byteLength) > DRAIN_MAX_BYTES) return void (await reader.cancel());
+    }
+  } catch {
+    // the client went away
   }
 }
 

@@ -1,4 +1,4 @@
-import { startSchedulerLeader } from '@clusterscope/services';
+import { startSchedulerLeader } from '@clusterscope/services/runs';
 import { onShutdown, type TServer } from './deps';
 import { getEnv } from './env';
 

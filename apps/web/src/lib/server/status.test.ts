@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@clusterscope/services';
+import { AppError } from '@clusterscope/services/core';
 import { statusOf } from './status';
 
 describe('statusOf', () => {

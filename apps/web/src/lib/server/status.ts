@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { AppError } from '@clusterscope/services';
+import { AppError } from '@clusterscope/services/core';
 
 /**
  * The HTTP status of an expected error (a domain AppError or a tRPC error), from tRPC's own code table;

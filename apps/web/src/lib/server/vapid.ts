@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateVapidKeys, type TLogger } from '@clusterscope/services';
+import { generateVapidKeys } from '@clusterscope/services/alerting';
+import { type TLogger } from '@clusterscope/services/core';
 import type { TEnv } from './env';
 
 /**

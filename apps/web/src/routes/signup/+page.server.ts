@@ -1,6 +1,6 @@
 import { fail, redirect } from '@sveltejs/kit';
 import { APIError } from 'better-auth/api';
-import { createOrg, MIN_PASSWORD_LENGTH, ZOrgCreate } from '@clusterscope/services';
+import { createOrg, MIN_PASSWORD_LENGTH, ZOrgCreate } from '@clusterscope/services/tenancy';
 import { getServer } from '$lib/server/deps';
 import { getEnv } from '$lib/server/env';
 import type { Actions, PageServerLoad } from './$types';

@@ -1,5 +1,5 @@
 import { json } from '@sveltejs/kit';
-import { checkHealth } from '@clusterscope/services';
+import { checkHealth } from '@clusterscope/services/health';
 import { getServer } from '$lib/server/deps';
 import { getEnv } from '$lib/server/env';
 import type { RequestHandler } from './$types';

@@ -1,5 +1,6 @@
 import { error } from '@sveltejs/kit';
-import { AppError, resolveUserCaller } from '@clusterscope/services';
+import { AppError } from '@clusterscope/services/core';
+import { resolveUserCaller } from '@clusterscope/services/tenancy';
 import { getServer } from '$lib/server/deps';
 import { getFanout, getLiveGate } from '$lib/server/live';
 import type { RequestHandler } from './$types';

@@ -1,4 +1,4 @@
-import { inThreadParser } from '@clusterscope/services';
+import { inThreadParser } from '@clusterscope/services/ingest';
 import { getServer } from '$lib/server/deps';
 import { guardJsonRequest, isBulkJson, isTextOutput, readBulkJson } from '$lib/server/json-body';
 import { handleOpenApi } from '$lib/server/openapi-handler';

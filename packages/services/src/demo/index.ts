@@ -1,0 +1,3 @@
+export * from './seed';
+export * from './demo';
+export * from './demo-runs';

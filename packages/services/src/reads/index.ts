@@ -1,0 +1,2 @@
+export * from './series-cache';
+export * from './dashboard';
