@@ -9,7 +9,7 @@ import { getServer, getSignInLimiter, log, shutdown, startBackground } from '$li
 import { getEnv } from '$lib/server/env';
 import { serverTiming, withTimings } from '$lib/server/timing';
 import { startDemo } from '$lib/server/demo';
-import { kb, maxBodyBytes } from '$lib/server/json-body';
+import { AUTH_MAX_BYTES, kb, maxBodyBytes, readCapped } from '$lib/server/json-body';
 import { startSweeper } from '$lib/server/job-sweeper';
 import { startAlerting } from '$lib/server/alerting';
 import { startScheduler } from '$lib/server/scheduler';
@@ -37,6 +37,9 @@ export const init: ServerInit = async () => {
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
+const tooLarge = (maxBytes: number) =>
+  json(413, { message: `request body exceeds ${kb(maxBytes)}`, code: 'PAYLOAD_TOO_LARGE' });
+
 /**
  * better-auth's routes, with the resolved client address in CLIENT_IP_HEADER (its limiter keys by that; a
  * client's own copy of the header is replaced) and failed email sign-ins counted per account and address.
@@ -50,7 +53,13 @@ async function handleAuth(
   const headers = new Headers(request.headers);
   headers.set(CLIENT_IP_HEADER, ip);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  const body = hasBody ? await request.text() : undefined;
+  let body: string | undefined;
+  if (hasBody) {
+    // A chunked body has no declared length for serve's check: it is read only up to the limit.
+    const read = await readCapped(request, AUTH_MAX_BYTES);
+    if (!read) return tooLarge(AUTH_MAX_BYTES);
+    body = new TextDecoder().decode(Buffer.concat(read.chunks, read.size));
+  }
   let account = '';
   if (event.url.pathname === '/api/auth/sign-in/email' && request.method === 'POST') {
     try {
@@ -110,11 +119,7 @@ const serve: Handle = async ({ event, resolve }) => {
   const { pathname } = event.url;
   const declared = Number(event.request.headers.get('content-length') ?? 0);
   const maxBytes = maxBodyBytes(pathname);
-  if (declared > maxBytes && pathname !== '/api/v1/ingest')
-    return secure(
-      json(413, { message: `request body exceeds ${kb(maxBytes)}`, code: 'PAYLOAD_TOO_LARGE' }),
-      false,
-    );
+  if (declared > maxBytes && pathname !== '/api/v1/ingest') return secure(tooLarge(maxBytes), false);
 
   const { auth } = await getServer();
   event.locals.user = null;

@@ -214,14 +214,18 @@ export function moveWorkDir(plan: TPlan, dir: string): TPlan {
 }
 
 /**
- * The plan of an http:// hey or wrk job aimed at `address` (the one confineHost checked), the URL's host kept as
- * the Host header: the tool does not look the name up again, so a DNS answer that changes after the check
- * (rebinding) cannot aim the load elsewhere. https:// keeps the name, which TLS needs for SNI and the
- * certificate check (see the agent README).
+ * The plan aimed at `address`, the one confineHost checked, so that the tool does not look the name up again
+ * and a DNS answer that changes after the check (rebinding) cannot aim it elsewhere:
+ * - hey and wrk with an http:// URL connect to the address, the URL's host kept as the Host header; https://
+ *   keeps the name, which TLS needs for SNI and the certificate check (see the agent README);
+ * - pgbench gets `hostaddr=<address>` in its URL: libpq connects there and keeps the name for TLS and .pgpass;
+ * - sysbench gets the address as `--pgsql-host`/`--mysql-host`, except MySQL's `localhost`, which its client
+ *   reaches through the Unix socket (no lookup);
+ * - `cockroach workload` is left as it is: its pgx driver has no hostaddr, so it always looks the name up.
  */
 export function pinAddress(plan: TPlan, address: string | null): TPlan {
-  if (!address || (plan.binary !== 'hey' && plan.binary !== 'wrk')) return plan;
-  const pin = (argv: string[]) => {
+  if (!address) return plan;
+  const pinHttp = (argv: string[]) => {
     const u = new URL(argv.at(-1)!);
     if (u.protocol !== 'http:') return argv;
     const host = u.host;
@@ -229,7 +233,25 @@ export function pinAddress(plan: TPlan, address: string | null): TPlan {
     const header = plan.binary === 'hey' ? ['-host', host] : ['-H', `Host: ${host}`];
     return [...argv.slice(0, -1), ...header, u.toString()];
   };
-  return { ...plan, steps: plan.steps.map((s) => ({ ...s, argv: pin(s.argv) })) };
+  const pinPg = (argv: string[]) => {
+    const u = new URL(argv.at(-1)!);
+    u.searchParams.set('hostaddr', address);
+    return [...argv.slice(0, -1), u.toString()];
+  };
+  const pinSysbench = (argv: string[]) =>
+    argv.map((a) =>
+      a.startsWith('--pgsql-host=') || (a.startsWith('--mysql-host=') && a !== '--mysql-host=localhost')
+        ? `${a.slice(0, a.indexOf('=') + 1)}${address}`
+        : a,
+    );
+  const pins: Partial<Record<string, (argv: string[]) => string[]>> = {
+    hey: pinHttp,
+    wrk: pinHttp,
+    pgbench: pinPg,
+    sysbench: pinSysbench,
+  };
+  const pin = pins[plan.binary];
+  return pin ? { ...plan, steps: plan.steps.map((s) => ({ ...s, argv: pin(s.argv) })) } : plan;
 }
 
 /** The steps of a job: optional pre-steps (init/prepare), an optional warm-up pass, the run, cleanup. */
@@ -376,7 +398,8 @@ export function buildPlan(
       return { binary: bin, steps, workDir: cwd };
     }
     case 'cockroach-workload': {
-      // cockroach workload takes only a URL; its pgx driver reads PGPASSWORD when the URL has none.
+      // cockroach workload takes only a URL; its pgx driver reads PGPASSWORD when the URL has none. It cannot be
+      // pinned to the checked address (pgx has no hostaddr), so it resolves the name itself: see pinAddress.
       const { conn, env } = pgConn(target);
       const w = p.oneOf('workload', COCKROACH_WORKLOADS);
       const wh = p.optInt('warehouses', 1, 100_000);

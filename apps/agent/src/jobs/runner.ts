@@ -211,7 +211,7 @@ export class JobLoop {
       const confined = checked.workDir
         ? moveWorkDir(checked, confineDir(checked.workDir, config.allowed_dirs))
         : checked;
-      // HTTP tools connect to the address that was checked (no second lookup for DNS rebinding to answer).
+      // The tools connect to the address that was checked (no second lookup for DNS rebinding to answer).
       const address = await confineHost(
         resolveTarget(job.target ?? '', config.secrets),
         config.allowed_hosts,

@@ -2,7 +2,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { parseOutput, ParseError } from '@clusterscope/bench';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootWorkerFromSource } from '../testing';
-import { createParser, ParseTimeout, type TParser } from './parse-pool';
+import { createParser, inThreadParser, ParseTimeout, type TParser } from './parse-pool';
+import { decodeJsonBody } from './json-body';
 import { createLogger } from '../core/logger';
 
 // The worker runs from source through tsx (production runs the bundled parse-worker.js).
@@ -71,5 +72,44 @@ describe('parse worker', { timeout: 60_000 }, () => {
     const texts = ['hey.txt', 'wrk_plain.txt', 'fio_randrw.txt'].map(fixture);
     const tools = await Promise.all(texts.map((t) => p.parse(t).then((r) => r.tool)));
     expect(tools).toEqual(['hey', 'wrk', 'fio']);
+  });
+
+  it('decodes JSON bodies like the in-thread decoder: parsed, too deep, too large besides output, bad syntax', async () => {
+    const p = open(30_000);
+    const limits = { maxDepth: 64, bulkKey: 'output', maxOtherBytes: 1024 };
+    const bodies = [
+      `{"tool":"hey","output":"${'x'.repeat(4000)}"}`,
+      `\ufeff{"a":[1,{"b":"\u00e9"}]}`,
+      `{"a":${'['.repeat(65)}${']'.repeat(65)}}`,
+      `{"output":"x","junk":[${'0,'.repeat(2000)}0]}`,
+      `{"output":[${'0,'.repeat(2000)}0]}`,
+      `[${'[0],'.repeat(1000)}[0]]`,
+      '{"a":',
+      '',
+    ];
+    const out = [];
+    for (const b of bodies) {
+      const bytes = Buffer.from(b);
+      const want = decodeJsonBody(bytes, limits);
+      expect(await p.parseJson(bytes, limits)).toEqual(want);
+      expect(await inThreadParser.parseJson(bytes, limits)).toEqual(want);
+      out.push(want.ok ? 'ok' : want.error);
+    }
+    expect(out).toEqual(['ok', 'ok', 'too-deep', 'too-large', 'too-large', 'too-large', 'syntax', 'syntax']);
+    expect(decodeJsonBody(Buffer.from(bodies[1]!), limits)).toEqual({
+      ok: true,
+      data: { a: [1, { b: 'é' }] },
+    });
+  });
+
+  it('parses an 8 MB JSON body off the event loop', async () => {
+    const p = open(30_000);
+    await p.detect('warm-up');
+    // Two million tiny arrays: hundreds of ms to scan and parse, which the event loop must not see.
+    const bytes = Buffer.from(`{"output":"x","junk":[${'[0],'.repeat(2 * 1024 * 1024 - 1)}[0]]}`);
+    const work = p.parseJson(bytes, { maxDepth: 64, bulkKey: 'output', maxOtherBytes: 1024 * 1024 });
+    const lag = await maxLag(work);
+    expect((await work).ok).toBe(false);
+    expect(lag).toBeLessThan(200);
   });
 });

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { detectTool, getSampleSummary, parseOutput, ParseError } from '@clusterscope/bench';
 import type { TBenchSample, TFormat, TMetric, TParseResult } from '@clusterscope/schema';
 import { EncodeError, encodeSamplesToBytes, type TEncodedBytes } from '@clusterscope/tsdb/encode';
+import { decodeJsonBody, type TJsonBody, type TJsonLimits } from './json-body';
 import { logOf, type TLogger } from '../core/logger';
 
 /** Messages to the parse worker (parse-worker.ts). */
@@ -9,12 +10,15 @@ export type TParseJob =
   | { id: number; op: 'parse'; output: string; tool?: TFormat }
   /** A raw body, transferred: decoded (UTF-8) and checked on the worker, handed back with the answer. */
   | { id: number; op: 'parse-bytes'; bytes: Uint8Array; tool?: TFormat; rows?: TSampleRows }
-  | { id: number; op: 'detect'; output: string };
+  | { id: number; op: 'detect'; output: string }
+  /** A JSON request body, transferred: decodeJsonBody on the worker. */
+  | { id: number; op: 'json'; bytes: Uint8Array; limits: TJsonLimits };
 
 /** Answers from the parse worker. */
 export type TParseAnswer =
   | { id: number; ok: true; result: TParseResult; bytes?: Uint8Array; samples?: TOutputSamples }
   | { id: number; ok: true; tool: TFormat | null }
+  | { id: number; ok: true; json: TJsonBody }
   | {
       id: number;
       ok: false;
@@ -120,6 +124,11 @@ export interface TParser {
   parseBytes(bytes: Uint8Array, tool?: TFormat, rows?: TSampleRows): Promise<TParsedBytes>;
   /** detectTool on a worker. */
   detect(output: string): Promise<TFormat | null>;
+  /**
+   * decodeJsonBody on a worker, the body's buffer transferred there: a large body is never scanned or parsed
+   * on the event loop. Throws ParseTimeout or ParseWorkerError.
+   */
+  parseJson(bytes: Uint8Array, limits: TJsonLimits): Promise<TJsonBody>;
   close(): Promise<void>;
 }
 
@@ -162,8 +171,13 @@ export const inThreadParser: TParser = {
   parse: async (output, tool) => parseOutput(output, tool),
   parseBytes: async (bytes, tool, rows) => parseOutputBytes(bytes, tool, rows),
   detect: async (output) => detectTool(output),
+  parseJson: async (bytes, limits) => decodeJsonBody(bytes, limits),
   close: async () => undefined,
 };
+
+/** `bytes` itself when it owns its whole buffer, else a copy: only such a buffer can be transferred. */
+const ownBuffer = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 
 interface TQueued {
   job: TParseJob;
@@ -245,7 +259,7 @@ export function createParser(opts: TParserOptions): TParser {
     }, opts.budgetMs);
     busy = { ...next, timer };
     const j = next.job;
-    w.postMessage(j, j.op === 'parse-bytes' ? [j.bytes.buffer as ArrayBuffer] : []);
+    w.postMessage(j, j.op === 'parse-bytes' || j.op === 'json' ? [j.bytes.buffer as ArrayBuffer] : []);
   };
   const send = (job: TParseJob) =>
     new Promise<TParseAnswer>((resolve, reject) => {
@@ -269,12 +283,10 @@ export function createParser(opts: TParserOptions): TParser {
     },
     async parseBytes(bytes, tool, rows) {
       // Only a buffer of its own can be transferred (a Buffer may be a view into a shared pool).
-      const own =
-        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
       const a = await send({
         id: nextId++,
         op: 'parse-bytes',
-        bytes: own,
+        bytes: ownBuffer(bytes),
         ...(tool ? { tool } : {}),
         ...(rows ? { rows } : {}),
       });
@@ -285,6 +297,11 @@ export function createParser(opts: TParserOptions): TParser {
     async detect(output) {
       const a = await send({ id: nextId++, op: 'detect', output });
       if ('ok' in a && a.ok && 'tool' in a) return a.tool;
+      throw fromAnswer(a);
+    },
+    async parseJson(bytes, limits) {
+      const a = await send({ id: nextId++, op: 'json', bytes: ownBuffer(bytes), limits });
+      if ('json' in a) return a.json;
       throw fromAnswer(a);
     },
     async close() {

@@ -8,6 +8,7 @@ import {
   type TParseAnswer,
   type TParseJob,
 } from './parse-pool';
+import { decodeJsonBody } from './json-body';
 import { tuneThread } from '../core/os-thread';
 
 const port = parentPort;
@@ -21,15 +22,17 @@ port.on('message', (job: TParseJob) => {
     a =
       job.op === 'detect'
         ? { id: job.id, ok: true, tool: detectTool(job.output) }
-        : job.op === 'parse-bytes'
-          ? {
-              id: job.id,
-              ok: true,
-              ...parseOutputBytes(job.bytes, job.tool, job.rows, () =>
-                port!.postMessage({ id: job.id, parsed: true } satisfies TParseAnswer),
-              ),
-            }
-          : { id: job.id, ok: true, result: parseOutput(job.output, job.tool) };
+        : job.op === 'json'
+          ? { id: job.id, ok: true, json: decodeJsonBody(job.bytes, job.limits) }
+          : job.op === 'parse-bytes'
+            ? {
+                id: job.id,
+                ok: true,
+                ...parseOutputBytes(job.bytes, job.tool, job.rows, () =>
+                  port!.postMessage({ id: job.id, parsed: true } satisfies TParseAnswer),
+                ),
+              }
+            : { id: job.id, ok: true, result: parseOutput(job.output, job.tool) };
   } catch (err) {
     const e = err as Error;
     a =

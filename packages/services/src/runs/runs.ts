@@ -239,9 +239,20 @@ export async function addRunOutput(
   assertCan(caller, { run: ['write'] });
   const run = await loadRun(deps, caller, input.id);
   const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
-  const parsed = await parseOff(deps, (p) => p.parse(input.output, tool));
-  return storeRunOutput(deps, run, parsed, input.output, writer);
+  // As bytes, like a text/plain body: the worker also encodes the samples, which on the event loop took seconds.
+  const { result, samples } = await parseOff(deps, (p) =>
+    p.parseBytes(Buffer.from(input.output), tool, sampleRows(run)),
+  );
+  return storeRunOutput(deps, run, result, input.output, writer, samples);
 }
+
+/** Where a run's parsed samples go (TSampleRows). */
+const sampleRows = (run: TRunRow) => ({
+  orgId: run.organizationId,
+  clusterId: run.clusterId,
+  runId: run.id,
+  startedAt: run.startedAt.getTime(),
+});
 
 /**
  * addRunOutput of a raw body (`text/plain`): the bytes go to the parse worker as they are, and become a
@@ -259,13 +270,9 @@ export async function addRunOutputBytes(
     throw new AppError('PAYLOAD_TOO_LARGE', `output: more than ${OUTPUT_MAX_BYTES / 1024} KB`);
   const run = await loadRun(deps, caller, input.id);
   const tool = input.tool ?? (isFormat(run.tool) ? run.tool : undefined);
-  const rows = {
-    orgId: run.organizationId,
-    clusterId: run.clusterId,
-    runId: run.id,
-    startedAt: run.startedAt.getTime(),
-  };
-  const { result, bytes, samples } = await parseOff(deps, (p) => p.parseBytes(input.bytes, tool, rows));
+  const { result, bytes, samples } = await parseOff(deps, (p) =>
+    p.parseBytes(input.bytes, tool, sampleRows(run)),
+  );
   return storeRunOutput(deps, run, result, decodeOutput(bytes), writer, samples);
 }
 

@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { appRouter, retryAfterHeaders } from '@clusterscope/api';
 import { createContext } from './context';
+import type { TParsedBody } from './json-body';
 
 /**
  * REST for CI: the tRPC procedures routed by their OpenAPI meta, through ONE handler built at start.
@@ -24,13 +25,17 @@ const getHandler = () =>
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the node adapter's types are for IncomingMessage
   } as any));
 
-/** The request as the node-http core reads it: url without the endpoint, JSON body parsed once. */
-async function toCoreRequest(req: Request, endpoint: string): Promise<Request> {
+/**
+ * The request as the node-http core reads it: url without the endpoint, JSON body parsed once (or `parsed`,
+ * the body parsed already).
+ */
+async function toCoreRequest(req: Request, endpoint: string, parsed?: TParsedBody): Promise<Request> {
   const url = new URL(req.url.replace(endpoint, '')).toString();
-  let body: { ok: true; data: unknown } | { ok: false; cause: unknown };
+  let body: TParsedBody;
   const type = req.headers.get('content-type') ?? '';
   try {
-    if (type.includes('application/json')) body = { ok: true, data: JSON.parse(await req.text()) };
+    if (parsed) body = parsed;
+    else if (type.includes('application/json')) body = { ok: true, data: JSON.parse(await req.text()) };
     else if (type.includes('application/x-www-form-urlencoded')) {
       const params = new URLSearchParams(await req.text());
       const data: Record<string, string[]> = {};
@@ -58,13 +63,17 @@ async function toCoreRequest(req: Request, endpoint: string): Promise<Request> {
   });
 }
 
-/** Answers one REST request (`req` may differ from `event.request`, e.g. text/plain output as JSON). */
+/**
+ * Answers one REST request (`req` may differ from `event.request`, e.g. a replayable copy), its body taken
+ * from `parsed` when given.
+ */
 export async function handleOpenApi(
   event: RequestEvent,
   req: Request,
   endpoint = '/api/v1',
+  parsed?: TParsedBody,
 ): Promise<Response> {
-  const core = await toCoreRequest(req, endpoint);
+  const core = await toCoreRequest(req, endpoint, parsed);
   events.set(core, event);
   const headers = new Headers();
   return new Promise<Response>((resolve, reject) => {

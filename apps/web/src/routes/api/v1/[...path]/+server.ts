@@ -1,4 +1,6 @@
-import { guardJsonRequest, isTextOutput } from '$lib/server/json-body';
+import { inThreadParser } from '@clusterscope/services/ingest';
+import { getServer } from '$lib/server/deps';
+import { guardJsonRequest, isBulkJson, isTextOutput, readBulkJson } from '$lib/server/json-body';
 import { handleOpenApi } from '$lib/server/openapi-handler';
 import { postTextOutput } from '$lib/server/text-output';
 import type { RequestHandler } from './$types';
@@ -7,6 +9,12 @@ import type { RequestHandler } from './$types';
 const handler: RequestHandler = async (event) => {
   // Raw tool output as text/plain (curl --data-binary @out.txt): its bytes go to runs.addOutputBytes.
   if (isTextOutput(event.request)) return postTextOutput(event);
+  // A JSON body that may carry an 8 MB output is checked and parsed on the parse worker, not here.
+  if (isBulkJson(event.request)) {
+    const { deps } = await getServer();
+    const body = await readBulkJson(event.request, deps.parser ?? inThreadParser);
+    return body instanceof Response ? body : handleOpenApi(event, event.request, '/api/v1', body);
+  }
   const req = await guardJsonRequest(event.request);
   if (req instanceof Response) return req;
   const res = await handleOpenApi(event, req);
