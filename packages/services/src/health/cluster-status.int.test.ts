@@ -13,9 +13,9 @@ import {
 import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addSilence, findAlertInstances } from '../alerting/api';
+import { createSilence, listAlertInstances } from '../alerting/api';
 import { createEvaluatorMemo, evaluateAlerts } from '../alerting/evaluator';
-import { addAlertRule } from '../alerting/rules';
+import { createAlertRule } from '../alerting/rules';
 import type { TCaller } from '../tenancy/caller';
 import { countFiringAlerts } from './cluster-status';
 import {
@@ -76,7 +76,7 @@ describe('cluster status with firing alerts', () => {
     clusterId = await makeCluster('prod-east');
     now = Date.now();
     await writeLive(clusterId, [1, 2, 3], now - 1000);
-    const rule = await addAlertRule(env.deps, caller, {
+    const rule = await createAlertRule(env.deps, caller, {
       clusterId,
       name: 'Replicas above 50',
       series: 'node.replicas',
@@ -90,7 +90,7 @@ describe('cluster status with firing alerts', () => {
     expect(await statusOf(clusterId, now)).toMatchObject({ level: 'ok', headline: 'All 3 live' });
 
     await evaluateAlerts(env.deps, { now: new Date(now), memo: createEvaluatorMemo() });
-    const firing = await findAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
+    const firing = await listAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
     expect(firing.map((a) => a.ruleName)).toEqual([
       'Replicas above 50',
       'Replicas above 50',
@@ -112,7 +112,7 @@ describe('cluster status with firing alerts', () => {
   });
 
   it('a silenced alert is shown as silenced and does not raise the level', async () => {
-    await addSilence(env.deps, caller, {
+    await createSilence(env.deps, caller, {
       clusterId,
       ruleId,
       endsAt: new Date(now + 3_600_000),
@@ -179,7 +179,7 @@ describe('a failing agent input', () => {
     const memo = createEvaluatorMemo();
     const fires = async (at: number) => {
       await evaluateAlerts(env.deps, { now: new Date(at), memo });
-      const list = await findAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
+      const list = await listAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
       return list.filter((a) => a.labels.input === 'cockroachdb');
     };
     // Two failed collections: reported, but the rule waits for the third.
