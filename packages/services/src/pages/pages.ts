@@ -20,14 +20,14 @@ import type { TDeps } from '../core/deps';
 import { assertCan, type TCaller } from '../tenancy/caller';
 import { AppError } from '../core/errors';
 import { boundClusterOf, loadRuns } from '../tenancy/access';
-import { findAgents } from '../jobs/agents';
-import { findClusters, getClusterSettings } from '../tenancy/clusters';
+import { listAgents } from '../jobs/agents';
+import { listClusters, getClusterSettings } from '../tenancy/clusters';
 import { judgeRunsByDefault } from '../runs/compare';
 import { getClusterView, getOncall, listClusterHealth } from '../reads/dashboard';
 import { getInvitations, getMembers } from '../tenancy/orgs';
 import { roleCan } from '../tenancy/permissions';
 import { listTokens } from '../tenancy/tokens';
-import { findWorkloads } from '../runs/workloads';
+import { listWorkloads } from '../runs/workloads';
 import {
   listAlertInstances,
   listAlertRules,
@@ -49,7 +49,7 @@ import { logOf } from '../core/logger';
 export const CHANNEL_LOG_SIZE = 20;
 
 const clusterNames = async (deps: TDeps, caller: TCaller) =>
-  (await findClusters(deps, caller)).map((c) => ({ id: c.id, name: c.name }));
+  (await listClusters(deps, caller)).map((c) => ({ id: c.id, name: c.name }));
 
 /** Members' names for "acknowledged by" and silence authors; empty for a caller that may not list them. */
 async function listPeople(deps: TDeps, caller: TCaller) {
@@ -213,9 +213,9 @@ export async function getMembersPage(deps: TDeps, caller: TCaller): Promise<TMem
 export async function getWorkloadsPage(deps: TDeps, caller: TCaller): Promise<TWorkloadsPageView> {
   assertCan(caller, { run: ['read'] });
   const [workloads, clusters, agents] = await Promise.all([
-    findWorkloads(deps, caller),
+    listWorkloads(deps, caller),
     clusterNames(deps, caller),
-    findAgents(deps, caller),
+    listAgents(deps, caller),
   ]);
   const last = await loadRuns(
     deps,
@@ -239,8 +239,8 @@ export async function getWorkloadsPage(deps: TDeps, caller: TCaller): Promise<TW
 
 export async function getAgentsPage(deps: TDeps, caller: TCaller): Promise<TAgentsPageView> {
   const [agents, clusters, health] = await Promise.all([
-    findAgents(deps, caller),
-    findClusters(deps, caller),
+    listAgents(deps, caller),
+    listClusters(deps, caller),
     listClusterHealth(deps, caller),
   ]);
   return { agents, clusters, health };
@@ -248,13 +248,13 @@ export async function getAgentsPage(deps: TDeps, caller: TCaller): Promise<TAgen
 
 export async function getClustersPage(deps: TDeps, caller: TCaller): Promise<TClustersPageView> {
   const [clusters, settings] = await Promise.all([
-    findClusters(deps, caller),
+    listClusters(deps, caller),
     getClusterSettings(deps, caller),
   ]);
   return { clusters, settings };
 }
 
 export async function getTokensPage(deps: TDeps, caller: TCaller): Promise<TTokensPageView> {
-  const [tokens, clusters] = await Promise.all([listTokens(deps, caller), findClusters(deps, caller)]);
+  const [tokens, clusters] = await Promise.all([listTokens(deps, caller), listClusters(deps, caller)]);
   return { tokens, clusters };
 }
