@@ -17,7 +17,7 @@ import {
   createAuth,
   createCluster,
   createOrg,
-  findClusters,
+  listClusters,
   listTokens,
   revokeToken,
   createToken,
@@ -134,7 +134,7 @@ async function run(db: TDb, argv: string[]) {
   }
   if (group === 'cluster' && action === 'list') {
     const org = await orgBySlug(need(values.org, 'org'));
-    const rows = await findClusters(deps, ownerOf(org));
+    const rows = await listClusters(deps, ownerOf(org));
     if (!rows.length) console.error(`no clusters in '${org.slug}' yet`);
     for (const c of rows) console.log(`${c.id}\t${c.name}${c.description ? `\t${c.description}` : ''}`);
     return;

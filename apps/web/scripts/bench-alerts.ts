@@ -34,8 +34,8 @@ import { createDb, createLiveBus } from '@clusterscope/db';
 import { startEmbeddedPostgres } from '@clusterscope/db/embedded';
 import { deployMigrations } from '@clusterscope/db/migrate';
 import {
-  addAlertRule,
-  addChannel,
+  createAlertRule,
+  createChannel,
   setRouting,
   ALERT_THREAD_NICE,
   createEvaluatorMemo,
@@ -142,9 +142,9 @@ async function main() {
       return { org, caller };
     };
     const fns: Record<string, (d: TDeps, c: TCaller, i: unknown) => Promise<unknown>> = {
-      createChannel: addChannel,
+      createChannel: createChannel,
       setRouting,
-      createRule: addAlertRule,
+      createRule: createAlertRule,
     };
     const call = (caller: TCaller, p: string, input: unknown) =>
       fns[p]!(deps, caller, input) as Promise<{ id: string }>;

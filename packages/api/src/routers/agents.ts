@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { enrollAgent, findAgents, revokeAgent } from '@clusterscope/services/jobs';
+import { enrollAgent, listAgents, revokeAgent } from '@clusterscope/services/jobs';
 import { ZAgentEnroll, ZAgentEnrolled, ZAgentListItem, ZRevoked } from '@clusterscope/schema';
 import { orgProcedure, router, withPermission, svc } from '../trpc';
 
 export const agentsRouter = router({
-  list: orgProcedure.output(z.array(ZAgentListItem)).query(svc(findAgents)),
+  list: orgProcedure.output(z.array(ZAgentListItem)).query(svc(listAgents)),
   /** Issues an agent credential (shown once) bound to the agent and its cluster. */
   enroll: withPermission({ token: ['create'] })
     .input(ZAgentEnroll)

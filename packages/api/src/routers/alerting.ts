@@ -1,26 +1,26 @@
 import { z } from 'zod';
 import {
   ackAlertInstances,
-  addAlertRule,
-  addChannel,
-  addSilence,
+  createAlertRule,
+  createChannel,
+  createSilence,
   previewSilence,
   previewAlertRule,
-  editAlertRule,
-  editChannel,
-  endSilence,
-  findAlertInstances,
-  findAlertRules,
-  findChannels,
-  findSilences,
+  updateAlertRule,
+  updateChannel,
+  expireSilence,
+  listAlertInstances,
+  listAlertRules,
+  listChannels,
+  listSilences,
   getAlertDetail,
   getAlertSeries,
-  getAlertRuleById,
-  getChannelById,
+  getAlertRule,
+  getChannel,
   getRouting,
   getVapidPublicKey,
-  removeAlertRule,
-  removeChannel,
+  deleteAlertRule,
+  deleteChannel,
   sendTestNotification,
   setRouting,
   subscribePush,
@@ -65,11 +65,11 @@ export const alertingRouter = router({
     .meta(rest('GET', '/alerting/rules', 'List alert rules'))
     .input(ZRuleListInput)
     .output(z.array(ZAlertRule))
-    .query(svc(findAlertRules)),
+    .query(svc(listAlertRules)),
   rule: byId
     .meta(rest('GET', '/alerting/rules/{id}', 'Get an alert rule'))
     .output(ZAlertRule)
-    .query(svc(getAlertRuleById, 'id')),
+    .query(svc(getAlertRule, 'id')),
   createRule: orgProcedure
     .meta(
       rest(
@@ -81,7 +81,7 @@ export const alertingRouter = router({
     )
     .input(ZAlertRuleCreate)
     .output(ZAlertRule)
-    .mutation(svc(addAlertRule)),
+    .mutation(svc(createAlertRule)),
   previewRule: orgProcedure
     .meta(
       rest(
@@ -98,11 +98,11 @@ export const alertingRouter = router({
     .meta(rest('PATCH', '/alerting/rules/{id}', 'Edit an alert rule'))
     .input(ZAlertRuleUpdate)
     .output(ZAlertRule)
-    .mutation(svc(editAlertRule)),
+    .mutation(svc(updateAlertRule)),
   deleteRule: byId
     .meta(rest('DELETE', '/alerting/rules/{id}', 'Delete a custom alert rule (built-in rules: disable them)'))
     .output(ZDeleted)
-    .mutation(svc(removeAlertRule, 'id')),
+    .mutation(svc(deleteAlertRule, 'id')),
 
   // ---- alerts ----
   list: orgProcedure
@@ -116,7 +116,7 @@ export const alertingRouter = router({
     )
     .input(ZAlertListInput)
     .output(z.array(ZAlertInstance))
-    .query(svc(findAlertInstances)),
+    .query(svc(listAlertInstances)),
   get: byId
     .meta(rest('GET', '/alerting/alerts/{id}', 'An alert and its history'))
     .output(ZAlertDetail)
@@ -142,12 +142,12 @@ export const alertingRouter = router({
     .meta(rest('GET', '/alerting/silences', 'List silences'))
     .input(z.object({}))
     .output(z.array(ZSilence))
-    .query(svc(findSilences)),
+    .query(svc(listSilences)),
   createSilence: orgProcedure
     .meta(rest('POST', '/alerting/silences', 'Create a silence'))
     .input(ZSilenceCreate)
     .output(ZSilence)
-    .mutation(svc(addSilence)),
+    .mutation(svc(createSilence)),
   previewSilence: orgProcedure
     .meta(
       rest(
@@ -163,18 +163,18 @@ export const alertingRouter = router({
   expireSilence: byId
     .meta(rest('POST', '/alerting/silences/{id}/expire', 'End a silence now'))
     .output(ZSilence)
-    .mutation(svc(endSilence, 'id')),
+    .mutation(svc(expireSilence, 'id')),
 
   // ---- channels (REST CRUD; secrets are write-only: answered as ***) ----
   channels: orgProcedure
     .meta(rest('GET', '/alerting/channels', 'List notification channels (secrets shown as ***)'))
     .input(z.object({}).optional())
     .output(z.array(ZChannel))
-    .query(svc(findChannels)),
+    .query(svc(listChannels)),
   channel: byId
     .meta(rest('GET', '/alerting/channels/{id}', 'Get a notification channel (secrets shown as ***)'))
     .output(ZChannel)
-    .query(svc(getChannelById, 'id')),
+    .query(svc(getChannel, 'id')),
   createChannel: orgProcedure
     .meta(
       rest(
@@ -186,7 +186,7 @@ export const alertingRouter = router({
     )
     .input(ZChannelCreateBody)
     .output(ZChannel)
-    .mutation(svc(addChannel)),
+    .mutation(svc(createChannel)),
   updateChannel: orgProcedure
     .meta(
       rest(
@@ -198,11 +198,11 @@ export const alertingRouter = router({
     )
     .input(ZChannelUpdate)
     .output(ZChannel)
-    .mutation(svc(editChannel)),
+    .mutation(svc(updateChannel)),
   deleteChannel: byId
     .meta(rest('DELETE', '/alerting/channels/{id}', 'Delete a notification channel'))
     .output(ZDeleted)
-    .mutation(svc(removeChannel, 'id')),
+    .mutation(svc(deleteChannel, 'id')),
   testChannel: byId
     .meta(rest('POST', '/alerting/channels/{id}/test', 'Send a test notification through a channel'))
     .output(ZDelivery)

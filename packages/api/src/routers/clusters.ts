@@ -2,8 +2,8 @@ import { z } from 'zod';
 import {
   createCluster,
   deleteCluster,
-  findClusters,
-  getClusterById,
+  listClusters,
+  getCluster,
   setClusterSettings,
   updateCluster,
   ZClusterInput,
@@ -16,14 +16,14 @@ export const clustersRouter = router({
     .meta({ openapi: { method: 'GET', path: '/clusters', tags: ['clusters'], summary: 'List clusters' } })
     .input(z.object({}).optional())
     .output(z.array(ZCluster))
-    .query(svc(findClusters)),
+    .query(svc(listClusters)),
   get: orgProcedure
     .meta({
       openapi: { method: 'GET', path: '/clusters/{id}', tags: ['clusters'], summary: 'Get a cluster' },
     })
     .input(z.object({ id: z.string().min(1) }))
     .output(ZCluster)
-    .query(svc(getClusterById, 'id')),
+    .query(svc(getCluster, 'id')),
   create: orgProcedure
     .meta({ openapi: { method: 'POST', path: '/clusters', tags: ['clusters'], summary: 'Create a cluster' } })
     .input(ZClusterInput)

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   acceptInvitation,
   cancelInvitation,
-  deleteMember,
+  removeMember,
   getMembers,
   getMyInvitation,
   inviteMember,
@@ -53,5 +53,5 @@ export const orgsRouter = router({
   removeMember: orgProcedure
     .input(z.object({ memberId: z.string().min(1) }))
     .output(ZRemoved)
-    .mutation(svc(deleteMember, 'memberId')),
+    .mutation(svc(removeMember, 'memberId')),
 });

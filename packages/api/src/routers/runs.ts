@@ -5,9 +5,9 @@ import {
   addRunResults,
   addRunSamples,
   createRun,
-  findRuns,
+  listRuns,
   finishRun,
-  getRunById,
+  getRun,
 } from '@clusterscope/services/runs';
 import {
   ZMetric,
@@ -119,10 +119,10 @@ export const runsRouter = router({
     )
     .input(ZRunListIn)
     .output(ZRunPage)
-    .query(svc(findRuns)),
+    .query(svc(listRuns)),
   get: read
     .meta(rest('GET', '/runs/{id}', 'Get a run with its summary'))
     .input(ZRunId)
     .output(ZRunDetail)
-    .query(svc(getRunById, 'id')),
+    .query(svc(getRun, 'id')),
 });

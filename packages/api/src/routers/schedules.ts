@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteSchedule, findSchedules, saveSchedule } from '@clusterscope/services/runs';
+import { deleteSchedule, listSchedules, createSchedule } from '@clusterscope/services/runs';
 import { ZSchedule, ZScheduleInput } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
@@ -11,7 +11,7 @@ export const schedulesRouter = router({
     .meta(rest('GET', '/workloads/{workloadId}/schedules', "A workload's schedules with their next runs"))
     .input(z.object({ workloadId: z.string().min(1).max(128) }))
     .output(z.array(ZSchedule))
-    .query(svc(findSchedules, 'workloadId')),
+    .query(svc(listSchedules, 'workloadId')),
   create: orgProcedure
     .meta(
       rest(
@@ -22,7 +22,7 @@ export const schedulesRouter = router({
     )
     .input(ZScheduleInput)
     .output(ZSchedule)
-    .mutation(svc(saveSchedule)),
+    .mutation(svc(createSchedule)),
   delete: orgProcedure
     .meta(rest('DELETE', '/schedules/{id}', 'Delete a schedule'))
     .input(z.object({ id: z.string().min(1).max(64) }))

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteThreshold, findThresholds, saveThreshold } from '@clusterscope/services/runs';
+import { deleteThreshold, listThresholds, saveThreshold } from '@clusterscope/services/runs';
 import { ZDeleted, ZName, ZThreshold, ZThresholdInput } from '@clusterscope/schema';
 import { orgProcedure, router, svc } from '../trpc';
 import { restMeta } from '../rest';
@@ -11,7 +11,7 @@ export const thresholdsRouter = router({
     .meta(rest('GET', '/thresholds', 'List regression thresholds'))
     .input(z.object({ workloadId: ZName.optional() }))
     .output(z.array(ZThreshold))
-    .query(({ ctx, input }) => findThresholds(ctx.deps, ctx.caller, input.workloadId)),
+    .query(({ ctx, input }) => listThresholds(ctx.deps, ctx.caller, input.workloadId)),
   save: orgProcedure
     .meta(
       rest(

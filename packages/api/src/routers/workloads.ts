@@ -2,8 +2,8 @@ import { z } from 'zod';
 import {
   createWorkload,
   deleteWorkload,
-  findWorkloads,
-  getWorkloadById,
+  listWorkloads,
+  getWorkload,
   startWorkloadRun,
   updateWorkload,
 } from '@clusterscope/services/runs';
@@ -29,12 +29,12 @@ export const workloadsRouter = router({
     .meta(rest('GET', '/workloads', 'List workloads'))
     .input(z.object({}).optional())
     .output(z.array(ZWorkload))
-    .query(svc(findWorkloads)),
+    .query(svc(listWorkloads)),
   get: read
     .meta(rest('GET', '/workloads/{id}', 'Get a workload (id or name)'))
     .input(ZWorkloadId)
     .output(ZWorkload)
-    .query(svc(getWorkloadById, 'id')),
+    .query(svc(getWorkload, 'id')),
   create: write
     .meta(
       rest(

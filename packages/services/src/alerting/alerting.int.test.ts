@@ -22,10 +22,10 @@ import { startSmtpInbox } from '../core/test-env';
 import { createMailer } from '../core/mail';
 import { createOutbound } from '../core/outbound';
 import {
-  addChannel,
+  createChannel,
   ackAlertInstances,
-  addSilence,
-  findAlertInstances,
+  createSilence,
+  listAlertInstances,
   setRouting,
   subscribePush,
 } from './api';
@@ -166,7 +166,7 @@ describe('on-call alerting', () => {
   const slacks = () => hits.filter((h) => h.path === '/slack');
 
   it('sets up webhook, slack, ntfy, email and push channels routed for critical alerts; "send test" reaches the webhook', async () => {
-    const mk = (input: unknown) => addChannel(deps, caller, input);
+    const mk = (input: unknown) => createChannel(deps, caller, input);
     const hook = await mk({
       name: 'hook',
       kind: 'webhook',
@@ -197,7 +197,7 @@ describe('on-call alerting', () => {
   });
 
   it("a test send racing the leader's delivery pass reaches the channel once", async () => {
-    const slow = await addChannel(deps, caller, {
+    const slow = await createChannel(deps, caller, {
       name: 'slow',
       kind: 'webhook',
       config: { url: `${base}/slow` },
@@ -286,7 +286,7 @@ describe('on-call alerting', () => {
     down.delete(2);
     await run(120);
     expect(webhooks()).toHaveLength(1);
-    const [a] = await findAlertInstances(deps, caller, { state: 'firing', severity: 'critical' });
+    const [a] = await listAlertInstances(deps, caller, { state: 'firing', severity: 'critical' });
     expect(a).toMatchObject({ id: alertId, state: 'firing', labels: { node: '2' } });
 
     // Back: one resolved notification per channel.
@@ -319,7 +319,7 @@ describe('on-call alerting', () => {
       await evaluateAlerts(deps, { now: new Date(t), memo });
       await notifyAlerts(deps, new Date(t));
     };
-    await addSilence(deps, caller, {
+    await createSilence(deps, caller, {
       clusterId,
       nodeId: 3,
       endsAt: new Date(t + 600_000),
@@ -327,7 +327,7 @@ describe('on-call alerting', () => {
     });
     for (let i = 0; i < 8; i++) await step('DEAD');
     expect(hits).toEqual([]);
-    const [a] = await findAlertInstances(deps, caller, { state: 'firing' });
+    const [a] = await listAlertInstances(deps, caller, { state: 'firing' });
     expect(a).toMatchObject({ labels: { node: '3' }, silenced: true });
 
     // After the silence ends, it notifies; repeat_interval repeats until acked.
@@ -344,7 +344,7 @@ describe('on-call alerting', () => {
   }, 120_000);
 
   it('retries a failing channel with backoff and logs the error', async () => {
-    const bad = await addChannel(deps, caller, {
+    const bad = await createChannel(deps, caller, {
       name: 'broken',
       kind: 'webhook',
       config: { url: 'http://127.0.0.1:9/nothing' },

@@ -1,30 +1,6 @@
 /** Procedures' services for alert instances, silences, channels, routing and push subscriptions. */
-import {
-  ackInstances,
-  createChannel,
-  createSilence,
-  deleteChannel,
-  deletePushSubscription,
-  expireSilence,
-  getAlertRule,
-  getAlertSettings,
-  getChannel,
-  getCluster,
-  getSilence,
-  getInstance,
-  listChannels,
-  listInstanceEvents,
-  listInstances,
-  listRoutes,
-  listSilences,
-  replaceRoutes,
-  saveAlertSettings,
-  savePushSubscription,
-  updateChannel,
-  type TChannelRow,
-  type TInstanceView,
-  type TDeliveryRow,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
+import type { TChannelRow, TInstanceView, TDeliveryRow } from '@clusterscope/db';
 import {
   DEFAULT_GROUPING,
   ALERT_SERIES,
@@ -137,14 +113,14 @@ export const compareAlerts = (a: TAlertInstance, b: TAlertInstance) =>
   (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) ||
   (a.firedAt ?? a.activeAt ?? a.updatedAt).getTime() - (b.firedAt ?? b.activeAt ?? b.updatedAt).getTime();
 
-export async function findAlertInstances(deps: TDeps, caller: TCaller, input: unknown) {
+export async function listAlertInstances(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['read'] });
   const q = parseInput(ZAlertListInput, input ?? {});
   const bound = boundClusterOf(caller);
   if (bound && q.clusterId && q.clusterId !== bound) return [];
   const now = new Date();
   const [rows, silences] = await Promise.all([
-    listInstances(deps.db, caller.orgId, {
+    repo.listInstances(deps.db, caller.orgId, {
       states: q.state,
       severities: q.severity,
       clusterId: bound ?? q.clusterId,
@@ -152,13 +128,13 @@ export async function findAlertInstances(deps: TDeps, caller: TCaller, input: un
       to: q.to === undefined ? undefined : new Date(q.to),
       limit: q.limit,
     }),
-    listSilences(deps.db, caller.orgId),
+    repo.listSilences(deps.db, caller.orgId),
   ]);
   return rows.map((r) => toAlertInstance(r, silences, now)).sort(compareAlerts);
 }
 
 async function loadInstance(deps: TDeps, caller: TCaller, id: string) {
-  const i = await getInstance(deps.db, caller.orgId, id);
+  const i = await repo.getInstance(deps.db, caller.orgId, id);
   const bound = boundClusterOf(caller);
   if (!i || (bound && i.clusterId !== bound)) throw notFound(`alert '${id}'`);
   return i;
@@ -169,9 +145,9 @@ export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): 
   const i = await loadInstance(deps, caller, id);
   const now = new Date();
   const [events, silences, rule] = await Promise.all([
-    listInstanceEvents(deps.db, caller.orgId, id),
-    listSilences(deps.db, caller.orgId),
-    getAlertRule(deps.db, caller.orgId, i.ruleId),
+    repo.listInstanceEvents(deps.db, caller.orgId, id),
+    repo.listSilences(deps.db, caller.orgId),
+    repo.getAlertRule(deps.db, caller.orgId, i.ruleId),
   ]);
   const metric = rule?.metric ? ZAlertMetric.safeParse(rule.metric) : null;
   return {
@@ -205,16 +181,16 @@ export async function getAlertDetail(deps: TDeps, caller: TCaller, id: string): 
 export async function ackAlertInstances(deps: TDeps, caller: TCaller, ids: string[]) {
   assertCan(caller, { alert: ['ack'] });
   const rows = await Promise.all(ids.map((id) => loadInstance(deps, caller, id)));
-  await ackInstances(deps.db, caller.orgId, ids, actorName(caller), boundClusterOf(caller));
+  await repo.ackInstances(deps.db, caller.orgId, ids, actorName(caller), boundClusterOf(caller));
   const now = new Date();
-  const silences = await listSilences(deps.db, caller.orgId);
+  const silences = await repo.listSilences(deps.db, caller.orgId);
   const fresh = await Promise.all(rows.map((r) => loadInstance(deps, caller, r.id)));
   return fresh.map((r) => toAlertInstance(r, silences, now));
 }
 
 // ---- silences ----
 
-const toSilence = (s: Awaited<ReturnType<typeof listSilences>>[number], now = new Date()): TSilence => ({
+const toSilence = (s: Awaited<ReturnType<typeof repo.listSilences>>[number], now = new Date()): TSilence => ({
   id: s.id,
   clusterId: s.clusterId,
   nodeId: s.nodeId,
@@ -227,25 +203,25 @@ const toSilence = (s: Awaited<ReturnType<typeof listSilences>>[number], now = ne
   createdAt: s.createdAt,
 });
 
-export async function findSilences(deps: TDeps, caller: TCaller) {
+export async function listSilences(deps: TDeps, caller: TCaller) {
   assertCan(caller, { alert: ['read'] });
   const bound = boundClusterOf(caller);
-  return (await listSilences(deps.db, caller.orgId))
+  return (await repo.listSilences(deps.db, caller.orgId))
     .filter((s) => !bound || s.clusterId === bound)
     .map((s) => toSilence(s));
 }
 
-export async function addSilence(deps: TDeps, caller: TCaller, input: unknown) {
+export async function createSilence(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['silence'] });
   const v = parseInput(ZSilenceCreate, input);
   const bound = boundClusterOf(caller);
   if (bound && v.clusterId !== bound)
     throw new AppError('FORBIDDEN', 'a cluster-bound token may only silence its cluster');
-  if (v.clusterId && !(await getCluster(deps.db, caller.orgId, v.clusterId)))
+  if (v.clusterId && !(await repo.getCluster(deps.db, caller.orgId, v.clusterId)))
     throw notFound(`cluster '${v.clusterId}'`);
-  if (v.ruleId && !(await getAlertRule(deps.db, caller.orgId, v.ruleId)))
+  if (v.ruleId && !(await repo.getAlertRule(deps.db, caller.orgId, v.ruleId)))
     throw notFound(`alert rule '${v.ruleId}'`);
-  const s = await createSilence(deps.db, caller.orgId, {
+  const s = await repo.createSilence(deps.db, caller.orgId, {
     clusterId: v.clusterId ?? null,
     nodeId: v.nodeId ?? null,
     ruleId: v.ruleId ?? null,
@@ -264,17 +240,17 @@ export async function previewSilence(deps: TDeps, caller: TCaller, input: unknow
   const bound = boundClusterOf(caller);
   if (bound && m.clusterId !== bound)
     throw new AppError('FORBIDDEN', 'a cluster-bound token may only silence its cluster');
-  if (m.clusterId && !(await getCluster(deps.db, caller.orgId, m.clusterId)))
+  if (m.clusterId && !(await repo.getCluster(deps.db, caller.orgId, m.clusterId)))
     throw notFound(`cluster '${m.clusterId}'`);
   const matcher = { clusterId: m.clusterId ?? null, nodeId: m.nodeId ?? null, ruleId: m.ruleId ?? null };
   const now = new Date();
   const [rows, silences] = await Promise.all([
-    listInstances(deps.db, caller.orgId, {
+    repo.listInstances(deps.db, caller.orgId, {
       states: ['pending', 'firing'],
       clusterId: matcher.clusterId ?? undefined,
       limit: 500,
     }),
-    listSilences(deps.db, caller.orgId, { activeAt: now }),
+    repo.listSilences(deps.db, caller.orgId, { activeAt: now }),
   ]);
   return rows
     .map((r) => toAlertInstance(r, silences, now))
@@ -282,12 +258,12 @@ export async function previewSilence(deps: TDeps, caller: TCaller, input: unknow
     .sort(compareAlerts);
 }
 
-export async function endSilence(deps: TDeps, caller: TCaller, id: string) {
+export async function expireSilence(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['silence'] });
   const bound = boundClusterOf(caller);
-  const found = await getSilence(deps.db, caller.orgId, id);
+  const found = await repo.getSilence(deps.db, caller.orgId, id);
   if (!found || (bound && found.clusterId !== bound)) throw notFound(`silence '${id}'`);
-  const s = await expireSilence(deps.db, caller.orgId, id, new Date());
+  const s = await repo.expireSilence(deps.db, caller.orgId, id, new Date());
   if (!s) throw notFound(`silence '${id}'`);
   return toSilence(s);
 }
@@ -375,17 +351,17 @@ async function assertDestinations(
     await out.checkUrl(secret.url, 'secret.url');
 }
 
-export async function findChannels(deps: TDeps, caller: TCaller) {
+export async function listChannels(deps: TDeps, caller: TCaller) {
   assertCan(caller, { alert: ['read'] });
-  return (await listChannels(deps.db, caller.orgId)).map((c) => toChannel(c, caller));
+  return (await repo.listChannels(deps.db, caller.orgId)).map((c) => toChannel(c, caller));
 }
 
-export async function getChannelById(deps: TDeps, caller: TCaller, id: string) {
+export async function getChannel(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['read'] });
   return toChannel(await loadChannel(deps, caller, id), caller);
 }
 
-export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
+export async function createChannel(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const v = parseInput(ZChannelCreate, input);
   assertChannelConfig(deps, v.kind);
@@ -393,7 +369,7 @@ export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
     throw new AppError('BAD_REQUEST', 'secret: send the real value when creating a channel');
   await assertDestinations(deps, v.kind, v.config, v.secret);
   try {
-    const c = await createChannel(deps.db, caller.orgId, {
+    const c = await repo.createChannel(deps.db, caller.orgId, {
       name: v.name,
       kind: v.kind,
       config: v.config,
@@ -409,13 +385,13 @@ export async function addChannel(deps: TDeps, caller: TCaller, input: unknown) {
 }
 
 async function loadChannel(deps: TDeps, caller: TCaller, id: string) {
-  const c = await getChannel(deps.db, caller.orgId, id);
+  const c = await repo.getChannel(deps.db, caller.orgId, id);
   if (!c) throw notFound(`channel '${id}'`);
   return c;
 }
 
 /** Edits a channel; a secret field sent as `***` (or omitted) keeps the stored value. */
-export async function editChannel(deps: TDeps, caller: TCaller, input: unknown) {
+export async function updateChannel(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const v = parseInput(ZChannelUpdate, input);
   const c = await loadChannel(deps, caller, v.id);
@@ -434,14 +410,14 @@ export async function editChannel(deps: TDeps, caller: TCaller, input: unknown) 
     patch.config = settings.config;
     patch.secret = sealChannelSecret(deps, caller.orgId, merged);
   }
-  const out = await updateChannel(deps.db, caller.orgId, v.id, patch);
+  const out = await repo.updateChannel(deps.db, caller.orgId, v.id, patch);
   if (!out) throw notFound(`channel '${v.id}'`);
   return toChannel(out, caller);
 }
 
-export async function removeChannel(deps: TDeps, caller: TCaller, id: string) {
+export async function deleteChannel(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['configure'] });
-  if (!(await deleteChannel(deps.db, caller.orgId, id))) throw notFound(`channel '${id}'`);
+  if (!(await repo.deleteChannel(deps.db, caller.orgId, id))) throw notFound(`channel '${id}'`);
   return { id, deleted: true };
 }
 
@@ -452,11 +428,14 @@ export { loadChannel as loadAlertChannel };
 export async function getRouting(deps: TDeps, caller: TCaller, clusterId: string | null): Promise<TRouting> {
   assertCan(caller, { alert: ['read'] });
   const bound = boundClusterOf(caller);
-  if (clusterId && ((bound && bound !== clusterId) || !(await getCluster(deps.db, caller.orgId, clusterId))))
+  if (
+    clusterId &&
+    ((bound && bound !== clusterId) || !(await repo.getCluster(deps.db, caller.orgId, clusterId)))
+  )
     throw notFound(`cluster '${clusterId}'`);
   const [routes, settings] = await Promise.all([
-    listRoutes(deps.db, caller.orgId),
-    getAlertSettings(deps.db, caller.orgId),
+    repo.listRoutes(deps.db, caller.orgId),
+    repo.getAlertSettings(deps.db, caller.orgId),
   ]);
   return {
     clusterId,
@@ -481,15 +460,15 @@ export async function getRouting(deps: TDeps, caller: TCaller, clusterId: string
 export async function setRouting(deps: TDeps, caller: TCaller, input: unknown): Promise<TRouting> {
   assertCan(caller, { alert: ['configure'] });
   const v = parseInput(ZRoutingSet, input);
-  if (v.clusterId && !(await getCluster(deps.db, caller.orgId, v.clusterId)))
+  if (v.clusterId && !(await repo.getCluster(deps.db, caller.orgId, v.clusterId)))
     throw notFound(`cluster '${v.clusterId}'`);
-  const own = new Set((await listChannels(deps.db, caller.orgId)).map((c) => c.id));
+  const own = new Set((await repo.listChannels(deps.db, caller.orgId)).map((c) => c.id));
   v.routes.forEach((r, i) => {
     for (const id of [...r.channelIds, ...r.escalationChannelIds])
       if (!own.has(id)) throw new AppError('BAD_REQUEST', `routes.${i}: unknown channel '${id}'`);
   });
-  await replaceRoutes(deps.db, caller.orgId, v.clusterId, v.routes);
-  if (v.grouping && !v.clusterId) await saveAlertSettings(deps.db, caller.orgId, v.grouping);
+  await repo.replaceRoutes(deps.db, caller.orgId, v.clusterId, v.routes);
+  if (v.grouping && !v.clusterId) await repo.saveAlertSettings(deps.db, caller.orgId, v.grouping);
   return getRouting(deps, caller, v.clusterId);
 }
 
@@ -497,8 +476,8 @@ export async function setRouting(deps: TDeps, caller: TCaller, input: unknown): 
 export async function findRoutingGap(deps: TDeps, caller: TCaller): Promise<TRoutingGap> {
   assertCan(caller, { alert: ['read'] });
   const [channels, routes] = await Promise.all([
-    listChannels(deps.db, caller.orgId),
-    listRoutes(deps.db, caller.orgId),
+    repo.listChannels(deps.db, caller.orgId),
+    repo.listRoutes(deps.db, caller.orgId),
   ]);
   const enabled = new Set(channels.filter((c) => c.enabled).map((c) => c.id));
   const routed = new Set(
@@ -525,7 +504,7 @@ export async function subscribePush(deps: TDeps, caller: TCaller, input: unknown
   const v = parseInput(ZPushSubscribe, input);
   // Push services are public https endpoints; anything else would let any member probe the inside.
   await outboundOf(deps).checkUrl(v.endpoint, 'endpoint', { https: true });
-  const s = await savePushSubscription(deps.db, caller.orgId, caller.userId, {
+  const s = await repo.savePushSubscription(deps.db, caller.orgId, caller.userId, {
     endpoint: v.endpoint,
     p256dh: v.keys.p256dh,
     auth: v.keys.auth,
@@ -536,5 +515,5 @@ export async function subscribePush(deps: TDeps, caller: TCaller, input: unknown
 export async function unsubscribePush(deps: TDeps, caller: TCaller, endpoint: string) {
   assertCan(caller, { alert: ['read'] });
   assertUser(caller);
-  return { removed: await deletePushSubscription(deps.db, caller.orgId, caller.userId, endpoint) };
+  return { removed: await repo.deletePushSubscription(deps.db, caller.orgId, caller.userId, endpoint) };
 }

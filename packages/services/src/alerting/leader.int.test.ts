@@ -18,7 +18,7 @@ import { secretKeysOf } from '../core/secrets';
 import { bootWorkerFromSource, NODE_DOWN_NOW } from '../testing';
 import { ALERT_LEADER_KEY, NUDGE_WINDOW_MS, startAlerting, type TAlertCycle } from './runner';
 import type { TCaller } from '../tenancy/caller';
-import { addChannel, setRouting } from './api';
+import { createChannel, setRouting } from './api';
 import { signBody } from './channels';
 import { ALERT_THREAD_NICE, startAlertingThread } from './thread';
 
@@ -171,7 +171,7 @@ it('the web process runs the loop on its own thread: own pool, lower priority, c
   const caller: TCaller = {
     kind: 'token', tokenId: 't', orgId: org.id, orgSlug: 'thread', scopes: ['admin'], clusterId: null,
   }; // prettier-ignore
-  const hook = await addChannel(deps, caller, {
+  const hook = await createChannel(deps, caller, {
     name: 'hook',
     kind: 'webhook',
     config: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` },

@@ -12,7 +12,7 @@ import { createOwnedOrg, createTestDatabase } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
-import { addAlertRule, editAlertRule, findAlertRules } from './rules';
+import { createAlertRule, updateAlertRule, listAlertRules } from './rules';
 
 let db: TDb;
 let deps: TDeps;
@@ -105,7 +105,7 @@ describe('metric alert rules', () => {
   it('rejects bad metric rules naming the field (the REST and UI schema)', async () => {
     const base = { name: 'm', series: 'metric', comparison: 'gt', threshold: 1, severity: 'warning' };
     const msg = async (input: unknown) =>
-      addAlertRule(deps, caller, input).then(
+      createAlertRule(deps, caller, input).then(
         () => 'accepted',
         (e: Error) => e.message,
       );
@@ -117,8 +117,8 @@ describe('metric alert rules', () => {
     expect(await msg({ ...base, series: 'node.down', metric: { name: 'x', fn: 'rate' } })).toBe(
       'metric: only for series metric',
     );
-    const plain = await addAlertRule(deps, caller, { ...base, series: 'node.down' });
-    await expect(editAlertRule(deps, caller, { id: plain.id, series: 'metric' })).rejects.toThrow(
+    const plain = await createAlertRule(deps, caller, { ...base, series: 'node.down' });
+    await expect(updateAlertRule(deps, caller, { id: plain.id, series: 'metric' })).rejects.toThrow(
       'metric: required when series is metric',
     );
     await db.alertRule.delete({ where: { id: plain.id } });
@@ -126,7 +126,7 @@ describe('metric alert rules', () => {
 
   it('evaluates the built-in p99 and abort rules and custom metric rules from real chDB values', async () => {
     // Custom: 5xx rate per node (matcher code=500) and the cluster's p50 latency in ms (merged buckets).
-    await addAlertRule(deps, caller, {
+    await createAlertRule(deps, caller, {
       name: '5xx rate',
       clusterId: withMetrics,
       series: 'metric',
@@ -136,7 +136,7 @@ describe('metric alert rules', () => {
       threshold: 1,
       severity: 'warning',
     });
-    await addAlertRule(deps, caller, {
+    await createAlertRule(deps, caller, {
       name: 'cluster p50',
       series: 'metric',
       metric: { name: 'sql_service_latency', fn: 'quantile', quantile: 0.5, scale: 1e-6 },
@@ -167,9 +167,9 @@ describe('metric alert rules', () => {
     expect(await instances(without)).toEqual([]);
 
     // Built-ins are editable per cluster: for 0 → firing on the next cycle.
-    const rules = await findAlertRules(deps, caller, { clusterId: withMetrics });
+    const rules = await listAlertRules(deps, caller, { clusterId: withMetrics });
     for (const b of ['sql_latency_p99', 'txn_abort_rate', 'txn_abort_pct'])
-      await editAlertRule(deps, caller, { id: rules.find((r) => r.builtin === b)!.id, forS: 0 });
+      await updateAlertRule(deps, caller, { id: rules.find((r) => r.builtin === b)!.id, forS: 0 });
     await evaluateAlerts(deps, { now: at(12), memo });
     const b = await instances(withMetrics);
     for (const r of ['txn_abort_rate', 'txn_abort_pct'])

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCluster, createOwnedOrg } from '@clusterscope/db/testing';
 import type { TCaller } from '../tenancy/caller';
 import { errorCode, useTestEnv } from '../core/test-env';
-import { findAlertInstances } from './api';
+import { listAlertInstances } from './api';
 import { getAlertSeries } from './alert-series';
 import { createEvaluatorMemo, evaluateAlerts } from './evaluator';
 import { previewAlertRule } from './preview';
-import { addAlertRule, editAlertRule } from './rules';
+import { createAlertRule, updateAlertRule } from './rules';
 
 const env = useTestEnv();
 let writer: TWriter;
@@ -93,7 +93,7 @@ describe('rule preview', () => {
   });
 
   it('agrees with the evaluator once the rule is saved', async () => {
-    const rule = await addAlertRule(env.deps, caller, {
+    const rule = await createAlertRule(env.deps, caller, {
       clusterId,
       name: 'x',
       series: 'node.replicas',
@@ -102,7 +102,7 @@ describe('rule preview', () => {
       severity: 'warning',
     });
     await evaluateAlerts(env.deps, { now: new Date(now), memo: createEvaluatorMemo() });
-    const firing = (await findAlertInstances(env.deps, caller, { clusterId, state: 'firing' })).filter(
+    const firing = (await listAlertInstances(env.deps, caller, { clusterId, state: 'firing' })).filter(
       (a) => a.ruleId === rule.id,
     );
     expect(firing.map((a) => a.labels.node).sort()).toEqual(['2', '3', '5']);
@@ -118,7 +118,7 @@ describe('rule preview', () => {
     expect(chart.data).toEqual([[now - 2000, 70]]);
     expect(chart.windows).toEqual([{ from: now, to: null, firedAt: now }]);
     expect(chart.from).toBe(now - 30 * 60_000);
-    const edited = await editAlertRule(env.deps, caller, { id: rule.id, threshold: 60, summary: ' ' });
+    const edited = await updateAlertRule(env.deps, caller, { id: rule.id, threshold: 60, summary: ' ' });
     expect(edited.summary).toBe('node.replicas > 60 on node {{node}} of {{cluster}} (now {{value}})');
   });
 

@@ -1,14 +1,5 @@
-import {
-  createAlertRule,
-  deleteAlertRule,
-  getAlertRule,
-  getCluster,
-  insertBuiltinRules,
-  listAlertRules,
-  updateAlertRule,
-  type TAlertRuleData,
-  type TAlertRuleRow,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
+import type { TAlertRuleData, TAlertRuleRow } from '@clusterscope/db';
 import {
   ALERT_SERIES,
   checkRuleMetric,
@@ -243,7 +234,7 @@ export async function ensureBuiltinRules(
   const rows = clusters.flatMap((c) =>
     BUILTIN_RULE_DEFS.map((d) => ({ ...d, organizationId: c.organizationId, clusterId: c.id, labels: {} })),
   );
-  return insertBuiltinRules(deps.db, rows);
+  return repo.insertBuiltinRules(deps.db, rows);
 }
 
 async function assertClusterVisible(deps: TDeps, caller: TCaller, clusterId: string | null | undefined) {
@@ -252,30 +243,30 @@ async function assertClusterVisible(deps: TDeps, caller: TCaller, clusterId: str
     if (bound) throw new AppError('FORBIDDEN', 'a cluster-bound token may only manage its cluster');
     return;
   }
-  if ((bound && bound !== clusterId) || !(await getCluster(deps.db, caller.orgId, clusterId)))
+  if ((bound && bound !== clusterId) || !(await repo.getCluster(deps.db, caller.orgId, clusterId)))
     throw notFound(`cluster '${clusterId}'`);
 }
 
 async function loadRule(deps: TDeps, caller: TCaller, id: string) {
-  const r = await getAlertRule(deps.db, caller.orgId, id);
+  const r = await repo.getAlertRule(deps.db, caller.orgId, id);
   const bound = boundClusterOf(caller);
   if (!r || (bound && r.clusterId !== bound)) throw notFound(`alert rule '${id}'`);
   return r;
 }
 
-export async function findAlertRules(deps: TDeps, caller: TCaller, q: { clusterId?: string }) {
+export async function listAlertRules(deps: TDeps, caller: TCaller, q: { clusterId?: string }) {
   assertCan(caller, { alert: ['read'] });
   const bound = boundClusterOf(caller);
   if (q.clusterId) await assertClusterVisible(deps, caller, q.clusterId);
   if (q.clusterId) {
-    const c = await getCluster(deps.db, caller.orgId, q.clusterId);
+    const c = await repo.getCluster(deps.db, caller.orgId, q.clusterId);
     if (c) await ensureBuiltinRules(deps, [c]);
   }
-  const rows = await listAlertRules(deps.db, caller.orgId, q.clusterId ?? bound);
+  const rows = await repo.listAlertRules(deps.db, caller.orgId, q.clusterId ?? bound);
   return rows.filter((r) => !bound || r.clusterId === bound || r.clusterId === null).map(toAlertRule);
 }
 
-export async function getAlertRuleById(deps: TDeps, caller: TCaller, id: string) {
+export async function getAlertRule(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['read'] });
   return toAlertRule(await loadRule(deps, caller, id));
 }
@@ -314,11 +305,11 @@ export function defaultSummary(r: {
   return `${what} ${SIGNS[r.comparison]} ${r.threshold}${unit} ${where} (now {{value}}${unit})`;
 }
 
-export async function addAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
+export async function createAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const v = parseInput(ZAlertRuleCreate, input);
   await assertClusterVisible(deps, caller, v.clusterId);
-  const r = await createAlertRule(deps.db, caller.orgId, {
+  const r = await repo.createAlertRule(deps.db, caller.orgId, {
     ...v,
     summary: v.summary.trim() || defaultSummary(v),
     clusterId: v.clusterId ?? null,
@@ -327,7 +318,7 @@ export async function addAlertRule(deps: TDeps, caller: TCaller, input: unknown)
   return toAlertRule(r);
 }
 
-export async function editAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
+export async function updateAlertRule(deps: TDeps, caller: TCaller, input: unknown) {
   assertCan(caller, { alert: ['configure'] });
   const { id, ...patch } = parseInput(ZAlertRuleUpdate, input);
   const cur = await loadRule(deps, caller, id);
@@ -344,13 +335,13 @@ export async function editAlertRule(deps: TDeps, caller: TCaller, input: unknown
       aggregation: patch.aggregation ?? (cur.aggregation as TAggregation),
       metric: patch.metric !== undefined ? patch.metric : parseMetric(cur.metric),
     });
-  const r = await updateAlertRule(deps.db, caller.orgId, id, patch);
+  const r = await repo.updateAlertRule(deps.db, caller.orgId, id, patch);
   if (!r) throw notFound(`alert rule '${id}'`);
   return toAlertRule(r);
 }
 
 /** Deletes a custom rule; built-in rules are disabled instead (they would come back). */
-export async function removeAlertRule(deps: TDeps, caller: TCaller, id: string) {
+export async function deleteAlertRule(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { alert: ['configure'] });
   const r = await loadRule(deps, caller, id);
   if (r.builtin)
@@ -358,6 +349,6 @@ export async function removeAlertRule(deps: TDeps, caller: TCaller, id: string) 
       'BAD_REQUEST',
       `id: built-in rule '${r.builtin}' cannot be deleted; disable it instead`,
     );
-  await deleteAlertRule(deps.db, caller.orgId, id);
+  await repo.deleteAlertRule(deps.db, caller.orgId, id);
   return { id, deleted: true };
 }

@@ -14,7 +14,7 @@ import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import { createOutbound } from '../core/outbound';
 import { generateSecretKey, loadSecretKeys } from '../core/secrets';
-import { addChannel } from './api';
+import { createChannel } from './api';
 import * as instanceA from './deliveries';
 
 type TSend = typeof instanceA.sendTestNotification;
@@ -71,7 +71,7 @@ async function admin(): Promise<TCaller> {
 }
 
 const channel = (caller: TCaller) =>
-  addChannel(depsA, caller, {
+  createChannel(depsA, caller, {
     name: `c-${randomUUID().slice(0, 8)}`,
     kind: 'webhook',
     config: { url },

@@ -17,13 +17,13 @@ import type { TDeps } from './deps';
 import { enrollAgent } from '../jobs/agents';
 import { exportRuns } from '../runs/export';
 import { claimJob, getRunProgress } from '../jobs/jobs';
-import { findRuns, getRunById } from '../runs/runs';
+import { listRuns, getRun } from '../runs/runs';
 import { authenticateToken } from '../tenancy/tokens';
 import { generateSecretKey, loadSecretKeys, sealedKeyId } from './secrets';
 import {
   createWorkload,
-  findWorkloads,
-  getWorkloadById,
+  listWorkloads,
+  getWorkload,
   sealWorkloadSecrets,
   startWorkloadRun,
   updateWorkload,
@@ -83,10 +83,10 @@ describe('workload credentials', () => {
 
     const run = await startWorkloadRun(deps, admin, { id: 'tpcb', cluster: 'pg' });
     const reads = [
-      await getWorkloadById(deps, admin, 'tpcb'),
-      await findWorkloads(deps, admin),
-      await getRunById(deps, admin, run.id),
-      await findRuns(deps, admin, { limit: 50 } as never),
+      await getWorkload(deps, admin, 'tpcb'),
+      await listWorkloads(deps, admin),
+      await getRun(deps, admin, run.id),
+      await listRuns(deps, admin, { limit: 50 } as never),
       await getRunProgress(deps, admin, run.id),
       (await exportRuns(deps, admin, {}, 'json')).body,
       (await exportRuns(deps, admin, {}, 'csv')).body,
@@ -127,7 +127,7 @@ describe('workload credentials', () => {
     expect(await sealWorkloadSecrets(deps)).toMatchObject({ sealed: 1, rotated: 0, failed: [] });
     const sealedRow = await rawRow(legacy.id);
     expect(sealedRow).not.toContain(PASSWORD);
-    expect((await getWorkloadById(deps, admin, 'legacy')).target).toContain(':***@');
+    expect((await getWorkload(deps, admin, 'legacy')).target).toContain(':***@');
 
     // Rotate: B is current, A still opens; afterwards B alone suffices.
     const rotated = { ...deps, secrets: loadSecretKeys(KEY_B, KEY_A) };

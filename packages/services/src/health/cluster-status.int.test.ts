@@ -14,9 +14,9 @@ import { createWriter, type TWriter } from '@clusterscope/tsdb';
 import { nodeSample } from '@clusterscope/tsdb/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwnedOrg } from '@clusterscope/db/testing';
-import { addSilence, findAlertInstances } from '../alerting/api';
+import { createSilence, listAlertInstances } from '../alerting/api';
 import { createEvaluatorMemo, evaluateAlerts } from '../alerting/evaluator';
-import { addAlertRule } from '../alerting/rules';
+import { createAlertRule } from '../alerting/rules';
 import type { TCaller } from '../tenancy/caller';
 import { countFiringAlerts } from './cluster-status';
 import {
@@ -73,7 +73,7 @@ describe('cluster status with firing alerts', () => {
     clusterId = await makeCluster('prod-east');
     now = Date.now();
     await writeLive(clusterId, [1, 2, 3], now - 1000);
-    const rule = await addAlertRule(env.deps, caller, {
+    const rule = await createAlertRule(env.deps, caller, {
       clusterId,
       name: 'Replicas above 50',
       series: 'node.replicas',
@@ -87,7 +87,7 @@ describe('cluster status with firing alerts', () => {
     expect(await statusOf(clusterId, now)).toMatchObject({ level: 'ok', headline: 'All 3 live' });
 
     await evaluateAlerts(env.deps, { now: new Date(now), memo: createEvaluatorMemo() });
-    const firing = await findAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
+    const firing = await listAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
     expect(firing.map((a) => a.ruleName)).toEqual([
       'Replicas above 50',
       'Replicas above 50',
@@ -109,7 +109,7 @@ describe('cluster status with firing alerts', () => {
   });
 
   it('a silenced alert is shown as silenced and does not raise the level', async () => {
-    await addSilence(env.deps, caller, {
+    await createSilence(env.deps, caller, {
       clusterId,
       ruleId,
       endsAt: new Date(now + 3_600_000),
@@ -176,7 +176,7 @@ describe('a failing agent input', () => {
     const memo = createEvaluatorMemo();
     const fires = async (at: number) => {
       await evaluateAlerts(env.deps, { now: new Date(at), memo });
-      const list = await findAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
+      const list = await listAlertInstances(env.deps, caller, { clusterId, state: 'firing' });
       return list.filter((a) => a.labels.input === 'cockroachdb');
     };
     // Two failed collections: reported, but the rule waits for the third.

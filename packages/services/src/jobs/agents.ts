@@ -1,13 +1,4 @@
-import {
-  enrollAgent as enrollAgentRow,
-  findApiToken,
-  findClusterByName,
-  getAgent,
-  getCluster,
-  listAgents,
-  revokeAgentCredential,
-  writeAudit,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
 import { ZAgentEnroll, type TAgentEnroll } from '@clusterscope/schema';
 import type { TDeps } from '../core/deps';
 import { audit } from '../tenancy/audit';
@@ -18,9 +9,9 @@ import { generateToken, hashToken } from '../tenancy/tokens';
 import { canSeeCluster } from '../tenancy/access';
 import { toInputStates } from '../health/cluster-status';
 
-export async function findAgents(deps: TDeps, caller: TCaller) {
+export async function listAgents(deps: TDeps, caller: TCaller) {
   assertCan(caller, { cluster: ['read'] });
-  const rows = await listAgents(deps.db, caller.orgId);
+  const rows = await repo.listAgents(deps.db, caller.orgId);
   return rows
     .filter((a) => canSeeCluster(caller, a.clusterId))
     .map((a) => ({ ...a, outboxBytes: Number(a.outboxBytes), inputs: toInputStates(a.inputs) }));
@@ -43,16 +34,17 @@ export async function enrollAgent(
   if (by.caller) assertCan(by.caller, { token: ['create'] });
   const q = ZAgentEnroll.parse(input);
   const cluster =
-    (await getCluster(deps.db, orgId, q.cluster)) ?? (await findClusterByName(deps.db, orgId, q.cluster));
+    (await repo.getCluster(deps.db, orgId, q.cluster)) ??
+    (await repo.findClusterByName(deps.db, orgId, q.cluster));
   if (!cluster) throw notFound(`cluster '${q.cluster}'`);
   const fresh = generateToken();
   let fromTokenId: string | null = null;
   if (input.fromToken) {
     const ref = input.fromToken.trim();
     const old =
-      (await findApiToken(deps.db, orgId, { hash: hashToken(ref) })) ??
-      (await findApiToken(deps.db, orgId, { prefix: ref })) ??
-      (await findApiToken(deps.db, orgId, { id: ref }));
+      (await repo.findApiToken(deps.db, orgId, { hash: hashToken(ref) })) ??
+      (await repo.findApiToken(deps.db, orgId, { prefix: ref })) ??
+      (await repo.findApiToken(deps.db, orgId, { id: ref }));
     if (!old) throw notFound(`fromToken: token '${ref.slice(0, 11)}…'`);
     if (old.revokedAt || (old.expiresAt && old.expiresAt < new Date()))
       throw new AppError('CONFLICT', 'fromToken: that token is revoked or expired');
@@ -69,7 +61,7 @@ export async function enrollAgent(
     if (old.agentId) throw new AppError('CONFLICT', 'fromToken: that token is already an agent credential');
     fromTokenId = old.id;
   }
-  const res = await enrollAgentRow(deps.db, orgId, {
+  const res = await repo.enrollAgent(deps.db, orgId, {
     name: q.name,
     clusterId: cluster.id,
     token: fromTokenId
@@ -81,7 +73,7 @@ export async function enrollAgent(
       'CONFLICT',
       `agent '${q.name}' already has an active credential; revoke it first (Settings → Agents)`,
     );
-  await writeAudit(deps.db, orgId, {
+  await repo.writeAudit(deps.db, orgId, {
     ...(by.caller ? actorOf(by.caller) : { actorType: 'system' as const }),
     action: 'agent.enroll',
     targetType: 'agent',
@@ -99,8 +91,8 @@ export async function enrollAgent(
 /** Revokes an agent's credential; the agent gets 401 on its next request. */
 export async function revokeAgent(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { token: ['revoke'] });
-  const a = await getAgent(deps.db, caller.orgId, id);
-  if (!a || !(await revokeAgentCredential(deps.db, caller.orgId, a.id)))
+  const a = await repo.getAgent(deps.db, caller.orgId, id);
+  if (!a || !(await repo.revokeAgentCredential(deps.db, caller.orgId, a.id)))
     throw notFound('agent with an active credential');
   await audit(deps, caller, {
     action: 'agent.revoke',

@@ -20,20 +20,20 @@ import type { TDeps } from '../core/deps';
 import { assertCan, type TCaller } from '../tenancy/caller';
 import { AppError } from '../core/errors';
 import { boundClusterOf, loadRuns } from '../tenancy/access';
-import { findAgents } from '../jobs/agents';
-import { findClusters, getClusterSettings } from '../tenancy/clusters';
+import { listAgents } from '../jobs/agents';
+import { listClusters, getClusterSettings } from '../tenancy/clusters';
 import { judgeRunsByDefault } from '../runs/compare';
 import { getClusterView, getOncall, listClusterHealth } from '../reads/dashboard';
 import { getInvitations, getMembers } from '../tenancy/orgs';
 import { roleCan } from '../tenancy/permissions';
 import { listTokens } from '../tenancy/tokens';
-import { findWorkloads } from '../runs/workloads';
+import { listWorkloads } from '../runs/workloads';
 import {
-  findAlertInstances,
-  findAlertRules,
-  findChannels,
+  listAlertInstances,
+  listAlertRules,
+  listChannels,
   findRoutingGap,
-  findSilences,
+  listSilences,
   getAlertDetail,
   getRouting,
   toDelivery,
@@ -49,7 +49,7 @@ import { logOf } from '../core/logger';
 export const CHANNEL_LOG_SIZE = 20;
 
 const clusterNames = async (deps: TDeps, caller: TCaller) =>
-  (await findClusters(deps, caller)).map((c) => ({ id: c.id, name: c.name }));
+  (await listClusters(deps, caller)).map((c) => ({ id: c.id, name: c.name }));
 
 /** Members' names for "acknowledged by" and silence authors; empty for a caller that may not list them. */
 async function listPeople(deps: TDeps, caller: TCaller) {
@@ -82,7 +82,7 @@ export async function getClusterPage(
     orNull(
       deps,
       'alerts',
-      findAlertInstances(deps, caller, {
+      listAlertInstances(deps, caller, {
         clusterId: input.clusterId,
         from: input.from,
         to: input.to,
@@ -97,7 +97,7 @@ const ms = (d: Date | null) => (d ? d.getTime() : null);
 
 async function listOncallAlerts(deps: TDeps, caller: TCaller): Promise<TOncallAlerts> {
   const [list, unrouted] = await Promise.all([
-    findAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 }),
+    listAlertInstances(deps, caller, { state: 'firing,pending', limit: 100 }),
     findRoutingGap(deps, caller),
   ]);
   const ackers = new Set(list.flatMap((a) => (a.ackedBy?.startsWith('user:') ? [a.ackedBy.slice(5)] : [])));
@@ -138,7 +138,7 @@ export async function getOncallPage(deps: TDeps, caller: TCaller): Promise<TOnca
 
 export async function getAlertsPage(deps: TDeps, caller: TCaller, input: unknown): Promise<TAlertsPageView> {
   const [alerts, clusters, members, unrouted] = await Promise.all([
-    findAlertInstances(deps, caller, input),
+    listAlertInstances(deps, caller, input),
     clusterNames(deps, caller),
     listPeople(deps, caller),
     findRoutingGap(deps, caller),
@@ -153,9 +153,9 @@ export async function getAlertPage(deps: TDeps, caller: TCaller, id: string): Pr
 
 export async function getSilencesPage(deps: TDeps, caller: TCaller): Promise<TSilencesPageView> {
   const [silences, clusters, rules, members] = await Promise.all([
-    findSilences(deps, caller),
+    listSilences(deps, caller),
     clusterNames(deps, caller),
-    findAlertRules(deps, caller, {}),
+    listAlertRules(deps, caller, {}),
     listPeople(deps, caller),
   ]);
   const ruleRefs = rules.map((r) => ({ id: r.id, name: r.name, clusterId: r.clusterId }));
@@ -165,7 +165,7 @@ export async function getSilencesPage(deps: TDeps, caller: TCaller): Promise<TSi
 /** Channels with their newest deliveries: two queries whatever the number of channels. */
 export async function getChannelsPage(deps: TDeps, caller: TCaller): Promise<TChannelsPageView> {
   const [channels, recent] = await Promise.all([
-    findChannels(deps, caller),
+    listChannels(deps, caller),
     listRecentDeliveries(deps.db, caller.orgId, CHANNEL_LOG_SIZE, boundClusterOf(caller)),
   ]);
   return {
@@ -183,7 +183,7 @@ export async function getRoutingPage(
 ): Promise<TRoutingPageView> {
   const [routing, channels, clusters] = await Promise.all([
     getRouting(deps, caller, clusterId),
-    findChannels(deps, caller),
+    listChannels(deps, caller),
     clusterNames(deps, caller),
   ]);
   const refs = channels.map((c) => ({ id: c.id, name: c.name, kind: c.kind, enabled: c.enabled }));
@@ -192,7 +192,7 @@ export async function getRoutingPage(
 
 export async function getRulesPage(deps: TDeps, caller: TCaller): Promise<TRulesPageView> {
   const [rules, clusters, unrouted] = await Promise.all([
-    findAlertRules(deps, caller, {}),
+    listAlertRules(deps, caller, {}),
     clusterNames(deps, caller),
     findRoutingGap(deps, caller),
   ]);
@@ -213,9 +213,9 @@ export async function getMembersPage(deps: TDeps, caller: TCaller): Promise<TMem
 export async function getWorkloadsPage(deps: TDeps, caller: TCaller): Promise<TWorkloadsPageView> {
   assertCan(caller, { run: ['read'] });
   const [workloads, clusters, agents] = await Promise.all([
-    findWorkloads(deps, caller),
+    listWorkloads(deps, caller),
     clusterNames(deps, caller),
-    findAgents(deps, caller),
+    listAgents(deps, caller),
   ]);
   const last = await loadRuns(
     deps,
@@ -239,8 +239,8 @@ export async function getWorkloadsPage(deps: TDeps, caller: TCaller): Promise<TW
 
 export async function getAgentsPage(deps: TDeps, caller: TCaller): Promise<TAgentsPageView> {
   const [agents, clusters, health] = await Promise.all([
-    findAgents(deps, caller),
-    findClusters(deps, caller),
+    listAgents(deps, caller),
+    listClusters(deps, caller),
     listClusterHealth(deps, caller),
   ]);
   return { agents, clusters, health };
@@ -248,13 +248,13 @@ export async function getAgentsPage(deps: TDeps, caller: TCaller): Promise<TAgen
 
 export async function getClustersPage(deps: TDeps, caller: TCaller): Promise<TClustersPageView> {
   const [clusters, settings] = await Promise.all([
-    findClusters(deps, caller),
+    listClusters(deps, caller),
     getClusterSettings(deps, caller),
   ]);
   return { clusters, settings };
 }
 
 export async function getTokensPage(deps: TDeps, caller: TCaller): Promise<TTokensPageView> {
-  const [tokens, clusters] = await Promise.all([listTokens(deps, caller), findClusters(deps, caller)]);
+  const [tokens, clusters] = await Promise.all([listTokens(deps, caller), listClusters(deps, caller)]);
   return { tokens, clusters };
 }

@@ -40,7 +40,7 @@ import {
   type TNodeCols,
   type TNodeSeriesMetric,
 } from '@clusterscope/tsdb';
-import { findClusters, getClusterById } from '../tenancy/clusters';
+import { listClusters, getCluster } from '../tenancy/clusters';
 import { loadStatusExtras } from '../health/cluster-status';
 import { loadDbCharts } from '../health/db-metrics';
 import type { TCaller } from '../tenancy/caller';
@@ -58,7 +58,7 @@ import {
 
 export type { TChartSeries as TSeries, TClusterCharts, TClusterHealth, TNodeView };
 
-type TCluster = Awaited<ReturnType<typeof getClusterById>>;
+type TCluster = Awaited<ReturnType<typeof getCluster>>;
 
 const clusterInfo = (c: TCluster) => ({
   id: c.id,
@@ -150,7 +150,7 @@ export async function listClusterHealth(
 ): Promise<TClusterHealth[]> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
   const [clusters, latest, extras] = await Promise.all([
-    findClusters(deps, caller),
+    listClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
     loadStatusExtras(deps, caller, undefined, now),
   ]);
@@ -173,7 +173,7 @@ export async function getClusterNodes(
   clusterId: string,
   now: number = Date.now(),
 ): Promise<TClusterHealth & { now: number; nodes: TNodeView[] }> {
-  const c = await getClusterById(deps, caller, clusterId);
+  const c = await getCluster(deps, caller, clusterId);
   const [nodes, extras] = await Promise.all([
     loadNodeViews(deps, caller.orgId, c, now),
     loadStatusExtras(deps, caller, c.id, now),
@@ -316,7 +316,7 @@ export async function getClusterCharts(
   caller: TCaller,
   input: TWindowIn,
 ): Promise<TClusterCharts> {
-  const c = await getClusterById(deps, caller, input.clusterId);
+  const c = await getCluster(deps, caller, input.clusterId);
   return fromColCharts(await loadCharts(deps, caller.orgId, c, input));
 }
 
@@ -363,7 +363,7 @@ export async function getClusterEvents(
   caller: TCaller,
   input: TWindowIn & { limit?: number },
 ): Promise<TNodeEvent[]> {
-  await getClusterById(deps, caller, input.clusterId);
+  await getCluster(deps, caller, input.clusterId);
   return (await loadEvents(deps, caller.orgId, input)).reverse();
 }
 
@@ -394,7 +394,7 @@ async function loadAllCharts(deps: TDeps, orgId: string, c: TCluster, input: TWi
  * page renders without them and the browser fetches them next, so the HTML stays small.
  */
 export async function getChartsView(deps: TDeps, caller: TCaller, input: TWindowIn): Promise<TChartsView> {
-  const c = await getClusterById(deps, caller, input.clusterId);
+  const c = await getCluster(deps, caller, input.clusterId);
   // A live page's requests whose windows start and end in the same steps share one answer until the
   // cluster's next change notice (as Prometheus' query frontend aligns windows to the step). So raw samples
   // may start up to a step before `from` (a rollup read returns the bucket that holds it anyway), and reach
@@ -435,7 +435,7 @@ export async function getClusterView(
   input: TChartWindow & { clusterId: string; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TClusterView> {
-  const cluster = getClusterById(deps, caller, input.clusterId);
+  const cluster = getCluster(deps, caller, input.clusterId);
   // The org-scoped ClickHouse reads start with the cluster check (one round trip less); a failed check drops them.
   const [c, [latest, cg], events, all, extras] = await Promise.all([
     cluster,
@@ -478,7 +478,7 @@ export async function getNodeView(
   input: TChartWindow & { clusterId: string; nodeId: number; charts?: boolean },
   now: number = Date.now(),
 ): Promise<TNodeDetailView> {
-  const cluster = getClusterById(deps, caller, input.clusterId);
+  const cluster = getCluster(deps, caller, input.clusterId);
   const recentFrom = Math.max(input.from, input.to - 10 * 60_000);
   // As getClusterView: the ClickHouse reads start with the cluster check.
   const [c, [latest, cg], events, raw, all] = await Promise.all([
@@ -552,7 +552,7 @@ export async function getOncall(
 ): Promise<TOncallView> {
   // The org's node states are read while its clusters are listed; only the caller's clusters are shown.
   const [clusters, latest, extras] = await Promise.all([
-    findClusters(deps, caller),
+    listClusters(deps, caller),
     readOrgStates(deps, caller.orgId),
     loadStatusExtras(deps, caller, undefined, now),
   ]);

@@ -8,7 +8,7 @@ import type { TDeps } from '../core/deps';
 import { addRunResults, addRunSamples, createRun, finishRun } from './runs';
 import { compareRunIds, compareRunWithBaseline, getRunDetail, getRunPage } from './compare';
 import { getRunsPage } from './run-list';
-import { findThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
+import { listThresholds, saveThreshold, deleteThreshold, getWorkloadHistory } from './thresholds';
 import { ackRegressionAlert, findRegressionAlerts } from './regression-alerts';
 import { exportComparison, exportResults, exportRuns, toCsv } from './export';
 import { useTestEnv } from '../core/test-env';
@@ -252,12 +252,12 @@ describe('thresholds and alerts', () => {
       test: 'z_score',
       limit: 3,
     });
-    expect((await findThresholds(deps, caller, ids.workload)).map((x) => x.metric)).toEqual([
+    expect((await listThresholds(deps, caller, ids.workload)).map((x) => x.metric)).toEqual([
       'lat_p95_ms',
       'tps',
     ]);
     await deleteThreshold(deps, caller, t.id);
-    expect((await findThresholds(deps, caller, ids.workload)).length).toBe(1);
+    expect((await listThresholds(deps, caller, ids.workload)).length).toBe(1);
   });
 
   it('builds the workload history with a threshold band', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import { enrollAgent } from '../jobs/agents';
-import { addChannel, setRouting } from '../alerting/api';
+import { createChannel, setRouting } from '../alerting/api';
 import { compareRunWithBaseline, getRunPage } from './compare';
 import { settleConfirmation } from './evaluation';
 import { claimJob, finishJob, renewLease } from '../jobs/jobs';
@@ -132,7 +132,7 @@ beforeAll(async () => {
   agent = await authenticateToken(deps, e.token!);
   await updateAgentHeartbeat(db, e.agent.id, idleHeartbeat(['pgbench']));
   await createWorkload(deps, admin, tpcbWorkload(2));
-  const ch = await addChannel(deps, admin, {
+  const ch = await createChannel(deps, admin, {
     name: 'hook',
     kind: 'webhook',
     config: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` },

@@ -5,7 +5,7 @@ import type { TDeps } from '../core/deps';
 import { assertCan, type TCaller } from '../tenancy/caller';
 import { toRunListRows, toRunQuery } from './compare';
 import { countVisibleRuns, queryRuns } from '../tenancy/access';
-import { findClusters } from '../tenancy/clusters';
+import { listClusters } from '../tenancy/clusters';
 
 /** Grace on top of a run's expected duration before a silent "running" run is flagged. */
 export const STUCK_GRACE_S = 300;
@@ -31,7 +31,7 @@ export async function getRunsPage(
   const [runs, meta, clusters] = await Promise.all([
     toRunListRows(deps, caller, rows),
     toRunListMeta(deps, caller, q?.q ?? null, rows, now),
-    findClusters(deps, caller),
+    listClusters(deps, caller),
   ]);
   return { runs, meta, clusters };
 }

@@ -16,9 +16,9 @@ import {
   addRunResults,
   addRunSamples,
   createRun,
-  findRuns,
+  listRuns,
   finishRun,
-  getRunById,
+  getRun,
   getRunOutput,
 } from './runs';
 import { compareRunIds, compareRunWithBaseline, findRunRows, getRunDetail } from './compare';
@@ -77,7 +77,7 @@ describe('runs service', () => {
     expect(done.finishedAt).not.toBeNull();
     expect(await errorReason(finishRun(deps, ci, { id, status: 'failed' }))).toMatch(/^CONFLICT/);
 
-    const got = await getRunById(deps, ci, id);
+    const got = await getRun(deps, ci, id);
     expect(got).toMatchObject({
       workloadName: 'oltp-ro',
       toolWorkload: 'oltp_read_only',
@@ -138,7 +138,7 @@ describe('runs service', () => {
     });
     expect(out.incomplete).toBe(true);
     expect(out.warnings.some((w) => w.startsWith('incomplete'))).toBe(true);
-    expect((await getRunById(deps, ci, id2)).warnings.some((w) => w.startsWith('incomplete'))).toBe(true);
+    expect((await getRun(deps, ci, id2)).warnings.some((w) => w.startsWith('incomplete'))).toBe(true);
   });
 
   it('stores structured results with catalogue units and requires a direction for unknown metrics', async () => {
@@ -189,7 +189,7 @@ describe('runs service', () => {
     expect(notice).toBe(`created cluster '${name}'`);
     const made = await findClusterByName(db, ci.orgId, name);
     expect(made).not.toBeNull();
-    expect((await getRunById(deps, ci, id)).clusterId).toBe(made!.id);
+    expect((await getRun(deps, ci, id)).clusterId).toBe(made!.id);
     const audit = await listAudit(db, ci.orgId, { limit: 10, action: 'cluster.create' });
     expect(audit.find((a) => a.targetId === made!.id)?.data).toMatchObject({ name, auto: true });
     // A second run reuses it (no notice); a token bound to another cluster never creates one.
@@ -221,7 +221,7 @@ describe('runs service', () => {
       output: movr,
     });
     expect(parsed).toMatchObject({ tool: 'cockroach-workload', workload: 'movr', error: null });
-    const run = await getRunById(deps, ci, id);
+    const run = await getRun(deps, ci, id);
     expect(run).toMatchObject({
       tool: 'cockroach-workload',
       workloadName: 'movr-nightly',
@@ -314,12 +314,12 @@ describe('runs service', () => {
 
   it('isolates organizations', async () => {
     const { id } = await createRun(deps, ci, { cluster: 'prod', workload: 'oltp-ro' });
-    expect(await errorReason(getRunById(deps, other, id))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(getRun(deps, other, id))).toMatch(/^NOT_FOUND/);
     expect(await errorReason(finishRun(deps, other, { id, status: 'failed' }))).toMatch(/^NOT_FOUND/);
     expect(
       await errorReason(addRunSamples(deps, other, { id, samples: [{ elapsed_s: 1, values: { tps: 1 } }] })),
     ).toMatch(/^NOT_FOUND/);
-    expect((await findRuns(deps, other, { limit: 50 })).items).toHaveLength(0);
+    expect((await listRuns(deps, other, { limit: 50 })).items).toHaveLength(0);
   });
 
   it("a token bound to one cluster reads none of another cluster's runs through the read model", async () => {
@@ -350,14 +350,14 @@ describe('runs service', () => {
       git: { repo: 'r', branch: 'main', sha: 'b2' },
     });
     // Single reads and comparisons: NOT_FOUND.
-    expect(await errorReason(getRunById(deps, bound, a))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(getRun(deps, bound, a))).toMatch(/^NOT_FOUND/);
     expect(await errorReason(getRunDetail(deps, bound, a))).toMatch(/^NOT_FOUND/);
     expect(await errorReason(compareRunIds(deps, bound, [a, b]))).toMatch(/^NOT_FOUND/);
     expect(await errorReason(compareRunWithBaseline(deps, bound, a))).toMatch(/^NOT_FOUND/);
     // Lists: only its cluster's runs, also when it names the other cluster.
-    const seen = (await findRuns(deps, bound, { workload: 'bound-wl', limit: 50 })).items.map((r) => r.id);
+    const seen = (await listRuns(deps, bound, { workload: 'bound-wl', limit: 50 })).items.map((r) => r.id);
     expect(seen).toEqual([mine.id]);
-    expect(await errorReason(findRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
+    expect(await errorReason(listRuns(deps, bound, { cluster: 'prod', limit: 50 }))).toMatch(/^NOT_FOUND/);
     expect((await findRunRows(deps, bound, { workload: 'bound-wl' })).map((r) => r.id)).toEqual([mine.id]);
     expect(await findRunRows(deps, bound, { cluster: 'prod' })).toEqual([]);
     expect((await getRunsPage(deps, bound, { workload: 'bound-wl' })).meta.total).toBe(1);
@@ -365,7 +365,7 @@ describe('runs service', () => {
     const cmp = await compareRunWithBaseline(deps, bound, mine.id, a);
     expect(cmp.baseline.run_ids).toEqual([]);
     expect(
-      await queryRuns(deps, bound, { clusterId: (await getRunById(deps, ci, a)).clusterId! }, { limit: 5 }),
+      await queryRuns(deps, bound, { clusterId: (await getRun(deps, ci, a)).clusterId! }, { limit: 5 }),
     ).toEqual({
       items: [],
       nextCursor: null,
@@ -386,18 +386,18 @@ describe('runs service', () => {
       });
       made.push(id);
     }
-    const all = await findRuns(deps, ci, { workload: 'list-wl', limit: 2 });
+    const all = await listRuns(deps, ci, { workload: 'list-wl', limit: 2 });
     expect(all.items.map((r) => r.id)).toEqual([made[4], made[3]]);
-    const p2 = await findRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: all.nextCursor! });
-    const p3 = await findRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: p2.nextCursor! });
+    const p2 = await listRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: all.nextCursor! });
+    const p3 = await listRuns(deps, ci, { workload: 'list-wl', limit: 2, cursor: p2.nextCursor! });
     expect([...p2.items, ...p3.items].map((r) => r.id)).toEqual([made[2], made[1], made[0]]);
     expect(p3.nextCursor).toBeNull();
 
-    const main = await findRuns(deps, ci, { workload: 'list-wl', branch: 'main', limit: 50 });
+    const main = await listRuns(deps, ci, { workload: 'list-wl', branch: 'main', limit: 50 });
     expect(main.items.map((r) => r.git.sha).sort()).toEqual(['s0', 's2', 's4']);
-    const lab = await findRuns(deps, ci, { label: 'idx=3,kind=list', limit: 50 });
+    const lab = await listRuns(deps, ci, { label: 'idx=3,kind=list', limit: 50 });
     expect(lab.items.map((r) => r.id)).toEqual([made[3]]);
-    const win = await findRuns(deps, ci, {
+    const win = await listRuns(deps, ci, {
       tool: 'fio',
       from: new Date(start + 60_000).toISOString(),
       to: new Date(start + 180_000).toISOString(),
@@ -405,9 +405,9 @@ describe('runs service', () => {
     });
     expect(win.items.map((r) => r.id)).toEqual([made[2], made[1]]);
     expect(
-      (await findRuns(deps, ci, { status: 'succeeded', workload: 'list-wl', limit: 50 })).items,
+      (await listRuns(deps, ci, { status: 'succeeded', workload: 'list-wl', limit: 50 })).items,
     ).toHaveLength(0);
-    expect(await errorReason(findRuns(deps, ci, { label: 'oops', limit: 50 }))).toMatch(
+    expect(await errorReason(listRuns(deps, ci, { label: 'oops', limit: 50 }))).toMatch(
       /^BAD_REQUEST: label/,
     );
   });

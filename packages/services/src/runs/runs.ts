@@ -106,7 +106,7 @@ export async function createRun(
   return { id: run.id, parsed, notice };
 }
 
-export async function getRunById(deps: TDeps, caller: TCaller, id: string): Promise<TRunDetail> {
+export async function getRun(deps: TDeps, caller: TCaller, id: string): Promise<TRunDetail> {
   assertCan(caller, { run: ['read'] });
   const r = await loadRun(deps, caller, id);
   return { ...toRunDto(r), hasRawOutput: r.rawOutput != null };
@@ -131,7 +131,7 @@ function parseLabels(s: string | undefined): Record<string, string> | undefined 
 }
 
 /** REST run list: keyset pages of the caller's visible runs. */
-export async function findRuns(deps: TDeps, caller: TCaller, input: TRunListIn): Promise<TRunPage> {
+export async function listRuns(deps: TDeps, caller: TCaller, input: TRunListIn): Promise<TRunPage> {
   assertCan(caller, { run: ['read'] });
   const clusterId = input.cluster ? (await resolveCluster(deps, caller, input.cluster)).id : undefined;
   const page = await queryRuns(

@@ -9,8 +9,8 @@ import type { TCaller } from '../tenancy/caller';
 import type { TDeps } from '../core/deps';
 import {
   fireSchedules,
-  findSchedules,
-  saveSchedule,
+  listSchedules,
+  createSchedule,
   SCHEDULER_LEADER_KEY,
   startScheduler,
 } from './schedules';
@@ -60,13 +60,13 @@ beforeAll(async () => {
       target: 'postgresql://u@127.0.0.1:5432/db',
     })
   ).id;
-  scheduleId = (await saveSchedule(a, admin, { workloadId, cron: '*/5 * * * *', clusters: ['pg'] })).id;
+  scheduleId = (await createSchedule(a, admin, { workloadId, cron: '*/5 * * * *', clusters: ['pg'] })).id;
 });
 afterAll(() => dbB?.$disconnect());
 
 describe('scheduler on two instances', () => {
   it('lists the next runs', async () => {
-    const [s] = await findSchedules(a, admin, workloadId, new Date(slot0 - 1000));
+    const [s] = await listSchedules(a, admin, workloadId, new Date(slot0 - 1000));
     expect(s!.nextRuns.slice(0, 2).map((d) => d.getTime())).toEqual([slot0, slot0 + 5 * MIN]);
     expect(s!.clusters.map((c) => c.name)).toEqual(['pg']);
   });
@@ -103,7 +103,7 @@ describe('scheduler on two instances', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect((await scheduledRuns()).length).toBe(2);
       expect(two[1]!.labels).toMatchObject({ slot: new Date(slot0 + 10 * MIN).toISOString() });
-      const [s] = await findSchedules(a, admin, workloadId, new Date(clock));
+      const [s] = await listSchedules(a, admin, workloadId, new Date(clock));
       expect(s!.recent.map((r) => (r.runId ? 'run' : r.skipped))).toEqual([
         'run',
         `previous run ${first[0]!.id} is still queued`,
@@ -124,13 +124,13 @@ describe('scheduler on two instances', () => {
 
   it('refuses a bad cron or time zone naming the field', async () => {
     await expect(
-      saveSchedule(a, admin, { workloadId, cron: '99 * * * *', clusters: ['pg'] }),
+      createSchedule(a, admin, { workloadId, cron: '99 * * * *', clusters: ['pg'] }),
     ).rejects.toThrow(/^cron: /);
     await expect(
-      saveSchedule(a, admin, { workloadId, cron: '0 3 * * *', timezone: 'Nowhere/Else', clusters: ['pg'] }),
+      createSchedule(a, admin, { workloadId, cron: '0 3 * * *', timezone: 'Nowhere/Else', clusters: ['pg'] }),
     ).rejects.toThrow(/^timezone: /);
     await expect(
-      saveSchedule(a, admin, { workloadId, cron: '0 3 * * *', clusters: ['missing'] }),
+      createSchedule(a, admin, { workloadId, cron: '0 3 * * *', clusters: ['missing'] }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

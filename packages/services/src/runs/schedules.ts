@@ -1,16 +1,6 @@
 import { Cron } from 'croner';
-import {
-  claimScheduleSlot,
-  createLeaderLock,
-  createSchedule as insertSchedule,
-  deleteSchedule as removeSchedule,
-  getPreviousSlotRun,
-  getWorkload,
-  listEnabledSchedules,
-  listSchedules,
-  recordScheduleSlot,
-  type TLeaderLock,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
+import type { TLeaderLock } from '@clusterscope/db';
 import { ZScheduleInput, type TSchedule, type TScheduleInput } from '@clusterscope/schema';
 import type { TDeps } from '../core/deps';
 import { canSeeCluster } from '../tenancy/access';
@@ -70,7 +60,7 @@ export function findDueSlot(cron: string, timezone: string, now: Date, lookbackM
   return due;
 }
 
-type TScheduleRow = Awaited<ReturnType<typeof listSchedules>>[number];
+type TScheduleRow = Awaited<ReturnType<typeof repo.listSchedules>>[number];
 
 function toSchedule(s: TScheduleRow, names: Map<string, string>, now: Date): TSchedule {
   return {
@@ -99,12 +89,12 @@ async function clusterNames(deps: TDeps, orgId: string, rows: readonly TSchedule
   return new Map(cs.map((c) => [c.id, c.name]));
 }
 
-export async function findSchedules(deps: TDeps, caller: TCaller, workloadId: string, now = new Date()) {
+export async function listSchedules(deps: TDeps, caller: TCaller, workloadId: string, now = new Date()) {
   assertCan(caller, { workload: ['read'] });
-  const w = await getWorkload(deps.db, caller.orgId, workloadId);
+  const w = await repo.getWorkload(deps.db, caller.orgId, workloadId);
   if (!w) throw notFound(`workload '${workloadId}'`);
   // A token bound to one cluster sees only the schedules (and the part of each) that run on its cluster.
-  const rows = (await listSchedules(deps.db, caller.orgId, w.id))
+  const rows = (await repo.listSchedules(deps.db, caller.orgId, w.id))
     .map((r) => ({
       ...r,
       clusterIds: r.clusterIds.filter((id) => canSeeCluster(caller, id)),
@@ -115,15 +105,15 @@ export async function findSchedules(deps: TDeps, caller: TCaller, workloadId: st
   return rows.map((r) => toSchedule(r, names, now));
 }
 
-export async function saveSchedule(deps: TDeps, caller: TCaller, input: TScheduleInput, now = new Date()) {
+export async function createSchedule(deps: TDeps, caller: TCaller, input: TScheduleInput, now = new Date()) {
   assertCan(caller, { workload: ['write'], run: ['start'] });
   const q = ZScheduleInput.parse(input);
   parseCron(q.cron, q.timezone);
-  const w = await getWorkload(deps.db, caller.orgId, q.workloadId);
+  const w = await repo.getWorkload(deps.db, caller.orgId, q.workloadId);
   if (!w) throw notFound(`workload '${q.workloadId}'`);
   const clusters = [];
   for (const c of q.clusters) clusters.push(await resolveCluster(deps, caller, c));
-  const row = await insertSchedule(deps.db, caller.orgId, {
+  const row = await repo.createSchedule(deps.db, caller.orgId, {
     workloadId: w.id,
     cron: q.cron,
     timezone: q.timezone,
@@ -140,7 +130,7 @@ export async function saveSchedule(deps: TDeps, caller: TCaller, input: TSchedul
 
 export async function deleteSchedule(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { workload: ['write'] });
-  if (!(await removeSchedule(deps.db, caller.orgId, id))) throw notFound('schedule');
+  if (!(await repo.deleteSchedule(deps.db, caller.orgId, id))) throw notFound('schedule');
   await audit(deps, caller, { action: 'schedule.delete', targetId: id });
   return { id, deleted: true };
 }
@@ -155,7 +145,7 @@ export type TFired = { scheduleId: string; clusterId: string; slot: Date; runId?
  */
 export async function fireSchedules(deps: TDeps, now = new Date()): Promise<TFired[]> {
   const out: TFired[] = [];
-  for (const s of await listEnabledSchedules(deps.db)) {
+  for (const s of await repo.listEnabledSchedules(deps.db)) {
     let slot: Date | null;
     try {
       slot = findDueSlot(s.cron, s.timezone, now);
@@ -165,9 +155,9 @@ export async function fireSchedules(deps: TDeps, now = new Date()): Promise<TFir
     // A schedule never fires a slot from before it existed.
     if (!slot || slot < s.createdAt) continue;
     for (const clusterId of s.clusterIds) {
-      if (!(await claimScheduleSlot(deps.db, s.id, clusterId, slot))) continue;
+      if (!(await repo.claimScheduleSlot(deps.db, s.id, clusterId, slot))) continue;
       const key = { scheduleId: s.id, clusterId, slot };
-      const prev = await getPreviousSlotRun(deps.db, s.id, clusterId, slot);
+      const prev = await repo.getPreviousSlotRun(deps.db, s.id, clusterId, slot);
       let res: { runId?: string; skipped?: string };
       if (prev && ACTIVE.has(prev.status))
         res = { skipped: `previous run ${prev.id} is still ${prev.status}` };
@@ -192,7 +182,7 @@ export async function fireSchedules(deps: TDeps, now = new Date()): Promise<TFir
           res = { skipped: (err as Error).message };
         }
       }
-      await recordScheduleSlot(deps.db, key, res);
+      await repo.recordScheduleSlot(deps.db, key, res);
       out.push({ ...key, ...res });
     }
   }
@@ -238,7 +228,7 @@ export function startScheduler(
 /** startScheduler with its own leader lock on `databaseUrl` (what each web instance runs). */
 export function startSchedulerLeader(deps: TDeps, opts: { databaseUrl: string; intervalMs: number }) {
   return startScheduler(deps, {
-    lock: createLeaderLock(opts.databaseUrl, SCHEDULER_LEADER_KEY),
+    lock: repo.createLeaderLock(opts.databaseUrl, SCHEDULER_LEADER_KEY),
     intervalMs: opts.intervalMs,
   });
 }

@@ -1,13 +1,5 @@
 import { detectChangePoints, directionOf, evaluateThreshold, getMetricInfo } from '@clusterscope/bench';
-import {
-  deleteThreshold as removeThreshold,
-  findWorkloadHistory,
-  getThreshold,
-  getWorkload,
-  listRegressionAlerts,
-  listThresholds,
-  upsertThreshold,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
 import {
   ZThresholdInput,
   type TThreshold,
@@ -26,24 +18,24 @@ import { notFound } from '../core/errors';
 import { boundClusterOf, loadRuns, toRunBrief, type TRunRow } from '../tenancy/access';
 import { logOf } from '../core/logger';
 
-type TThresholdRow = Awaited<ReturnType<typeof listThresholds>>[number];
+type TThresholdRow = Awaited<ReturnType<typeof repo.listThresholds>>[number];
 
 export function toThreshold(t: TThresholdRow): TThreshold {
   return { ...t, test: t.test as TThresholdTest };
 }
 
-export async function findThresholds(deps: TDeps, caller: TCaller, workloadId?: string) {
+export async function listThresholds(deps: TDeps, caller: TCaller, workloadId?: string) {
   assertCan(caller, { workload: ['read'] });
-  return (await listThresholds(deps.db, caller.orgId, workloadId)).map(toThreshold);
+  return (await repo.listThresholds(deps.db, caller.orgId, workloadId)).map(toThreshold);
 }
 
 /** Creates or replaces the threshold of (workload, metric). */
 export async function saveThreshold(deps: TDeps, caller: TCaller, input: TThresholdInput) {
   assertCan(caller, { workload: ['write'] });
   const t = ZThresholdInput.parse(input);
-  const w = await getWorkload(deps.db, caller.orgId, t.workloadId);
+  const w = await repo.getWorkload(deps.db, caller.orgId, t.workloadId);
   if (!w) throw notFound('workload');
-  const row = await upsertThreshold(deps.db, caller.orgId, { ...t, workloadId: w.id });
+  const row = await repo.upsertThreshold(deps.db, caller.orgId, { ...t, workloadId: w.id });
   await audit(deps, caller, {
     action: 'threshold.save',
     targetId: row.id,
@@ -54,8 +46,8 @@ export async function saveThreshold(deps: TDeps, caller: TCaller, input: TThresh
 
 export async function deleteThreshold(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { workload: ['write'] });
-  const t = await getThreshold(deps.db, caller.orgId, id);
-  if (!t || !(await removeThreshold(deps.db, caller.orgId, id))) throw notFound('threshold');
+  const t = await repo.getThreshold(deps.db, caller.orgId, id);
+  if (!t || !(await repo.deleteThreshold(deps.db, caller.orgId, id))) throw notFound('threshold');
   await audit(deps, caller, {
     action: 'threshold.delete',
     targetId: id,
@@ -94,13 +86,13 @@ export async function getWorkloadHistory(
   limit = 200,
 ): Promise<TWorkloadHistory> {
   assertCan(caller, { workload: ['read'], run: ['read'] });
-  const workload = await getWorkload(deps.db, caller.orgId, workloadId);
+  const workload = await repo.getWorkload(deps.db, caller.orgId, workloadId);
   if (!workload) throw notFound('workload');
   const id = workload.id;
   const [runs, thresholds, alerts, precision] = await Promise.all([
-    findWorkloadHistory(deps.db, caller.orgId, id, limit, boundClusterOf(caller)),
-    listThresholds(deps.db, caller.orgId, id),
-    listRegressionAlerts(deps.db, caller.orgId, {
+    repo.findWorkloadHistory(deps.db, caller.orgId, id, limit, boundClusterOf(caller)),
+    repo.listThresholds(deps.db, caller.orgId, id),
+    repo.listRegressionAlerts(deps.db, caller.orgId, {
       workloadId: id,
       limit: 100,
       clusterId: boundClusterOf(caller),

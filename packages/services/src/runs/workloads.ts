@@ -1,17 +1,5 @@
-import {
-  deleteWorkload as removeWorkload,
-  DuplicateNameError,
-  findAgentByName,
-  getWorkload,
-  insertQueuedRun,
-  insertWorkload,
-  listClusterJobAgents,
-  listWorkloadSecrets,
-  listWorkloads,
-  replaceWorkloadSecret,
-  updateWorkload as patchWorkload,
-  type TWorkloadRow,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
+import { DuplicateNameError, type TWorkloadRow } from '@clusterscope/db';
 import {
   jobRefusals,
   redactTarget,
@@ -102,14 +90,14 @@ export async function sealWorkloadSecrets(
   let sealed = 0;
   let rotated = 0;
   const failed: string[] = [];
-  for (const w of await listWorkloadSecrets(deps.db)) {
+  for (const w of await repo.listWorkloadSecrets(deps.db)) {
     try {
       if (!w.targetSecret) {
         const next = sealTarget(deps, w.organizationId, w.target);
-        if (next.targetSecret && (await replaceWorkloadSecret(deps.db, w.id, w, next))) sealed++;
+        if (next.targetSecret && (await repo.replaceWorkloadSecret(deps.db, w.id, w, next))) sealed++;
       } else if (opts.rotate && isSealed(w.targetSecret)) {
         const again = resealSecret(keys, w.targetSecret, w.organizationId);
-        if (again && (await replaceWorkloadSecret(deps.db, w.id, w, { ...w, targetSecret: again })))
+        if (again && (await repo.replaceWorkloadSecret(deps.db, w.id, w, { ...w, targetSecret: again })))
           rotated++;
       }
     } catch (err) {
@@ -133,17 +121,17 @@ const visibleRuns = (caller: TCaller, w: TWorkloadRow): TWorkloadRow =>
   w.runs.every((r) => canSeeCluster(caller, r.clusterId)) ? w : { ...w, runs: [] };
 
 async function loadWorkload(deps: TDeps, caller: TCaller, idOrName: string) {
-  const w = await getWorkload(deps.db, caller.orgId, idOrName);
+  const w = await repo.getWorkload(deps.db, caller.orgId, idOrName);
   if (!w) throw notFound(`workload '${idOrName}'`);
   return w;
 }
 
-export async function findWorkloads(deps: TDeps, caller: TCaller): Promise<TWorkload[]> {
+export async function listWorkloads(deps: TDeps, caller: TCaller): Promise<TWorkload[]> {
   assertCan(caller, { workload: ['read'] });
-  return (await listWorkloads(deps.db, caller.orgId)).map((w) => toWorkloadDto(visibleRuns(caller, w)));
+  return (await repo.listWorkloads(deps.db, caller.orgId)).map((w) => toWorkloadDto(visibleRuns(caller, w)));
 }
 
-export async function getWorkloadById(deps: TDeps, caller: TCaller, idOrName: string): Promise<TWorkload> {
+export async function getWorkload(deps: TDeps, caller: TCaller, idOrName: string): Promise<TWorkload> {
   assertCan(caller, { workload: ['read'] });
   return toWorkloadDto(visibleRuns(caller, await loadWorkload(deps, caller, idOrName)));
 }
@@ -165,7 +153,7 @@ export async function createWorkload(
   let row: TWorkloadRow;
   const changeClusterIds = await resolveClusterIds(deps, caller, w.changeClusterIds);
   try {
-    row = await insertWorkload(deps.db, caller.orgId, {
+    row = await repo.insertWorkload(deps.db, caller.orgId, {
       ...w,
       changeClusterIds,
       params,
@@ -220,7 +208,7 @@ export async function updateWorkload(
   );
   let row: TWorkloadRow | null;
   try {
-    row = await patchWorkload(deps.db, caller.orgId, cur.id, data, cur.version);
+    row = await repo.updateWorkload(deps.db, caller.orgId, cur.id, data, cur.version);
   } catch (err) {
     if (err instanceof DuplicateNameError)
       throw new AppError('CONFLICT', `name: a workload named '${changes.name}' exists`);
@@ -239,7 +227,7 @@ export async function updateWorkload(
 export async function deleteWorkload(deps: TDeps, caller: TCaller, id: string): Promise<{ id: string }> {
   assertCan(caller, { workload: ['write'] });
   const w = await loadWorkload(deps, caller, id);
-  await removeWorkload(deps.db, caller.orgId, w.id);
+  await repo.deleteWorkload(deps.db, caller.orgId, w.id);
   await audit(deps, caller, {
     action: 'workload.delete',
     targetId: w.id,
@@ -302,7 +290,7 @@ async function checkAgentLimits(
   job: { tool: TTool; params: Record<string, unknown>; target: string; agentId: string | null },
 ): Promise<string | null> {
   const bin = TOOL_BINARIES[job.tool];
-  const agents = (await listClusterJobAgents(deps.db, orgId, clusterId)).filter((a) =>
+  const agents = (await repo.listClusterJobAgents(deps.db, orgId, clusterId)).filter((a) =>
     job.agentId
       ? a.id === job.agentId
       : a.capabilities.includes(bin) && !a.disabledTools.includes(job.tool) && !a.disabledTools.includes(bin),
@@ -348,7 +336,7 @@ export async function startWorkloadRun(
   const cluster = await resolveCluster(deps, caller, q.cluster);
   let agentId: string | null = null;
   if (q.agent) {
-    const a = await findAgentByName(deps.db, caller.orgId, q.agent);
+    const a = await repo.findAgentByName(deps.db, caller.orgId, q.agent);
     if (!a) throw notFound(`agent '${q.agent}'`);
     if (a.clusterId && a.clusterId !== cluster.id)
       throw new AppError('UNPROCESSABLE_CONTENT', `agent: '${q.agent}' reports for another cluster`);
@@ -371,7 +359,7 @@ export async function startWorkloadRun(
     );
   const forced = !gate.ok && q.force;
   const key = TOOL_WORKLOAD_PARAM[tool];
-  const run = await insertQueuedRun(deps.db, caller.orgId, {
+  const run = await repo.insertQueuedRun(deps.db, caller.orgId, {
     clusterId: cluster.id,
     workloadId: w.id,
     workloadVersion: w.version,

@@ -1,6 +1,6 @@
 /**
  * The run read-model and the one read rule for runs and clusters: a caller sees its org's rows, and a token
- * bound to a cluster sees only that cluster's. Every run read goes through `loadRun`/`loadRuns`/`findRuns`
+ * bound to a cluster sees only that cluster's. Every run read goes through `loadRun`/`loadRuns`/`listRuns`
  * here, which pass the org AND the bound cluster to the repository query, so a bound token gets NOT_FOUND
  * (or no rows) for another cluster's run everywhere. The mappers below turn a run row into the API shapes.
  */

@@ -1,14 +1,5 @@
 import { z } from 'zod';
-import {
-  createCluster as insertCluster,
-  deleteCluster as removeCluster,
-  findClusterByName,
-  getAutoCreateClusters,
-  getCluster,
-  setAutoCreateClusters,
-  listClusters,
-  updateCluster as patchCluster,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
 import type { TDeps } from '../core/deps';
 import { audit, auditChange } from './audit';
 import { assertCan, type TCaller } from './caller';
@@ -21,16 +12,16 @@ export const ZClusterInput = z.object({
   intervalS: z.number().int().min(1).max(3600).optional(),
 });
 
-export async function findClusters(deps: TDeps, caller: TCaller) {
+export async function listClusters(deps: TDeps, caller: TCaller) {
   assertCan(caller, { cluster: ['read'] });
-  const rows = await listClusters(deps.db, caller.orgId);
+  const rows = await repo.listClusters(deps.db, caller.orgId);
   return rows.filter((c) => canSeeCluster(caller, c.id));
 }
 
-export async function getClusterById(deps: TDeps, caller: TCaller, id: string) {
+export async function getCluster(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { cluster: ['read'] });
   if (!canSeeCluster(caller, id)) throw notFound('cluster');
-  const c = await getCluster(deps.db, caller.orgId, id);
+  const c = await repo.getCluster(deps.db, caller.orgId, id);
   if (!c) throw notFound('cluster');
   return c;
 }
@@ -38,8 +29,8 @@ export async function getClusterById(deps: TDeps, caller: TCaller, id: string) {
 /** Accepts a cluster id or name (CI and agents usually know the name). */
 export async function resolveCluster(deps: TDeps, caller: TCaller, idOrName: string) {
   const c =
-    (await getCluster(deps.db, caller.orgId, idOrName)) ??
-    (await findClusterByName(deps.db, caller.orgId, idOrName));
+    (await repo.getCluster(deps.db, caller.orgId, idOrName)) ??
+    (await repo.findClusterByName(deps.db, caller.orgId, idOrName));
   if (!c || !canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
   return c;
 }
@@ -59,10 +50,10 @@ export async function resolveOrCreateRunCluster(
   deps: TDeps,
   caller: TCaller,
   idOrName: string,
-): Promise<{ cluster: Awaited<ReturnType<typeof insertCluster>>; created: boolean }> {
+): Promise<{ cluster: Awaited<ReturnType<typeof repo.createCluster>>; created: boolean }> {
   const c =
-    (await getCluster(deps.db, caller.orgId, idOrName)) ??
-    (await findClusterByName(deps.db, caller.orgId, idOrName));
+    (await repo.getCluster(deps.db, caller.orgId, idOrName)) ??
+    (await repo.findClusterByName(deps.db, caller.orgId, idOrName));
   if (c) {
     if (!canSeeCluster(caller, c.id)) throw notFound(`cluster '${idOrName}'`);
     return { cluster: c, created: false };
@@ -74,16 +65,16 @@ export async function resolveOrCreateRunCluster(
     );
   // An unknown id (of a deleted cluster, or of another organization's) is never taken for a new name.
   if (LOOKS_LIKE_ID.test(idOrName)) throw notFound(`cluster '${idOrName}'`);
-  if (!(await getAutoCreateClusters(deps.db, caller.orgId)))
+  if (!(await repo.getAutoCreateClusters(deps.db, caller.orgId)))
     throw new AppError('NOT_FOUND', `cluster '${idOrName}' not found in this organization: ${HOW_TO_CREATE}`);
   const name = ZClusterInput.shape.name.safeParse(idOrName);
   if (!name.success) throw new AppError('BAD_REQUEST', 'cluster: a new cluster name has 1 to 80 characters');
   let created;
   try {
-    created = await insertCluster(deps.db, caller.orgId, { name: name.data });
+    created = await repo.createCluster(deps.db, caller.orgId, { name: name.data });
   } catch (err) {
     // A concurrent run created it first (unique name per org): use that one.
-    const again = await findClusterByName(deps.db, caller.orgId, name.data);
+    const again = await repo.findClusterByName(deps.db, caller.orgId, name.data);
     if (!again) throw err;
     return { cluster: again, created: false };
   }
@@ -98,12 +89,12 @@ export async function resolveOrCreateRunCluster(
 /** The org's "CI may create clusters" setting. */
 export async function getClusterSettings(deps: TDeps, caller: TCaller) {
   assertCan(caller, { cluster: ['read'] });
-  return { autoCreate: await getAutoCreateClusters(deps.db, caller.orgId) };
+  return { autoCreate: await repo.getAutoCreateClusters(deps.db, caller.orgId) };
 }
 
 export async function setClusterSettings(deps: TDeps, caller: TCaller, input: { autoCreate: boolean }) {
   assertCan(caller, { cluster: ['create', 'delete'] });
-  await setAutoCreateClusters(deps.db, caller.orgId, input.autoCreate);
+  await repo.setAutoCreateClusters(deps.db, caller.orgId, input.autoCreate);
   await audit(deps, caller, {
     action: 'org.settings',
     targetType: 'organization',
@@ -115,9 +106,9 @@ export async function setClusterSettings(deps: TDeps, caller: TCaller, input: { 
 
 export async function createCluster(deps: TDeps, caller: TCaller, input: z.infer<typeof ZClusterInput>) {
   assertCan(caller, { cluster: ['create'] });
-  if (await findClusterByName(deps.db, caller.orgId, input.name))
+  if (await repo.findClusterByName(deps.db, caller.orgId, input.name))
     throw new AppError('CONFLICT', `cluster '${input.name}' exists`);
-  const c = await insertCluster(deps.db, caller.orgId, input);
+  const c = await repo.createCluster(deps.db, caller.orgId, input);
   await audit(deps, caller, {
     action: 'cluster.create',
     targetId: c.id,
@@ -135,10 +126,10 @@ export async function updateCluster(
   assertCan(caller, { cluster: ['update'] });
   if (!canSeeCluster(caller, id)) throw notFound('cluster');
   if (input.name) {
-    const clash = await findClusterByName(deps.db, caller.orgId, input.name);
+    const clash = await repo.findClusterByName(deps.db, caller.orgId, input.name);
     if (clash && clash.id !== id) throw new AppError('CONFLICT', `cluster '${input.name}' exists`);
   }
-  const c = await patchCluster(deps.db, caller.orgId, id, input);
+  const c = await repo.updateCluster(deps.db, caller.orgId, id, input);
   if (!c) throw notFound('cluster');
   await audit(deps, caller, {
     action: 'cluster.update',
@@ -151,6 +142,6 @@ export async function updateCluster(
 export async function deleteCluster(deps: TDeps, caller: TCaller, id: string) {
   assertCan(caller, { cluster: ['delete'] });
   const e = { action: 'cluster.delete', id, what: 'cluster' } as const;
-  await auditChange(deps, caller, e, removeCluster(deps.db, caller.orgId, id));
+  await auditChange(deps, caller, e, repo.deleteCluster(deps.db, caller.orgId, id));
   return { id, deleted: true };
 }

@@ -13,7 +13,7 @@ import {
   acceptInvitation,
   cancelInvitation,
   createOrg,
-  deleteMember,
+  removeMember,
   getMembers,
   inviteMember,
   rejectInvitation,
@@ -80,7 +80,7 @@ describe('owner rules', () => {
   it('an admin cannot demote, remove or grant owner', async () => {
     const admin = as('admin1', 'admin');
     expect(await outcome(setMemberRole(deps, admin, members.owner1, 'viewer'))).toBe('FORBIDDEN');
-    expect(await outcome(deleteMember(deps, admin, members.owner1))).toBe('FORBIDDEN');
+    expect(await outcome(removeMember(deps, admin, members.owner1))).toBe('FORBIDDEN');
     expect(await outcome(setMemberRole(deps, admin, members.viewer1, 'owner'))).toBe('FORBIDDEN');
     expect((await findMembership(orgId, users.owner1))?.role).toBe('owner');
   });
@@ -88,7 +88,7 @@ describe('owner rules', () => {
   it('the last owner can neither be demoted nor leave; with a second owner they can', async () => {
     const owner = as('owner1', 'owner');
     expect(await outcome(setMemberRole(deps, owner, members.owner1, 'admin'))).toBe('CONFLICT');
-    expect(await outcome(deleteMember(deps, owner, members.owner1))).toBe('CONFLICT');
+    expect(await outcome(removeMember(deps, owner, members.owner1))).toBe('CONFLICT');
     await join('owner2', 'owner');
     expect(await outcome(setMemberRole(deps, as('owner2', 'owner'), members.owner1, 'admin'))).toBe('ok');
     expect(await outcome(setMemberRole(deps, as('owner2', 'owner'), members.owner1, 'owner'))).toBe('ok');
@@ -96,7 +96,7 @@ describe('owner rules', () => {
 
   it('admin tokens never change members', async () => {
     expect(await outcome(setMemberRole(deps, token(['admin']), members.viewer1, 'member'))).toBe('FORBIDDEN');
-    expect(await outcome(deleteMember(deps, token(['admin']), members.viewer1))).toBe('FORBIDDEN');
+    expect(await outcome(removeMember(deps, token(['admin']), members.viewer1))).toBe('FORBIDDEN');
     expect(await outcome(inviteMember(deps, token(['admin']), { email: 'x@y.test', role: 'viewer' }))).toBe(
       'FORBIDDEN',
     );

@@ -1,22 +1,5 @@
 import { z } from 'zod';
-import {
-  acceptInvitationTx,
-  addMember,
-  countOwners,
-  createInvitation,
-  createOrganization,
-  findOrgBySlug,
-  findUserById,
-  getInvitationById,
-  getOrgById,
-  listMembers,
-  listPendingInvitations,
-  setInvitationStatus,
-  listOrgsForUser,
-  removeMember,
-  updateMemberRole,
-  writeAudit,
-} from '@clusterscope/db';
+import * as repo from '@clusterscope/db';
 import { ZRole, ZSlug, type TInvite, type TRole } from '@clusterscope/schema';
 import type { TDeps } from '../core/deps';
 import { audit, auditChange } from './audit';
@@ -33,15 +16,15 @@ const RESERVED_SLUGS = new Set(['api', 'invite', 'login', 'logout', 'signup']);
 
 export async function createOrg(deps: TDeps, input: z.infer<typeof ZOrgCreate>, ownerUserId?: string) {
   if (RESERVED_SLUGS.has(input.slug)) throw new AppError('CONFLICT', `'${input.slug}' is a reserved name`);
-  if (await findOrgBySlug(deps.db, input.slug))
+  if (await repo.findOrgBySlug(deps.db, input.slug))
     throw new AppError('CONFLICT', `organization '${input.slug}' exists`);
-  const org = await createOrganization(deps.db, input);
-  if (ownerUserId) await addMember(deps.db, org.id, ownerUserId, 'owner');
+  const org = await repo.createOrganization(deps.db, input);
+  if (ownerUserId) await repo.addMember(deps.db, org.id, ownerUserId, 'owner');
   return org;
 }
 
 export async function listMyOrgs(deps: TDeps, userId: string) {
-  return listOrgsForUser(deps.db, userId);
+  return repo.listOrgsForUser(deps.db, userId);
 }
 
 /** Resolves a signed-in user's membership of the org in the URL; non-members get 404 so org slugs don't leak. */
@@ -76,7 +59,7 @@ export async function getMembers(deps: TDeps, caller: TCaller) {
   const allowed =
     caller.kind === 'user' ? roleCan(caller.role, { member: ['read'] }) : caller.scopes.includes('admin');
   if (!allowed) throw new AppError('FORBIDDEN', 'listing members needs member:read (or an admin token)');
-  const rows = await listMembers(deps.db, caller.orgId);
+  const rows = await repo.listMembers(deps.db, caller.orgId);
   return rows.map((m) => ({ id: m.id, role: m.role, createdAt: m.createdAt, user: m.user }));
 }
 
@@ -86,7 +69,7 @@ const inviteLink = (deps: TDeps, id: string) => `${deps.origin ?? ''}/invite/${i
 export async function getInvitations(deps: TDeps, caller: TCaller) {
   assertSession(caller);
   assertCan(caller, { invitation: ['create'] });
-  const rows = await listPendingInvitations(deps.db, caller.orgId);
+  const rows = await repo.listPendingInvitations(deps.db, caller.orgId);
   return rows.map((i) => ({
     id: i.id,
     email: i.email,
@@ -102,10 +85,10 @@ export async function inviteMember(deps: TDeps, caller: TCaller, input: TInvite)
   assertCan(caller, { invitation: ['create'] });
   assertGrantable(caller, input.role);
   const email = input.email.toLowerCase();
-  const members = await listMembers(deps.db, caller.orgId);
+  const members = await repo.listMembers(deps.db, caller.orgId);
   if (members.some((m) => m.user.email.toLowerCase() === email))
     throw new AppError('CONFLICT', `${email} is already a member`);
-  const inv = await createInvitation(deps.db, {
+  const inv = await repo.createInvitation(deps.db, {
     orgId: caller.orgId,
     email,
     role: input.role,
@@ -115,7 +98,7 @@ export async function inviteMember(deps: TDeps, caller: TCaller, input: TInvite)
   const link = inviteLink(deps, inv.id);
   let mailed = false;
   if (deps.mail) {
-    const org = await getOrgById(deps.db, caller.orgId);
+    const org = await repo.getOrgById(deps.db, caller.orgId);
     await deps.mail.send(
       invitationMail({ to: email, orgName: org?.name ?? caller.orgSlug, role: input.role, link }),
     );
@@ -133,13 +116,16 @@ export async function cancelInvitation(deps: TDeps, caller: TCaller, id: string)
   assertSession(caller);
   assertCan(caller, { invitation: ['cancel'] });
   const e = { action: 'invitation.cancel', id, what: 'invitation' } as const;
-  await auditChange(deps, caller, e, setInvitationStatus(deps.db, caller.orgId, id, 'canceled'));
+  await auditChange(deps, caller, e, repo.setInvitationStatus(deps.db, caller.orgId, id, 'canceled'));
   return { id, canceled: true };
 }
 
 /** Loads an invitation for the signed-in user it was sent to; anyone else gets 404 (ids don't leak). */
 async function loadOwnInvitation(deps: TDeps, userId: string, id: string) {
-  const [inv, user] = await Promise.all([getInvitationById(deps.db, id), findUserById(deps.db, userId)]);
+  const [inv, user] = await Promise.all([
+    repo.getInvitationById(deps.db, id),
+    repo.findUserById(deps.db, userId),
+  ]);
   if (!inv || !user || inv.email.toLowerCase() !== user.email.toLowerCase()) throw notFound('invitation');
   if (inv.status !== 'pending') throw new AppError('CONFLICT', `invitation already ${inv.status}`);
   if (inv.expiresAt.getTime() <= Date.now()) throw new AppError('CONFLICT', 'invitation expired');
@@ -162,9 +148,9 @@ export async function getMyInvitation(deps: TDeps, userId: string, id: string) {
 export async function acceptInvitation(deps: TDeps, userId: string, id: string) {
   const inv = await loadOwnInvitation(deps, userId, id);
   const role = ZRole.catch('member').parse(inv.role);
-  const m = await acceptInvitationTx(deps.db, { id, orgId: inv.organizationId, userId, role });
+  const m = await repo.acceptInvitationTx(deps.db, { id, orgId: inv.organizationId, userId, role });
   if (!m) throw new AppError('CONFLICT', 'invitation is no longer pending');
-  await writeAudit(deps.db, inv.organizationId, {
+  await repo.writeAudit(deps.db, inv.organizationId, {
     actorType: 'user',
     actorId: userId,
     action: 'member.add',
@@ -177,7 +163,7 @@ export async function acceptInvitation(deps: TDeps, userId: string, id: string) 
 
 export async function rejectInvitation(deps: TDeps, userId: string, id: string) {
   const inv = await loadOwnInvitation(deps, userId, id);
-  await setInvitationStatus(deps.db, inv.organizationId, id, 'rejected');
+  await repo.setInvitationStatus(deps.db, inv.organizationId, id, 'rejected');
   return { id, rejected: true };
 }
 
@@ -188,7 +174,7 @@ function assertGrantable(caller: TCaller, role: TRole) {
 
 /** better-auth's owner rules: only an owner changes or removes an owner; the last owner stays. */
 async function loadTargetMember(deps: TDeps, caller: TCaller, memberId: string) {
-  const members = await listMembers(deps.db, caller.orgId);
+  const members = await repo.listMembers(deps.db, caller.orgId);
   const target = members.find((m) => m.id === memberId);
   if (!target) throw notFound('member');
   if (target.role === 'owner' && !(caller.kind === 'user' && caller.role === 'owner'))
@@ -201,9 +187,9 @@ export async function setMemberRole(deps: TDeps, caller: TCaller, memberId: stri
   assertCan(caller, { member: ['update'] });
   assertGrantable(caller, role);
   const target = await loadTargetMember(deps, caller, memberId);
-  if (target.role === 'owner' && role !== 'owner' && (await countOwners(deps.db, caller.orgId)) <= 1)
+  if (target.role === 'owner' && role !== 'owner' && (await repo.countOwners(deps.db, caller.orgId)) <= 1)
     throw new AppError('CONFLICT', 'an organization needs at least one owner');
-  await updateMemberRole(deps.db, caller.orgId, memberId, role);
+  await repo.updateMemberRole(deps.db, caller.orgId, memberId, role);
   await audit(deps, caller, {
     action: 'member.role',
     targetId: memberId,
@@ -212,13 +198,13 @@ export async function setMemberRole(deps: TDeps, caller: TCaller, memberId: stri
   return { id: memberId, role };
 }
 
-export async function deleteMember(deps: TDeps, caller: TCaller, memberId: string) {
+export async function removeMember(deps: TDeps, caller: TCaller, memberId: string) {
   assertSession(caller);
   assertCan(caller, { member: ['delete'] });
   const target = await loadTargetMember(deps, caller, memberId);
-  if (target.role === 'owner' && (await countOwners(deps.db, caller.orgId)) <= 1)
+  if (target.role === 'owner' && (await repo.countOwners(deps.db, caller.orgId)) <= 1)
     throw new AppError('CONFLICT', 'cannot remove the last owner');
-  await removeMember(deps.db, caller.orgId, memberId);
+  await repo.removeMember(deps.db, caller.orgId, memberId);
   await audit(deps, caller, {
     action: 'member.remove',
     targetId: memberId,
