@@ -228,7 +228,7 @@ const JSON_CASES: {
   status: number[];
   accepted?: true;
 }[] = [
-  { name: 'array of arrays to /runs/{id}/output', path: (id) => `/api/v1/runs/${id}/output`, body: tinyArrays, status: [400, 413] },
+  { name: 'array of arrays to /runs/{id}/output', path: (id) => `/api/v1/runs/${id}/output`, body: tinyArrays, status: [400, 413, 422] },
   { name: 'array of arrays to /runs', path: () => '/api/v1/runs', body: tinyArrays, status: [400, 413] },
   {
     name: 'adversarial hey output as JSON',

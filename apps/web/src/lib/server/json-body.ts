@@ -130,7 +130,15 @@ export async function readCapped(
   if (!request.body) return { chunks, size };
   const reader = request.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let next;
+    try {
+      next = await reader.read();
+    } catch (err) {
+      // adapter-node's BODY_SIZE_LIMIT (the largest of ours) errors the stream at the same byte: our 413.
+      if ((err as { status?: number }).status === 413) return null;
+      throw err;
+    }
+    const { done, value } = next;
     if (done) return { chunks, size };
     size += value.byteLength;
     if (size > maxBytes) {
